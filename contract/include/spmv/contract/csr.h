@@ -1,0 +1,40 @@
+/*
+ * CSR (compressed sparse row) contract.
+ *
+ * Row r holds entries row_ptr[r] .. row_ptr[r+1]-1 of col_idx/values;
+ * row_ptr[0] == 0, row_ptr[rows] == nnz, row_ptr is non-decreasing (equal
+ * neighbours mean an empty row). Column indices within a row are sorted and
+ * unique (duplicates in an input file are summed on reading).
+ */
+#ifndef SPMV_CONTRACT_CSR_H
+#define SPMV_CONTRACT_CSR_H
+
+#include "spmv/contract/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct spmv_csr_view {
+  int32_t rows;
+  int32_t cols;
+  int32_t nnz;
+  const int32_t* row_ptr; /* [rows + 1] */
+  const int32_t* col_idx; /* [nnz] */
+  const float* values;    /* [nnz] */
+} spmv_csr_view;
+
+/* Kernel "csr_scalar": one thread per row. */
+spmv_status spmv_csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* scratch,
+                            cudaStream_t stream);
+
+/* Kernel "csr_vector": a group of threads per row (its size chosen from the
+ * mean row length) that reduces its partial sums with warp shuffles. */
+spmv_status spmv_csr_vector(const spmv_csr_view* A, const float* x, float* y, void* scratch,
+                            cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPMV_CONTRACT_CSR_H */

@@ -1,0 +1,53 @@
+// Conversions between CSR (the hub format) and every other format.
+//
+// Round trips to_csr(to_X(A)) == A are exact: values, explicit zeros, empty
+// rows and the shape survive. Conversions that pad (ELL, HYB) first compute
+// the size they would allocate and throw ConversionRefused when it exceeds
+// ConversionLimits::max_bytes, before allocating anything.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+
+#include "spmv/core/formats.hpp"
+
+namespace spmv {
+
+// A format cannot hold this matrix within the limits (not a bug in the
+// matrix: the grader reports "not applicable").
+class ConversionRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ConversionLimits {
+  // Largest allocation (index + value arrays) a padded format may make.
+  std::size_t max_bytes = std::size_t{4} << 30;  // 4 GiB
+};
+
+struct HybOptions {
+  // ELL width; when empty, hyb_default_width() chooses it.
+  std::optional<index_t> ell_width;
+  ConversionLimits limits;
+};
+
+CooMatrix to_coo(const CsrMatrix& csr);
+EllMatrix to_ell(const CsrMatrix& csr, const ConversionLimits& limits = {});
+HybMatrix to_hyb(const CsrMatrix& csr, const HybOptions& options = {});
+JdsMatrix to_jds(const CsrMatrix& csr);
+
+CsrMatrix to_csr(const CooMatrix& coo);
+CsrMatrix to_csr(const EllMatrix& ell);
+CsrMatrix to_csr(const HybMatrix& hyb);
+CsrMatrix to_csr(const JdsMatrix& jds);
+
+// The HYB ELL width heuristic (after Bell & Garland): the smallest width K
+// such that fewer than max(rows / 3, 4096) rows are longer than K, i.e. the
+// ELL part covers all but a small tail of long rows, which go to COO.
+index_t hyb_default_width(const CsrMatrix& csr);
+
+// Bytes the ELL form of `csr` with `width` slots per row would allocate.
+std::size_t ell_bytes(index_t rows, index_t width);
+
+}  // namespace spmv
