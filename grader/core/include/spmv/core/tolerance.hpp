@@ -28,6 +28,7 @@ struct ToleranceOptions {
   double c = 2.0;
   // Absolute slack: absorbs subnormal products flushed to zero (each loses
   // < 2^-126 ~ 1.2e-38) for rows of up to ~10^8 entries, and nothing else.
+  // An empty row has no products to flush: it must be exactly 0.
   double atol = 1e-30;
 };
 
@@ -61,6 +62,11 @@ struct ToleranceVerdict {
   std::optional<RowError> worst;    // largest ratio
   double max_ratio = 0;             // over all rows, 0 if y == golden exactly
   LikelyCause cause = LikelyCause::kNone;
+  std::int64_t rows = 0;            // rows checked
+  // The first bad row consistent with `cause` and, for a missing or extra
+  // term, that term's column (-1 otherwise): what describe() points to.
+  index_t cause_row = -1;
+  index_t cause_column = -1;
   // One paragraph for reports, e.g. "3 of 1000 rows wrong; first row 7:
   // expected 1.5, got 2.5, allowed 1.2e-7; likely cause: ...".
   [[nodiscard]] std::string describe() const;

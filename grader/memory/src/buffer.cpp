@@ -1,0 +1,140 @@
+#include "spmv/memory/buffer.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <utility>
+
+namespace spmv {
+
+CudaError::CudaError(const char* what_failed, int code)
+    : std::runtime_error(std::string(what_failed) + " failed: " +
+                         cudaGetErrorName(static_cast<cudaError_t>(code)) + " (" +
+                         cudaGetErrorString(static_cast<cudaError_t>(code)) + ")"),
+      code_(code) {}
+
+void check_cuda(int code, const char* what_failed) {
+  if (code != cudaSuccess) throw CudaError(what_failed, code);
+}
+
+RawBuffer::RawBuffer(MemorySpace space, std::size_t bytes) : space_(space), bytes_(bytes) {
+  if (bytes == 0) return;  // a null pointer stands for an empty array in both spaces
+  if (space == MemorySpace::kDevice) {
+    check_cuda(cudaMalloc(&data_, bytes), "cudaMalloc");
+  } else {
+    data_ = std::malloc(bytes);
+    if (data_ == nullptr) throw std::bad_alloc();
+  }
+}
+
+RawBuffer::RawBuffer(RawBuffer&& other) noexcept
+    : space_(other.space_),
+      data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)) {}
+
+RawBuffer& RawBuffer::operator=(RawBuffer&& other) noexcept {
+  if (this != &other) {
+    release();
+    space_ = other.space_;
+    data_ = std::exchange(other.data_, nullptr);
+    bytes_ = std::exchange(other.bytes_, 0);
+  }
+  return *this;
+}
+
+RawBuffer::~RawBuffer() { release(); }
+
+void RawBuffer::release() noexcept {
+  if (data_ == nullptr) return;
+  if (space_ == MemorySpace::kDevice) {
+    cudaFree(data_);  // a sticky error here cannot be handled; the process is going down
+  } else {
+    std::free(data_);
+  }
+  data_ = nullptr;
+}
+
+void RawBuffer::copy_from_host(const void* source, std::size_t bytes, std::size_t offset) {
+  if (bytes == 0) return;
+  if (offset + bytes > bytes_) throw std::out_of_range("RawBuffer::copy_from_host past the end");
+  auto* target = static_cast<char*>(data_) + offset;
+  if (space_ == MemorySpace::kDevice) {
+    check_cuda(cudaMemcpy(target, source, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+  } else {
+    std::memcpy(target, source, bytes);
+  }
+}
+
+void RawBuffer::copy_to_host(void* destination, std::size_t bytes, std::size_t offset) const {
+  if (bytes == 0) return;
+  if (offset + bytes > bytes_) throw std::out_of_range("RawBuffer::copy_to_host past the end");
+  const auto* source = static_cast<const char*>(data_) + offset;
+  if (space_ == MemorySpace::kDevice) {
+    check_cuda(cudaMemcpy(destination, source, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy to host");
+  } else {
+    std::memcpy(destination, source, bytes);
+  }
+}
+
+void RawBuffer::fill_words(std::uint32_t word) {
+  if (bytes_ % sizeof(word) != 0) throw std::invalid_argument("fill_words: size not a multiple of 4");
+  std::vector<std::uint32_t> pattern(bytes_ / sizeof(word), word);
+  copy_from_host(pattern.data(), bytes_);
+}
+
+namespace {
+
+template <typename T>
+Buffer<T> upload_array(MemorySpace space, const std::vector<T>& values) {
+  return Buffer<T>(space, std::span<const T>(values));
+}
+
+}  // namespace
+
+CooBuffers upload(MemorySpace space, const CooMatrix& a) {
+  CooBuffers b{upload_array(space, a.row_idx), upload_array(space, a.col_idx),
+               upload_array(space, a.values), {}};
+  b.view = {a.rows, a.cols, a.nnz(), b.row_idx.data(), b.col_idx.data(), b.values.data()};
+  return b;
+}
+
+CsrBuffers upload(MemorySpace space, const CsrMatrix& a) {
+  CsrBuffers b{upload_array(space, a.row_ptr), upload_array(space, a.col_idx),
+               upload_array(space, a.values), {}};
+  b.view = {a.rows, a.cols, a.nnz(), b.row_ptr.data(), b.col_idx.data(), b.values.data()};
+  return b;
+}
+
+EllBuffers upload(MemorySpace space, const EllMatrix& a) {
+  EllBuffers b{upload_array(space, a.row_length), upload_array(space, a.col_idx),
+               upload_array(space, a.values), {}};
+  b.view = {a.rows, a.cols, a.width, b.row_length.data(), b.col_idx.data(), b.values.data()};
+  return b;
+}
+
+HybBuffers upload(MemorySpace space, const HybMatrix& a) {
+  HybBuffers b{upload(space, a.ell), upload(space, a.coo), {}};
+  b.view = {b.ell.view, b.coo.view};
+  return b;
+}
+
+JdsBuffers upload(MemorySpace space, const JdsMatrix& a) {
+  JdsBuffers b{upload_array(space, a.row_perm), upload_array(space, a.jd_ptr),
+               upload_array(space, a.col_idx), upload_array(space, a.values), {}};
+  b.view = {a.rows,          a.cols,          a.nnz(),         a.num_diagonals(),
+            b.row_perm.data(), b.jd_ptr.data(), b.col_idx.data(), b.values.data()};
+  return b;
+}
+
+int cuda_device_count() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the non-sticky "no device" error
+    return 0;
+  }
+  return count;
+}
+
+}  // namespace spmv
