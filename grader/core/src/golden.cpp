@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "random_stream.hpp"
+
 namespace spmv {
 namespace {
 
@@ -33,21 +35,13 @@ class CompensatedSum {
   double lost_ = 0;
 };
 
-// SplitMix64's output function: a bijection of 64-bit integers whose output
-// bits each depend on every input bit, so consecutive counters give
-// independent-looking values.
-std::uint64_t splitmix64_mix(std::uint64_t z) {
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
 }  // namespace
 
 GoldenResult golden_spmv(const CsrMatrix& a, std::span<const float> x) {
   if (x.size() != static_cast<std::size_t>(a.cols)) {
     throw std::invalid_argument("golden_spmv: x has " + std::to_string(x.size()) +
-                                " values, expected one per column (" + std::to_string(a.cols) + ")");
+                                " values, expected one per column (" + std::to_string(a.cols) +
+                                ")");
   }
   if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1) {
     throw std::invalid_argument("golden_spmv: row_ptr has " + std::to_string(a.row_ptr.size()) +
@@ -77,21 +71,16 @@ GoldenResult golden_spmv(const CsrMatrix& a, std::span<const float> x) {
   return result;
 }
 
-// Value i depends only on (seed, i): z = splitmix64_mix(seed + (i + 1) * phi)
-// with phi = 0x9e3779b97f4a7c15 (SplitMix64's increment). The top 24 bits of
-// z give u in [0, 1) and the lowest bit the sign:
-//   x_i = (bit 0 ? -1 : +1) * (0.25 + 0.75 * u)   rounded to float,
-// so |x_i| lies in [0.25, 1]. Any index can be computed on its own, e.g. by
-// a device kernel reproducing the same vector.
+// The library's splitmix64 stream: value i is RandomStream::nonzero_value()
+// of bits = mix(seed + (i + 1) * 0x9e3779b97f4a7c15), i.e.
+//   x_i = (bit 0 of bits ? -1 : +1) * (0.25 + 0.75 * (bits >> 11) * 2^-53)
+// rounded to float, so |x_i| lies in [0.25, 1]. Each value depends on
+// (seed, i) only: a device kernel can reproduce any index on its own.
 std::vector<float> random_vector(std::size_t size, std::uint64_t seed) {
-  constexpr std::uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ULL;
-  constexpr double kTwoToMinus24 = 1.0 / 16777216.0;
+  detail::RandomStream stream(seed);
   std::vector<float> x(size);
-  for (std::size_t i = 0; i < size; ++i) {
-    const std::uint64_t z = splitmix64_mix(seed + (static_cast<std::uint64_t>(i) + 1) * kGoldenGamma);
-    const double u = static_cast<double>(z >> 40) * kTwoToMinus24;
-    const double magnitude = 0.25 + 0.75 * u;
-    x[i] = static_cast<float>((z & 1U) != 0 ? -magnitude : magnitude);
+  for (float& value : x) {
+    value = stream.nonzero_value();
   }
   return x;
 }

@@ -34,26 +34,30 @@ struct CauseCandidate {
 };
 
 // Ties between causes are settled by this order: facts first (poison seen,
-// non-finite value), then the single-term explanations, which are more
-// specific than "doubled" (a one-entry row counted twice is both).
+// non-finite value), then "doubled" before the single-term explanations. A
+// doubled row of n terms passes for a missing or extra term whenever any of
+// its n terms happens to equal -y or +y, while a single wrong term passes
+// for a doubled row only if that one term does: the coincidence is n times
+// likelier in the first case. (A one-entry row counted twice is both.)
 constexpr std::array<CauseCandidate, 6> kCauseOrder{{
     {LikelyCause::kUnwritten, kBitUnwritten},
     {LikelyCause::kNonFinite, kBitNonFinite},
+    {LikelyCause::kDoubled, kBitDoubled},
     {LikelyCause::kMissingTerm, kBitMissing},
     {LikelyCause::kExtraTerm, kBitExtra},
-    {LikelyCause::kDoubled, kBitDoubled},
     {LikelyCause::kUnknown, 0},
 }};
 
 void require_size(std::size_t found, std::size_t expected, const char* what) {
   if (found != expected) {
-    throw std::invalid_argument(std::string("check_result: ") + what + " has " + std::to_string(found) +
-                                " values, expected " + std::to_string(expected));
+    throw std::invalid_argument(std::string("check_result: ") + what + " has " +
+                                std::to_string(found) + " values, expected " +
+                                std::to_string(expected));
   }
 }
 
-void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
-                              std::span<const float> y) {
+void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x,
+                              const GoldenResult& golden, std::span<const float> y) {
   const auto rows = static_cast<std::size_t>(a.rows);
   require_size(x.size(), static_cast<std::size_t>(a.cols), "x");
   require_size(y.size(), rows, "y");
@@ -74,11 +78,13 @@ double allowed_error(index_t row_nnz, double abs_sum, const ToleranceOptions& op
   return options.c * gamma * abs_sum + options.atol;
 }
 
-bool within(double value, double target, double tolerance) { return std::fabs(value - target) <= tolerance; }
+bool within(double value, double target, double tolerance) {
+  return std::fabs(value - target) <= tolerance;
+}
 
 // The column of the row's first term t with error ~= sign * t, or -1.
-index_t matching_term_column(const CsrMatrix& a, std::span<const float> x, index_t row, double error,
-                             double sign, double tolerance) {
+index_t matching_term_column(const CsrMatrix& a, std::span<const float> x, index_t row,
+                             double error, double sign, double tolerance) {
   for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
     const double term = static_cast<double>(a.values[k]) * static_cast<double>(x[a.col_idx[k]]);
     if (term != 0 && within(error, sign * term, tolerance)) {
@@ -183,8 +189,8 @@ std::string format_ratio(double ratio) {
 }
 
 std::string describe_row(const RowError& error) {
-  std::string text = "row " + std::to_string(error.row) + ": expected " + format_number(error.expected) +
-                     ", got " + format_number(error.got);
+  std::string text = "row " + std::to_string(error.row) + ": expected " +
+                     format_number(error.expected) + ", got " + format_number(error.got);
   if (error.allowed == 0) {
     return text + ", allowed error 0 (the row is empty, so y must be exactly 0)";
   }
@@ -203,11 +209,13 @@ std::string describe_cause(const ToleranceVerdict& verdict) {
       return "none";
     case LikelyCause::kUnwritten:
       return row +
-             " was never written: y still holds the NaN the grader filled it with. Every row, empty "
+             " was never written: y still holds the NaN the grader filled it with. Every row, "
+             "empty "
              "rows too, must be written.";
     case LikelyCause::kNonFinite:
       return row +
-             " is NaN or infinite although A and x are finite: y was probably accumulated into (+=) "
+             " is NaN or infinite although A and x are finite: y was probably accumulated into "
+             "(+=) "
              "without being set first (the grader fills y with NaN before the launch), or a value "
              "was read from outside the arrays.";
     case LikelyCause::kMissingTerm:
@@ -274,9 +282,9 @@ double RowError::ratio() const {
   return error / allowed;
 }
 
-ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
-                              std::span<const float> y, const ToleranceOptions& options,
-                              std::uint32_t poison_bits) {
+ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x,
+                              const GoldenResult& golden, std::span<const float> y,
+                              const ToleranceOptions& options, std::uint32_t poison_bits) {
   require_consistent_sizes(a, x, golden, y);
   ToleranceVerdict verdict;
   verdict.rows = a.rows;

@@ -19,7 +19,7 @@ CsrMatrix stencil_3d_27pt(index_t nx, index_t ny, index_t nz, std::uint64_t seed
 // Each row gets `per_row` distinct uniformly random columns.
 CsrMatrix uniform_random(index_t rows, index_t cols, index_t per_row, std::uint64_t seed);
 // Row lengths follow a power law P(len = k) ~ k^-alpha, 1 <= len <= max_row
-// (capped at cols), mean about `mean_row`; distinct random columns.
+// (capped at cols); alpha and the cap set the mean. Distinct random columns.
 CsrMatrix power_law(index_t rows, index_t cols, double alpha, index_t max_row, std::uint64_t seed);
 // Entries where |i - j| <= half_bandwidth.
 CsrMatrix banded(index_t n, index_t half_bandwidth, std::uint64_t seed);
@@ -38,8 +38,11 @@ CsrMatrix empty(index_t rows, index_t cols);
 // Kinds and keys: stencil2d nx ny | stencil3d7 nx ny nz | stencil3d27 nx ny nz
 // | random rows cols per_row | powerlaw rows cols alpha max_row | banded n
 // half_bandwidth | blockdiag blocks block_size | arrow n | diagonal n |
-// empty rows cols; every kind takes seed (default 1) and empty_fraction
-// (default 0: rows emptied after generation).
+// empty rows cols | one (1 x 1) | tall rows cols per_row | wide rows cols
+// per_row; every kind takes seed (default 1) and empty_fraction
+// (default 0: rows emptied after generation). Rectangular matrices are
+// random with rows != cols; tall and wide are random that insists on
+// rows > cols and rows < cols.
 struct GeneratorSpec {
   std::string kind;
   std::map<std::string, std::string> params;

@@ -1,0 +1,177 @@
+# Grading through CTest: one test per (kernel, case), then a final step that
+# gathers every row into Gradescope's results.json and prints the score.
+#
+#   ctest -L grade      the instructor's whole run (every registered case set)
+#   ctest -L public     the student's run (the public cases)
+#   ctest -L csr_vector one kernel
+#
+# Configure-time settings (cache variables):
+#   SPMV_SUBMISSION      the submission folder to grade (default: student/);
+#                        any other folder is built into plugins/ with
+#                        spmv_add_submission_plugin() (cmake/SpmvPlugin.cmake)
+#   SPMV_CASES           case folders, a list (default: testcases/public).
+#                        Tests of testcases/public are labelled `public`,
+#                        of any other folder `hidden`.
+#   SPMV_POLICY          the scoring policy (default: grader/policy/default-policy.ini)
+#   SPMV_GRADE_TIMEOUT   seconds one row may take (default 60)
+#   SPMV_GRADE_CONFIG    an spmv-grade --config file, e.g. holding a
+#                        secret-seed for hidden runs (default: none)
+#
+# Each test runs spmv-grade on its row alone (--kernel K --case C), writing
+# the row to <build>/grading/rows/; the final step (fixture cleanup, so it
+# also runs after a filtered `ctest -L ...`) writes <build>/grading/
+# results.json and summary.md. Without a GPU every row test exits 77 and
+# CTest shows it as skipped. Tests hold the RESOURCE_LOCK spmv_gpu: rows are
+# timed one at a time even under ctest -j.
+#
+# Case names are found here as spmv-grade finds them: every *.mtx and
+# *.mtx.gz file of the folder is a case named by its file name without the
+# extension, unless cases.ini names it; every [section] of cases.ini is a
+# case of that name. Adding a file and re-running cmake adds its tests.
+
+include_guard(GLOBAL)
+
+# Case names of one folder, in spmv-grade's order.
+function(_spmv_case_names dir out_var)
+  set(names "")
+  set(claimed "")
+  set(manifest "${dir}/cases.ini")
+  if(EXISTS "${manifest}")
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}")
+    file(STRINGS "${manifest}" lines)
+    foreach(line IN LISTS lines)
+      # A ';' or '#' after whitespace starts a comment, as for spmv-grade.
+      string(REGEX REPLACE "[ \t][;#].*$" "" line "${line}")
+      if(line MATCHES "^[ \t]*\\[[ \t]*([^] \t]+)[ \t]*\\]")
+        list(APPEND names "${CMAKE_MATCH_1}")
+      elseif(line MATCHES "^[ \t]*file[ \t]*=[ \t]*(.*[^ \t])")
+        get_filename_component(claimed_file "${CMAKE_MATCH_1}" NAME)
+        list(APPEND claimed "${claimed_file}")
+      endif()
+    endforeach()
+  endif()
+  file(GLOB files CONFIGURE_DEPENDS RELATIVE "${dir}" "${dir}/*.mtx" "${dir}/*.mtx.gz")
+  list(SORT files)
+  foreach(file IN LISTS files)
+    if(NOT file IN_LIST claimed)
+      string(REGEX REPLACE "\\.mtx(\\.gz)?$" "" name "${file}")
+      list(APPEND names "${name}")
+    endif()
+  endforeach()
+  set(${out_var} "${names}" PARENT_SCOPE)
+endfunction()
+
+# Kernels of weight > 0 in the policy's [kernels] section, in order.
+function(_spmv_policy_kernels policy out_var)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${policy}")
+  file(STRINGS "${policy}" lines)
+  set(section "")
+  set(kernels "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[ \t]*\\[[ \t]*([^] \t]+)[ \t]*\\]")
+      set(section "${CMAKE_MATCH_1}")
+    elseif(section STREQUAL "kernels" AND line MATCHES "^[ \t]*([A-Za-z0-9_]+)[ \t]*=[ \t]*([0-9.eE+-]+)")
+      if(CMAKE_MATCH_2 GREATER 0)
+        list(APPEND kernels "${CMAKE_MATCH_1}")
+      endif()
+    endif()
+  endforeach()
+  set(${out_var} "${kernels}" PARENT_SCOPE)
+endfunction()
+
+# The plugin target of the submission folder.
+function(_spmv_submission_target submission_dir out_var)
+  if(submission_dir STREQUAL "${PROJECT_SOURCE_DIR}/student" AND TARGET spmv_student)
+    set(${out_var} spmv_student PARENT_SCOPE)
+    return()
+  endif()
+  if(NOT COMMAND spmv_add_submission_plugin)
+    message(FATAL_ERROR "SPMV_SUBMISSION=${submission_dir}: spmv_add_submission_plugin() "
+                        "(cmake/SpmvPlugin.cmake) is not available to build it")
+  endif()
+  if(NOT TARGET spmv_graded_submission)
+    spmv_add_submission_plugin(spmv_graded_submission DIR "${submission_dir}" NAME graded_submission)
+  endif()
+  set(${out_var} spmv_graded_submission PARENT_SCOPE)
+endfunction()
+
+function(spmv_register_grading)
+  if(NOT TARGET spmv-grade)
+    return()
+  endif()
+  set(SPMV_SUBMISSION "${PROJECT_SOURCE_DIR}/student" CACHE PATH "Submission folder that ctest -L grade grades")
+  set(SPMV_CASES "${PROJECT_SOURCE_DIR}/testcases/public" CACHE STRING
+      "Case folders that ctest -L grade grades (a list; testcases/public is public, others hidden)")
+  set(SPMV_POLICY "${PROJECT_SOURCE_DIR}/grader/policy/default-policy.ini" CACHE FILEPATH "Scoring policy")
+  set(SPMV_GRADE_TIMEOUT 60 CACHE STRING "Seconds one graded (kernel, case) row may take")
+  set(SPMV_GRADE_CONFIG "" CACHE FILEPATH "An spmv-grade --config file for graded runs (optional)")
+
+  enable_testing()
+  get_filename_component(submission_dir "${SPMV_SUBMISSION}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
+  _spmv_submission_target("${submission_dir}" plugin_target)
+  _spmv_policy_kernels("${SPMV_POLICY}" kernels)
+
+  set(grading_dir "${PROJECT_BINARY_DIR}/grading")
+  set(rows_dir "${grading_dir}/rows")
+  set(common_args
+    --submission "$<TARGET_FILE:${plugin_target}>"
+    --policy "${SPMV_POLICY}"
+    --timeout "${SPMV_GRADE_TIMEOUT}"
+    --output-dir "${grading_dir}"
+    --cache-dir "${PROJECT_BINARY_DIR}/cache"
+    --strict-gpu --quiet)
+  if(TARGET spmv_reference_plugin)
+    list(APPEND common_args --reference "$<TARGET_FILE:spmv_reference_plugin>")
+  endif()
+  if(SPMV_GRADE_CONFIG)
+    list(APPEND common_args --config "${SPMV_GRADE_CONFIG}")
+  endif()
+  # Loading a large case and starting CUDA come on top of the row's limit.
+  math(EXPR test_timeout "${SPMV_GRADE_TIMEOUT} + 120")
+
+  set(set_labels "")
+  set(row_tests "")
+  foreach(cases_dir IN LISTS SPMV_CASES)
+    get_filename_component(cases_dir "${cases_dir}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
+    if(NOT IS_DIRECTORY "${cases_dir}")
+      message(WARNING "SPMV_CASES: ${cases_dir} is not a folder; no grading tests for it")
+      continue()
+    endif()
+    if(cases_dir STREQUAL "${PROJECT_SOURCE_DIR}/testcases/public")
+      set(set_label public)
+    else()
+      set(set_label hidden)
+    endif()
+    list(APPEND set_labels ${set_label})
+    _spmv_case_names("${cases_dir}" cases)
+    foreach(case IN LISTS cases)
+      foreach(kernel IN LISTS kernels)
+        set(test_name "grade.${set_label}.${kernel}.${case}")
+        add_test(NAME "${test_name}"
+          COMMAND spmv-grade ${common_args}
+            --cases "${cases_dir}" --case "${case}" --kernel "${kernel}"
+            --journal "${rows_dir}/${set_label}.${kernel}.${case}.jsonl")
+        set_tests_properties("${test_name}" PROPERTIES
+          LABELS "grade;${kernel};${set_label}"
+          TIMEOUT ${test_timeout}
+          RESOURCE_LOCK spmv_gpu
+          SKIP_RETURN_CODE 77
+          FIXTURES_REQUIRED spmv_grading)
+        list(APPEND row_tests "${test_name}")
+      endforeach()
+    endforeach()
+  endforeach()
+  if(NOT row_tests)
+    return()
+  endif()
+  list(REMOVE_DUPLICATES set_labels)
+
+  add_test(NAME grade.setup COMMAND ${CMAKE_COMMAND} -E rm -rf "${rows_dir}")
+  set_tests_properties(grade.setup PROPERTIES LABELS "grade;${set_labels}" FIXTURES_SETUP spmv_grading)
+  add_test(NAME grade.results
+    COMMAND spmv-grade --aggregate "${rows_dir}" --output-dir "${grading_dir}" --policy "${SPMV_POLICY}" --strict-gpu)
+  set_tests_properties(grade.results PROPERTIES
+    LABELS "grade;${set_labels}"
+    FIXTURES_CLEANUP spmv_grading
+    SKIP_RETURN_CODE 77)
+endfunction()

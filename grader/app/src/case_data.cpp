@@ -1,0 +1,128 @@
+#include "case_data.hpp"
+
+#include "spmv/core/convert.hpp"
+#include "spmv/core/cpu_spmv.hpp"
+#include "spmv/plugin/plugin.hpp"
+
+namespace spmv::grade {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::uint64_t fnv1a(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+void convert(PreparedCase& p, spmv_format format, const ConversionLimits& limits) {
+  switch (format) {
+    case SPMV_FORMAT_CSR: return;
+    case SPMV_FORMAT_COO: p.coo = to_coo(p.csr); return;
+    case SPMV_FORMAT_ELL: p.ell = to_ell(p.csr, limits); return;
+    case SPMV_FORMAT_HYB: {
+      HybOptions options;
+      options.limits = limits;
+      p.hyb = to_hyb(p.csr, options);
+      return;
+    }
+    case SPMV_FORMAT_JDS: p.jds = to_jds(p.csr); return;
+    case SPMV_FORMAT_SELL: break;
+  }
+  throw ConversionRefused("the grader has no " + std::string(format_name(format)) + " view to build");
+}
+
+// A check of one converted format against the golden result of x[0].
+template <typename Matrix>
+std::string check_format(const PreparedCase& p, const Matrix* matrix, const char* name) {
+  if (matrix == nullptr) return {};
+  try {
+    matrix->validate();
+  } catch (const std::exception& e) {
+    return std::string(name) + " form is invalid: " + e.what();
+  }
+  const auto y = cpu_spmv(*matrix, p.x[0]);
+  const auto verdict = check_result(p.csr, p.x[0], p.golden[0], y, p.tolerance);
+  return verdict.passed ? std::string() : std::string(name) + " product is off: " + verdict.describe();
+}
+
+std::uint64_t y_and_x_bytes(const PreparedCase& p) {
+  return 4 * static_cast<std::uint64_t>(p.csr.rows) + 4 * static_cast<std::uint64_t>(p.csr.cols);
+}
+
+}  // namespace
+
+std::uint64_t x_seed(std::uint64_t run_seed, const std::string& case_name, int which) {
+  return splitmix64(splitmix64(run_seed ^ fnv1a(case_name)) + static_cast<std::uint64_t>(which));
+}
+
+std::uint64_t mix_secret(std::uint64_t seed, const std::string& secret) { return splitmix64(seed ^ fnv1a(secret)); }
+
+PreparedCase prepare_case(const TestCase& test_case, const std::set<spmv_format>& formats,
+                          const PrepareOptions& options) {
+  PreparedCase p;
+  p.test_case = test_case;
+  try {
+    p.csr = load_case_matrix(test_case, options.cache_dir);
+    p.csr.validate();
+  } catch (const std::exception& e) {
+    throw PrepareError(e.what());
+  }
+  ConversionLimits limits;
+  limits.max_bytes = static_cast<std::size_t>(options.format_limit_bytes);
+  for (const spmv_format format : formats) {
+    try {
+      convert(p, format, limits);
+    } catch (const ConversionRefused& e) {
+      p.refused[format] = e.what();
+    } catch (const std::exception& e) {
+      throw PrepareError("conversion to " + std::string(format_name(format)) + " failed: " + e.what());
+    }
+  }
+  if (test_case.tolerance_c) p.tolerance.c = *test_case.tolerance_c;
+  for (int which = 0; which < kXVectors; ++which) {
+    p.x_seeds[which] = x_seed(options.seed, test_case.name, which);
+    p.x[which] = random_vector(static_cast<std::size_t>(p.csr.cols), p.x_seeds[which]);
+    p.golden[which] = golden_spmv(p.csr, p.x[which]);
+  }
+  return p;
+}
+
+std::string host_side_check(const PreparedCase& p) {
+  const auto pointer = [](const auto& maybe) { return maybe ? &*maybe : nullptr; };
+  for (const auto& problem : {check_format(p, &p.csr, "CSR"), check_format(p, pointer(p.coo), "COO"),
+                              check_format(p, pointer(p.ell), "ELL"), check_format(p, pointer(p.hyb), "HYB"),
+                              check_format(p, pointer(p.jds), "JDS")}) {
+    if (!problem.empty()) return problem;
+  }
+  return {};
+}
+
+std::uint64_t compulsory_bytes(const PreparedCase& p, spmv_format format) {
+  const auto rows = static_cast<std::uint64_t>(p.csr.rows);
+  const auto nnz = static_cast<std::uint64_t>(p.csr.nnz());
+  switch (format) {
+    case SPMV_FORMAT_CSR: return y_and_x_bytes(p) + 4 * (rows + 1) + 8 * nnz;
+    case SPMV_FORMAT_COO: return y_and_x_bytes(p) + 12 * nnz;
+    case SPMV_FORMAT_ELL: return y_and_x_bytes(p) + 4 * rows + 8 * nnz;
+    case SPMV_FORMAT_HYB:
+      if (!p.hyb) return 0;
+      return y_and_x_bytes(p) + 4 * rows + 8 * static_cast<std::uint64_t>(p.hyb->ell.nnz()) +
+             12 * static_cast<std::uint64_t>(p.hyb->coo.nnz());
+    case SPMV_FORMAT_JDS:
+      if (!p.jds) return 0;
+      return y_and_x_bytes(p) + 4 * rows + 4 * (static_cast<std::uint64_t>(p.jds->num_diagonals()) + 1) + 8 * nnz;
+    case SPMV_FORMAT_SELL: break;
+  }
+  return 0;
+}
+
+}  // namespace spmv::grade

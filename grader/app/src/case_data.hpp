@@ -1,0 +1,74 @@
+// A case made ready for grading, once per run: the matrix read (or
+// generated) and converted to every format the requested kernels take, the
+// two random x vectors and their golden results. The children of the case's
+// rows inherit all of it copy-on-write.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "spmv/contract/plugin.h"
+#include "spmv/core/cases.hpp"
+#include "spmv/core/formats.hpp"
+#include "spmv/core/golden.hpp"
+#include "spmv/core/tolerance.hpp"
+
+namespace spmv::grade {
+
+// The case cannot be read or converted (not the submission's fault).
+class PrepareError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PrepareOptions {
+  std::filesystem::path cache_dir;
+  std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;
+  std::uint64_t seed = 0;  // the run's seed (secret part already mixed in)
+};
+
+inline constexpr int kXVectors = 2;
+
+struct PreparedCase {
+  TestCase test_case;
+  CsrMatrix csr;
+  std::optional<CooMatrix> coo;
+  std::optional<EllMatrix> ell;
+  std::optional<HybMatrix> hyb;
+  std::optional<JdsMatrix> jds;
+  std::map<spmv_format, std::string> refused;  // formats that cannot hold it, and why
+  std::array<std::uint64_t, kXVectors> x_seeds{};
+  std::array<std::vector<float>, kXVectors> x;
+  std::array<GoldenResult, kXVectors> golden;
+  ToleranceOptions tolerance;
+  // cuSPARSE's time on this case, measured by the first child that can.
+  std::optional<double> cusparse_ms;
+};
+
+// Throws PrepareError naming the case and what went wrong.
+PreparedCase prepare_case(const TestCase& test_case, const std::set<spmv_format>& formats,
+                          const PrepareOptions& options);
+
+// The seed of x vector `which` of a case: depends only on the run's seed
+// and the case's name, so one row can be reproduced alone.
+std::uint64_t x_seed(std::uint64_t run_seed, const std::string& case_name, int which);
+// The run's seed from --seed and --secret-seed.
+std::uint64_t mix_secret(std::uint64_t seed, const std::string& secret);
+
+// Checks on the host what a GPU run would rely on: every converted format
+// validates, and the sequential product of each equals the golden result
+// within tolerance. Empty when all is well, else what failed.
+std::string host_side_check(const PreparedCase& prepared);
+
+// Bytes a kernel of `format` must move at least (see --help): the format's
+// arrays read once, x read once, y written once.
+std::uint64_t compulsory_bytes(const PreparedCase& prepared, spmv_format format);
+
+}  // namespace spmv::grade

@@ -1,0 +1,157 @@
+#include "correctness.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+namespace spmv::grade {
+namespace {
+
+struct MovingRow {
+  std::int64_t row = -1;
+  float first = 0, third = 0;
+};
+
+const char* cause_token(LikelyCause cause) {
+  switch (cause) {
+    case LikelyCause::kUnwritten: return "unwritten_rows";
+    case LikelyCause::kNonFinite: return "non_finite";
+    case LikelyCause::kMissingTerm: return "missing_term";
+    case LikelyCause::kExtraTerm: return "extra_term";
+    case LikelyCause::kDoubled: return "doubled";
+    case LikelyCause::kNone:
+    case LikelyCause::kUnknown: break;
+  }
+  return "wrong_values";
+}
+
+std::string run_label(int run) {
+  static constexpr std::array<const char*, kRunsPerRow> kLabels{"run 1 (first x)", "run 2 (second x)",
+                                                                 "run 3 (first x again)"};
+  return kLabels[static_cast<std::size_t>(run)];
+}
+
+// Results of runs 1 and 3 (same x) may differ by reordering alone, each
+// within `allowed` of the golden value, so by 2 * allowed at most. More, or
+// a NaN in one of them only, is a moving error.
+std::optional<MovingRow> find_moving_row(const PreparedCase& p, const RowChannel& channel) {
+  const auto first = channel.y(0);
+  const auto third = channel.y(2);
+  const auto& golden = p.golden[0];
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    if (std::bit_cast<std::uint32_t>(first[i]) == std::bit_cast<std::uint32_t>(third[i])) continue;
+    const double allowed = p.tolerance.c * gamma_fp32(golden.row_nnz[i]) * golden.abs_sum[i] + p.tolerance.atol;
+    const double difference = std::fabs(static_cast<double>(first[i]) - static_cast<double>(third[i]));
+    if (!(difference <= 2 * allowed)) return MovingRow{static_cast<std::int64_t>(i), first[i], third[i]};
+  }
+  return std::nullopt;
+}
+
+RowSample sample_of(const RowError& error) { return {error.row, error.expected, error.got, error.allowed}; }
+
+std::string guard_text(const GuardDamage& damage, std::int64_t rows) {
+  std::ostringstream text;
+  text << "out-of-bounds write: ";
+  if (damage.words_before > 0) {
+    text << damage.words_before << " value(s) written before y[0] (nearest: y[-" << damage.nearest_before << "])";
+  }
+  if (damage.words_before > 0 && damage.words_after > 0) text << " and ";
+  if (damage.words_after > 0) {
+    text << damage.words_after << " value(s) written after y[" << rows - 1 << "] (nearest: y[" << rows + damage.nearest_after
+         << "])";
+  }
+  return text.str();
+}
+
+// The first finding is the summary (and names the cause); later ones go
+// to the detail.
+class Findings {
+ public:
+  void add(const std::string& cause, const std::string& line) {
+    if (cause_.empty()) {
+      cause_ = cause;
+      summary_ = line;
+    } else {
+      note(line);
+    }
+  }
+  void note(const std::string& line) { detail_ << line << '\n'; }
+  void into(Correctness& result) const {
+    result.passed = cause_.empty();
+    result.cause = cause_;
+    result.summary = summary_;
+    result.detail = detail_.str();
+    if (!result.detail.empty()) result.detail.pop_back();  // the last line's newline
+  }
+
+ private:
+  std::string cause_;
+  std::string summary_;
+  std::ostringstream detail_;
+};
+
+}  // namespace
+
+int x_of_run(int run) { return run == 1 ? 1 : 0; }
+
+GuardDamage inspect_guards(const RowChannel& channel, int run) {
+  GuardDamage damage;
+  const auto before = channel.guard_before(run);
+  for (std::size_t i = 0; i < before.size(); ++i) {
+    if (before[i] == kGuardBits) continue;
+    ++damage.words_before;
+    damage.nearest_before = static_cast<std::int64_t>(before.size() - i);  // the last changed is the nearest
+  }
+  const auto after = channel.guard_after(run);
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    if (after[i] == kGuardBits) continue;
+    if (damage.words_after++ == 0) damage.nearest_after = static_cast<std::int64_t>(i);
+  }
+  return damage;
+}
+
+Correctness evaluate_correctness(const PreparedCase& p, const RowChannel& channel) {
+  std::array<ToleranceVerdict, kRunsPerRow> checks;
+  Correctness result;
+  for (int run = 0; run < kRunsPerRow; ++run) {
+    const int which = x_of_run(run);
+    checks[run] = check_result(p.csr, p.x[which], p.golden[which], channel.y(run), p.tolerance);
+    result.max_ratio = std::max(result.max_ratio, checks[run].max_ratio);
+  }
+
+  Findings findings;
+  for (int run = 0; run < kRunsPerRow; ++run) {
+    const GuardDamage damage = inspect_guards(channel, run);
+    if (damage.any()) findings.add("out_of_bounds_write", guard_text(damage, channel.rows()) + " in " + run_label(run));
+  }
+  const std::string modified = channel.report().modified_inputs;
+  if (!modified.empty()) {
+    findings.add("modified_input", "modified input: the kernel changed " + modified + " (inputs are read-only)");
+  }
+  const auto failed = std::find_if(checks.begin(), checks.end(), [](const auto& c) { return !c.passed; });
+  if (failed != checks.end()) {
+    if (const auto moving = find_moving_row(p, channel)) {
+      std::ostringstream line;
+      line << "race: runs 1 and 3 used the same x but row " << moving->row << " gave " << moving->first << " then "
+           << moving->third << " (a moving error: unsynchronized updates, or state kept between calls)";
+      findings.add("race", line.str());
+    }
+    const int run = static_cast<int>(failed - checks.begin());
+    findings.add(cause_token(failed->cause), run_label(run) + ": " + failed->describe());
+    if (failed->first) result.first_bad = sample_of(*failed->first);
+    if (failed->worst) result.worst_bad = sample_of(*failed->worst);
+    for (int other = run + 1; other < kRunsPerRow; ++other) {
+      if (!checks[other].passed) {
+        findings.note(run_label(other) + ": also wrong (" + std::to_string(checks[other].bad_rows) + " of " +
+                      std::to_string(checks[other].rows) + " rows)");
+      }
+    }
+  }
+  findings.into(result);
+  return result;
+}
+
+}  // namespace spmv::grade

@@ -1,0 +1,25 @@
+// cuSPARSE's CSR SpMV (generic API, CUSPARSE_SPMV_CSR_ALG1) timed on a
+// case's matrix: context for the report, never part of the score. Runs in a
+// row's child on the GPU; cuSPARSE is linked into the grader only, never
+// into a plugin.
+#pragma once
+
+#include <span>
+#include <string>
+
+#include "executor.hpp"
+#include "spmv/core/formats.hpp"
+#include "timing.hpp"
+
+namespace spmv::grade {
+
+struct CusparseTiming {
+  bool timed = false;
+  TimingResult timing;
+  std::string note;  // why it was not timed
+};
+
+CusparseTiming time_cusparse_csr(const CsrMatrix& a, std::span<const float> x, Executor& executor,
+                                 const TimingOptions& options);
+
+}  // namespace spmv::grade

@@ -1,0 +1,92 @@
+#include <cuda_runtime_api.h>
+
+#include <atomic>
+#include <vector>
+
+#include "channel.hpp"
+#include "probe.hpp"
+#include "process.hpp"
+#include "spmv/memory/buffer.hpp"
+#include "timing.hpp"
+
+namespace spmv::grade {
+namespace {
+
+// Large enough to dwarf caches (the H100's L2 is 50 MB) and launch costs.
+constexpr std::size_t kCopyBytes = std::size_t{256} << 20;
+constexpr int kCopyRuns = 10;
+
+struct GpuProbe {
+  std::atomic<std::int32_t> done{0};
+  std::int32_t count = 0;
+  std::int32_t measured = 0;
+  double copy_gbps = 0;
+  char name[256] = {};
+  char note[512] = {};
+};
+
+// Median of timed device-to-device copies; bytes read plus bytes written.
+double copy_bandwidth_gbps() {
+  const RawBuffer source(MemorySpace::kDevice, kCopyBytes);
+  const RawBuffer target(MemorySpace::kDevice, kCopyBytes);
+  cudaEvent_t start = nullptr;
+  cudaEvent_t stop = nullptr;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<double> ms;
+  for (int run = 0; run < kCopyRuns + 1; ++run) {  // the first is a warm-up
+    check_cuda(cudaEventRecord(start), "cudaEventRecord");
+    check_cuda(cudaMemcpyAsync(target.data(), source.data(), kCopyBytes, cudaMemcpyDeviceToDevice), "cudaMemcpyAsync");
+    check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float elapsed = 0;
+    check_cuda(cudaEventElapsedTime(&elapsed, start, stop), "cudaEventElapsedTime");
+    if (run > 0) ms.push_back(elapsed);
+  }
+  return 2.0 * static_cast<double>(kCopyBytes) / (median(ms) * 1e6);
+}
+
+void fill_probe(GpuProbe& probe, int device) {
+  try {
+    const cudaError_t counted = cudaGetDeviceCount(&probe.count);
+    if (counted != cudaSuccess) {
+      probe.count = 0;
+      store_text(probe.note, std::string("cudaGetDeviceCount: ") + cudaGetErrorName(counted) + " (" +
+                                 cudaGetErrorString(counted) + ")");
+    } else if (device >= probe.count) {
+      store_text(probe.note, "device " + std::to_string(device) + " asked for, " + std::to_string(probe.count) +
+                                 " present");
+      probe.count = 0;
+    } else {
+      check_cuda(cudaSetDevice(device), "cudaSetDevice");
+      cudaDeviceProp properties{};
+      check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
+      store_text(probe.name, properties.name);
+      probe.copy_gbps = copy_bandwidth_gbps();
+      probe.measured = 1;
+    }
+  } catch (const std::exception& e) {
+    store_text(probe.note, e.what());
+  }
+  probe.done.store(1, std::memory_order_release);
+}
+
+}  // namespace
+
+GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log) {
+  SharedRegion region(sizeof(GpuProbe));
+  auto* probe = new (region.data()) GpuProbe();
+  const ChildExit exit = run_isolated([&] { fill_probe(*probe, device); }, timeout_s, log);
+  GpuInfo info;
+  if (probe->done.load(std::memory_order_acquire) == 0) {
+    info.note = "the GPU check " + describe_exit(exit, timeout_s);
+    return info;
+  }
+  info.count = probe->count;
+  info.name = probe->name;
+  info.note = probe->note;
+  if (probe->measured != 0) info.copy_gbps = probe->copy_gbps;
+  return info;
+}
+
+}  // namespace spmv::grade

@@ -1,0 +1,38 @@
+// spmv-grade: grades a kernel plugin against the reference plugin. See
+// --help, and grader.hpp for the modes.
+#include <filesystem>
+#include <iostream>
+
+#include "exit_codes.hpp"
+#include "grader.hpp"
+#include "options.hpp"
+
+namespace {
+
+std::filesystem::path this_executable(const char* argv0) {
+  std::error_code error;
+  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
+  return error ? std::filesystem::absolute(argv0) : path;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace spmv::grade;
+  try {
+    const Defaults defaults = defaults_for_executable(this_executable(argv[0]));
+    const ParsedCommand command = parse_command_line(argc, argv, defaults);
+    if (command.help) {
+      std::cout << command.help_text;
+      return kExitAllPassed;
+    }
+    if (command.options.aggregate) return run_aggregate(command.options);
+    return run_grading(command.options, defaults);
+  } catch (const UsageError& e) {
+    std::cerr << "spmv-grade: " << e.what() << " (see spmv-grade --help)\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "spmv-grade: error: " << e.what() << '\n';
+    return kExitSetup;
+  }
+}

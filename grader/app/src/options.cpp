@@ -1,0 +1,270 @@
+#include "options.hpp"
+
+#include <charconv>
+#include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "exit_codes.hpp"
+
+#ifndef SPMV_GRADE_PLUGIN_DIR_FROM_BIN
+#error "SPMV_GRADE_PLUGIN_DIR_FROM_BIN must give the plugin folder relative to the executable's"
+#endif
+
+namespace spmv::grade {
+namespace po = boost::program_options;
+namespace {
+
+std::string usage_header() {
+  return R"(Usage: spmv-grade [options]
+
+Grades a kernel plugin (default: the student plugin) against the reference
+plugin on a set of test cases. For each (kernel, case) a child process
+uploads the case's matrix in the kernel's format, fills y with NaN between
+guard zones, runs the submission three times (x, another x, x again) and
+checks every row against the fp64 golden result, the guard zones and the
+inputs; a correct kernel is then timed against the reference kernel
+(interleaved, CUDA events, median). A crash or hang costs only its row.
+
+Examples:
+  spmv-grade
+      grade student/ on testcases/public with the default policy
+  spmv-grade --kernel csr_vector --case 'stencil*'
+      one kernel, the cases whose names match a pattern
+  spmv-grade --submission my/libspmv_mine.so --cases /secret/cases \
+             --secret-seed "$SEED" --output-dir /autograder/results
+      a hidden run: Gradescope's results.json lands in the output folder
+  spmv-grade --config grading.cfg --timeout 120
+      options from a file (same names, "timeout = 30"); the command line wins
+  spmv-grade --list
+      the cases and kernels a run would grade
+
+Exit status:
+  0   every row passed (or is not applicable); also when no CUDA GPU is
+      found and the host-side checks passed, unless --strict-gpu
+  1   some row failed (wrong, crash, timeout, not implemented, ...)
+  2   usage error: an unknown or malformed option, a bad config or policy file
+  3   setup error: a case or the reference could not be used, or the
+      report could not be written
+  77  no CUDA GPU for a device plugin, with --strict-gpu (CTest: skipped)
+
+Reports (in --output-dir): results.json (Gradescope), summary.md,
+rows.jsonl (one line per row), logs/ (each row's captured submission output).
+GB/s counts the bytes a kernel must move at least: the matrix arrays of its
+format, read once (CSR: 4(rows+1) + 8 nnz; COO: 12 nnz; ELL: 4 rows + 8 nnz;
+HYB: its ELL and COO parts; JDS: 4 rows + 4(diagonals+1) + 8 nnz), x read
+once (4 cols) and y written once (4 rows).
+)";
+}
+
+// Wider than Boost's default of 80 columns, so option names and their
+// descriptions sit side by side.
+constexpr unsigned kHelpWidth = 100;
+constexpr unsigned kHelpDescriptionColumn = 50;
+
+struct Described {
+  po::options_description grading{"Grading", kHelpWidth, kHelpDescriptionColumn};
+  po::options_description measuring{"Measuring", kHelpWidth, kHelpDescriptionColumn};
+  po::options_description reporting{"Reports and modes", kHelpWidth, kHelpDescriptionColumn};
+  po::options_description general{"General", kHelpWidth, kHelpDescriptionColumn};
+};
+
+std::string default_paths(const Defaults& defaults) {
+  return "Default paths (from where this spmv-grade was built):\n"
+         "  student plugin    " + defaults.student_plugin.string() + "\n"
+         "  reference plugin  " + defaults.reference_plugin.string() + "\n"
+         "  host reference    " + defaults.host_reference_plugin.string() + "\n"
+         "  cases             " + defaults.cases.string() + "\n"
+         "  generator cache   " + defaults.cache_dir.string() + "\n";
+}
+
+void describe_options(Described& d) {
+  d.grading.add_options()
+      ("submission", po::value<std::string>()->value_name("PATH.so"), "plugin to grade (default: the student plugin)")
+      ("reference", po::value<std::string>()->value_name("PATH.so"),
+       "plugin to compare with (default: the reference plugin, or the host reference for a host-memory "
+       "submission)")
+      ("cases", po::value<std::vector<std::string>>()->value_name("DIR|FILE"),
+       "a case folder (*.mtx, *.mtx.gz, cases.ini), a manifest or a matrix file; repeatable "
+       "(default: the public cases)")
+      ("kernel", po::value<std::vector<std::string>>()->value_name("NAME"),
+       "kernel to grade; repeatable or comma-separated (default: the policy's kernels)")
+      ("case", po::value<std::vector<std::string>>()->value_name("PATTERN"),
+       "grade only cases whose names match this shell pattern; repeatable")
+      ("policy", po::value<std::string>()->value_name("FILE"),
+       "scoring policy (default: the built-in grader/policy/default-policy.ini)")
+      ("seed", po::value<std::string>()->value_name("N"),
+       "seed of the random x vectors (default: a fresh one, written in the report)")
+      ("secret-seed", po::value<std::string>()->value_name("TEXT"),
+       "text mixed into the seed for hidden runs; never written in reports")
+      ("timeout", po::value<double>()->value_name("SECONDS"), "time limit of one (kernel, case) row (default 60)")
+      ("format-limit-mib", po::value<std::uint64_t>()->value_name("MIB"),
+       "largest padded format (ELL, HYB) to build; larger is \"not applicable\" (default 4096)")
+      ("cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)");
+  d.measuring.add_options()
+      ("min-runs", po::value<int>()->value_name("N"), "timed launches per side, at least (default 20)")
+      ("min-time-ms", po::value<double>()->value_name("MS"), "wall-clock time spent timing each side, at least (default 25)")
+      ("max-runs", po::value<int>()->value_name("N"), "timed launches per side, at most (default 100000)")
+      ("warmup-runs", po::value<int>()->value_name("N"), "untimed launches per side first (default 3)")
+      ("no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")
+      ("device", po::value<int>()->value_name("N"), "CUDA device index (default 0)");
+  d.reporting.add_options()
+      ("output-dir", po::value<std::string>()->value_name("DIR"), "where reports go (default: spmv-results)")
+      ("journal", po::value<std::string>()->value_name("FILE"),
+       "CTest mode: write this run's rows to FILE (JSON lines) instead of the reports")
+      ("aggregate", po::value<std::string>()->value_name("DIR"),
+       "CTest's final step: read the row files (*.jsonl) in DIR, write results.json and "
+       "summary.md to --output-dir, print the score")
+      ("list", po::bool_switch(), "list the cases and kernels, then exit")
+      ("quiet", po::bool_switch(), "print only the final score (a row's verdict with --journal)")
+      ("strict-gpu", po::bool_switch(), "exit 77 when no CUDA GPU is found (for CTest) instead of 0");
+  d.general.add_options()
+      ("help,h", "this help")
+      ("config", po::value<std::string>()->value_name("FILE"),
+       "read options from FILE (name = value lines, names as above without --)");
+}
+
+std::vector<std::string> split_commas(const std::vector<std::string>& values) {
+  std::vector<std::string> items;
+  for (const auto& value : values) {
+    std::istringstream stream(value);
+    for (std::string item; std::getline(stream, item, ',');) {
+      if (!item.empty()) items.push_back(item);
+    }
+  }
+  return items;
+}
+
+std::uint64_t parse_seed(const std::string& text) {
+  std::uint64_t seed = 0;
+  const auto result = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) {
+    throw UsageError("--seed: expected a non-negative integer below 2^64, found '" + text + "'");
+  }
+  return seed;
+}
+
+template <typename T>
+void require(bool ok, const char* option, const char* rule, T found) {
+  if (!ok) {
+    std::ostringstream text;
+    text << "--" << option << ": expected " << rule << ", found " << found;
+    throw UsageError(text.str());
+  }
+}
+
+template <typename T>
+std::optional<T> get(const po::variables_map& vm, const char* name) {
+  if (vm.count(name) == 0 || vm[name].defaulted()) return std::nullopt;
+  return vm[name].as<T>();
+}
+
+Options to_options(const po::variables_map& vm, const Defaults& defaults) {
+  Options o;
+  o.submission = get<std::string>(vm, "submission").value_or(defaults.student_plugin.string());
+  if (auto v = get<std::string>(vm, "reference")) o.reference = *v;
+  for (const auto& c : get<std::vector<std::string>>(vm, "cases").value_or(std::vector<std::string>{})) {
+    o.cases.emplace_back(c);
+  }
+  if (o.cases.empty()) o.cases.push_back(defaults.cases);
+  o.kernels = split_commas(get<std::vector<std::string>>(vm, "kernel").value_or(std::vector<std::string>{}));
+  o.case_filters = get<std::vector<std::string>>(vm, "case").value_or(std::vector<std::string>{});
+  if (auto v = get<std::string>(vm, "policy")) o.policy = *v;
+  if (auto v = get<std::string>(vm, "seed")) o.seed = parse_seed(*v);
+  o.secret_seed = get<std::string>(vm, "secret-seed");
+  o.timeout_s = get<double>(vm, "timeout").value_or(o.timeout_s);
+  require(o.timeout_s > 0 && o.timeout_s <= 86400, "timeout", "seconds in (0, 86400]", o.timeout_s);
+  o.min_runs = get<int>(vm, "min-runs").value_or(o.min_runs);
+  require(o.min_runs >= 1, "min-runs", "at least 1", o.min_runs);
+  o.min_time_ms = get<double>(vm, "min-time-ms").value_or(o.min_time_ms);
+  require(o.min_time_ms >= 0, "min-time-ms", "a time >= 0", o.min_time_ms);
+  o.max_runs = get<int>(vm, "max-runs").value_or(o.max_runs);
+  require(o.max_runs >= o.min_runs, "max-runs", "at least --min-runs", o.max_runs);
+  o.warmup_runs = get<int>(vm, "warmup-runs").value_or(o.warmup_runs);
+  require(o.warmup_runs >= 0, "warmup-runs", "at least 0", o.warmup_runs);
+  if (auto v = get<std::uint64_t>(vm, "format-limit-mib")) {
+    require(*v >= 1 && *v <= (std::uint64_t{1} << 24), "format-limit-mib", "1 to 16777216", *v);
+    o.format_limit_bytes = *v << 20;
+  }
+  o.cache_dir = get<std::string>(vm, "cache-dir").value_or(defaults.cache_dir.string());
+  o.device = get<int>(vm, "device").value_or(o.device);
+  require(o.device >= 0, "device", "an index >= 0", o.device);
+  o.output_dir = get<std::string>(vm, "output-dir").value_or(o.output_dir.string());
+  if (auto v = get<std::string>(vm, "journal")) o.journal = *v;
+  if (auto v = get<std::string>(vm, "aggregate")) o.aggregate = *v;
+  o.cusparse = !vm["no-cusparse"].as<bool>();
+  o.quiet = vm["quiet"].as<bool>();
+  o.list = vm["list"].as<bool>();
+  o.strict_gpu = vm["strict-gpu"].as<bool>();
+  return o;
+}
+
+void store_config_file(const std::string& path, const po::options_description& allowed, po::variables_map& vm) {
+  try {
+    po::store(po::parse_config_file<char>(path.c_str(), allowed), vm);
+  } catch (const po::reading_file&) {
+    throw UsageError("--config: cannot read '" + path + "'");
+  } catch (const po::error& e) {
+    throw UsageError("config file " + path + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Defaults defaults_for_executable(const std::filesystem::path& executable) {
+  const auto bin = executable.parent_path();
+  const auto plugins = (bin / SPMV_GRADE_PLUGIN_DIR_FROM_BIN).lexically_normal();
+  Defaults d;
+  d.student_plugin = plugins / SPMV_GRADE_STUDENT_PLUGIN;
+  d.reference_plugin = plugins / SPMV_GRADE_REFERENCE_PLUGIN;
+  d.host_reference_plugin = plugins / SPMV_GRADE_HOST_REFERENCE_PLUGIN;
+  d.cases = SPMV_GRADE_DEFAULT_CASES;
+  d.cache_dir = (bin / SPMV_GRADE_CACHE_DIR_FROM_BIN).lexically_normal();
+  return d;
+}
+
+ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaults& defaults) {
+  Described d;
+  describe_options(d);
+  po::options_description everything(kHelpWidth, kHelpDescriptionColumn);
+  everything.add(d.grading).add(d.measuring).add(d.reporting).add(d.general);
+  po::options_description in_config_file;
+  in_config_file.add(d.grading).add(d.measuring).add(d.reporting);
+
+  // Words that are not options are collected to be refused by name: a
+  // stray word is an error, never silently ignored.
+  po::options_description with_strays;
+  with_strays.add(everything).add_options()("unexpected-argument", po::value<std::vector<std::string>>());
+  po::positional_options_description strays;
+  strays.add("unexpected-argument", -1);
+
+  ParsedCommand command;
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(argc, argv).options(with_strays).positional(strays).run(), vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  if (vm.count("unexpected-argument") != 0) {
+    throw UsageError("unexpected argument '" + vm["unexpected-argument"].as<std::vector<std::string>>().front() +
+                     "' (options start with --)");
+  }
+  if (vm.count("help") != 0) {
+    std::ostringstream text;
+    text << usage_header() << '\n' << everything << '\n' << default_paths(defaults);
+    command.help = true;
+    command.help_text = text.str();
+    return command;
+  }
+  // Stored after the command line, so the command line's values stay.
+  if (vm.count("config") != 0) store_config_file(vm["config"].as<std::string>(), in_config_file, vm);
+  try {
+    po::notify(vm);
+    command.options = to_options(vm, defaults);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return command;
+}
+
+}  // namespace spmv::grade

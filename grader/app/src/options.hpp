@@ -1,0 +1,69 @@
+// spmv-grade's options: command line, then an optional config file in the
+// same syntax (Boost.Program_options); a value on the command line wins.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spmv::grade {
+
+// A bad option, value or config file: one line naming the option.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Paths that depend on where the grader was built or installed.
+struct Defaults {
+  std::filesystem::path student_plugin;
+  std::filesystem::path reference_plugin;
+  std::filesystem::path host_reference_plugin;  // for host-memory submissions
+  std::filesystem::path cases;
+  std::filesystem::path cache_dir;
+};
+
+// Found relative to the executable (<build>/bin/spmv-grade): plugins in
+// <build>/plugins, the generator cache in <build>/cache; the public cases
+// of the source tree.
+Defaults defaults_for_executable(const std::filesystem::path& executable);
+
+struct Options {
+  std::filesystem::path submission;
+  std::optional<std::filesystem::path> reference;  // unset: by the submission's memory space
+  std::vector<std::filesystem::path> cases;
+  std::vector<std::string> kernels;       // empty: the policy's graded kernels
+  std::vector<std::string> case_filters;  // shell patterns; empty: every case
+  std::optional<std::filesystem::path> policy;
+  std::optional<std::uint64_t> seed;      // unset: a fresh one, reported
+  std::optional<std::string> secret_seed;
+  double timeout_s = 60;
+  int min_runs = 20;
+  double min_time_ms = 25;
+  int max_runs = 100000;
+  int warmup_runs = 3;
+  std::filesystem::path output_dir = "spmv-results";
+  std::filesystem::path cache_dir;
+  std::optional<std::filesystem::path> journal;
+  std::optional<std::filesystem::path> aggregate;
+  std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;
+  int device = 0;
+  bool cusparse = true;
+  bool quiet = false;
+  bool list = false;
+  bool strict_gpu = false;
+};
+
+struct ParsedCommand {
+  bool help = false;
+  std::string help_text;
+  Options options;
+};
+
+// Throws UsageError. argv[0] is skipped.
+ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaults& defaults);
+
+}  // namespace spmv::grade

@@ -1,0 +1,67 @@
+// The scoring policy: which kernels are graded and how much each is worth,
+// the split between correctness and performance points, the speedup band,
+// and per-case weight and visibility overrides. Read from a file in the
+// configuration-file syntax of Boost.Program_options; the documented default
+// (grader/policy/default-policy.ini) is compiled into the grader.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace spmv::grade {
+
+class PolicyError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct SpeedupBand {
+  double no_credit_below = 0.25;
+  double full_credit_at = 0.9;
+};
+
+struct CaseOverride {
+  std::optional<double> weight;
+  std::optional<std::string> visibility;
+};
+
+struct Policy {
+  std::string source;  // file name, or "built-in default policy"
+  double total_points = 100;
+  double correctness_share = 0.7;
+  SpeedupBand band;
+  std::vector<std::pair<std::string, double>> kernel_weights;  // in report order
+  std::map<std::string, CaseOverride> cases;
+
+  // Listed weight; 1 for a kernel the policy does not list.
+  [[nodiscard]] double kernel_weight(const std::string& kernel) const;
+  // Position in the policy's list (report order); list size if absent.
+  [[nodiscard]] std::size_t kernel_order(const std::string& kernel) const;
+  // Kernels of weight > 0, in order.
+  [[nodiscard]] std::vector<std::string> graded_kernels() const;
+  [[nodiscard]] double case_weight(const std::string& case_name, double manifest_weight) const;
+  [[nodiscard]] std::string case_visibility(const std::string& case_name,
+                                            const std::string& manifest_visibility) const;
+};
+
+// Gradescope's test visibilities.
+bool is_valid_visibility(const std::string& visibility);
+
+// `source` names the text in errors. Unknown keys, malformed numbers and
+// out-of-range values throw PolicyError naming the source and the key.
+Policy parse_policy(const std::string& text, const std::string& source);
+Policy load_policy(const std::filesystem::path& path);
+const Policy& default_policy();
+// The text of grader/policy/default-policy.ini, as compiled in.
+const std::string& default_policy_text();
+
+// Share of a row's performance points for `speedup`: 0 below the band, 1 at
+// or above its top, linear between.
+double performance_credit(const SpeedupBand& band, double speedup);
+
+}  // namespace spmv::grade

@@ -1,0 +1,45 @@
+// What the grader needs to know before grading, found out in child
+// processes so that the grader itself never runs plugin code or starts CUDA:
+// a plugin's table (its constructors run in the child; a plugin that
+// crashes or hangs while loading costs nothing) and the GPU.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spmv/contract/plugin.h"
+
+namespace spmv::grade {
+
+struct KernelInfo {
+  std::string name;
+  spmv_format format = SPMV_FORMAT_CSR;
+  std::string description;
+};
+
+struct PluginInfo {
+  std::filesystem::path path;
+  bool loaded = false;
+  std::string error;  // why it could not be loaded
+  std::string name;
+  spmv_memory_space memory = SPMV_MEMORY_DEVICE;
+  std::vector<KernelInfo> kernels;
+  [[nodiscard]] const KernelInfo* find(const std::string& kernel) const;
+  [[nodiscard]] std::string kernel_names() const;  // "coo, csr_scalar, ..."
+};
+
+struct GpuInfo {
+  int count = 0;
+  std::string name;
+  std::optional<double> copy_gbps;  // device-to-device copy, bytes read + written
+  std::string note;                 // why there is no GPU, or no bandwidth figure
+};
+
+PluginInfo probe_plugin(const std::filesystem::path& plugin, bool forbid_vendor_libraries, double timeout_s,
+                        const std::filesystem::path& log);
+
+GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log);
+
+}  // namespace spmv::grade

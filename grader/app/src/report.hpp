@@ -1,0 +1,54 @@
+// Reports made from the rows: the console (progress lines, table, score),
+// Gradescope's results.json and a Markdown summary. Pure functions of the
+// rows, the policy and the run's facts; writing files is reporter.hpp's job.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy.hpp"
+#include "row.hpp"
+#include "scoring.hpp"
+
+namespace spmv::grade {
+
+// Facts about the run for report headers.
+struct RunInfo {
+  std::string submission;       // plugin path
+  std::string submission_name;  // the plugin's own name
+  std::string reference;
+  std::string device;           // GPU name, or what ran instead
+  std::optional<double> copy_gbps;
+  std::optional<std::uint64_t> seed;  // absent with a secret seed
+  bool secret_seed = false;
+  std::vector<std::string> notes;     // e.g. that no GPU was found
+  double elapsed_s = 0;
+};
+
+// Kernel-major (the policy's kernel order), then cases in their list order.
+std::vector<RowResult> in_report_order(std::vector<RowResult> rows);
+
+// "3 pass, 1 wrong, 2 not applicable"
+std::string verdict_counts(const std::vector<RowResult>& rows);
+
+// Console.
+std::string progress_line(const RowResult& row, std::size_t done, std::size_t total);
+std::string console_report(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
+std::string score_line(const ScoreSummary& summary, const std::vector<RowResult>& rows);
+
+// Gradescope's results.json.
+std::string gradescope_json(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
+
+// summary.md.
+std::string markdown_summary(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
+
+// Cells shared by the console and Markdown tables ("-" when absent).
+struct RowCells {
+  std::string verdict, max_error, ms, reference_ms, speedup, gbps, percent_of_copy, cusparse_gbps, points;
+};
+RowCells cells_of(const RowResult& row, const RowScore& score);
+
+}  // namespace spmv::grade

@@ -1,0 +1,80 @@
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "report.hpp"
+
+namespace spmv::grade {
+namespace {
+
+// A table cell: pipes would end the cell, newlines the row.
+std::string cell(const std::string& text) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '|') {
+      out += "\\|";
+    } else if (c == '\n' || c == '\r') {
+      out += ' ';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string code_block(const std::string& text) {
+  // A fence longer than any backtick run inside keeps the block closed.
+  std::size_t longest = 0;
+  std::size_t run = 0;
+  for (const char c : text) {
+    run = c == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+  const std::string fence(std::max<std::size_t>(3, longest + 1), '`');
+  return fence + "\n" + text + (text.empty() || text.back() != '\n' ? "\n" : "") + fence + "\n";
+}
+
+void write_header(std::ostringstream& out, const ScoreSummary& summary, const std::vector<RowResult>& rows,
+                  const RunInfo& info) {
+  out << "# SpMV grading report\n\n";
+  out << "**" << score_line(summary, rows) << "**\n\n";
+  out << "- Submission: `" << info.submission << "`";
+  if (!info.submission_name.empty()) out << " (plugin \"" << info.submission_name << "\")";
+  out << "\n- Reference: `" << info.reference << "`\n";
+  out << "- Device: " << (info.device.empty() ? "-" : info.device);
+  if (info.copy_gbps) out << " (device-to-device copy " << static_cast<long>(*info.copy_gbps) << " GB/s)";
+  out << "\n- Seed: " << (info.secret_seed ? "secret" : info.seed ? std::to_string(*info.seed) : "-") << "\n";
+  for (const auto& note : info.notes) out << "\n> " << note << "\n";
+}
+
+}  // namespace
+
+std::string markdown_summary(const Policy& policy, const std::vector<RowResult>& unordered, const RunInfo& info) {
+  const auto rows = in_report_order(unordered);
+  const ScoreSummary summary = score_rows(policy, rows);
+  std::ostringstream out;
+  write_header(out, summary, rows, info);
+  out << "\n| Kernel | Case | Verdict | Max error / allowed | ms | Reference ms | Speedup | GB/s | % of copy "
+         "| cuSPARSE GB/s | Points |\n";
+  out << "|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const RowCells c = cells_of(rows[i], summary.rows[i]);
+    out << "| " << cell(rows[i].kernel) << " | " << cell(rows[i].case_name) << " | " << c.verdict << " | "
+        << c.max_error << " | " << c.ms << " | " << c.reference_ms << " | " << c.speedup << " | " << c.gbps << " | "
+        << c.percent_of_copy << " | " << c.cusparse_gbps << " | " << c.points << " |\n";
+  }
+  bool heading = false;
+  for (const auto& row : rows) {
+    if (row.verdict == Verdict::kPass) continue;
+    if (!heading) out << "\n## Rows that did not pass\n";
+    heading = true;
+    out << "\n### " << row.kernel << " / " << row.case_name << "\n\n" << row.summary << "\n";
+    if (!row.detail.empty()) out << "\n" << code_block(row.detail);
+    if (!row.submission_output.empty()) out << "\nSubmission output:\n\n" << code_block(row.submission_output);
+  }
+  out << "\nGB/s counts the bytes a kernel must move at least (its format's arrays, x and y, each once); "
+         "speedup = reference time / submission time (medians).\n";
+  return out.str();
+}
+
+}  // namespace spmv::grade

@@ -1,0 +1,95 @@
+#include "reporter.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <stdexcept>
+
+#include "row_json.hpp"
+
+namespace spmv::grade {
+
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  auto temporary = path;
+  temporary += ".tmp";
+  {
+    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+    file << text;
+    file.flush();
+    if (!file) throw std::runtime_error(temporary.string() + ": cannot write");
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, path, error);
+  if (error) throw std::runtime_error(path.string() + ": cannot replace: " + error.message());
+}
+
+Reporter::Reporter(Settings settings, const Policy& policy, RunInfo info)
+    : settings_(std::move(settings)), policy_(policy), info_(std::move(info)), terminal_(::isatty(STDOUT_FILENO) != 0) {}
+
+void Reporter::write_reports(const std::vector<RowResult>& rows) {
+  info_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  if (settings_.journal) {
+    std::string lines;
+    for (const auto& row : rows) lines += row_to_json_line(row) + "\n";
+    write_file_atomically(*settings_.journal, lines);
+    return;
+  }
+  write_file_atomically(settings_.output_dir / "results.json", gradescope_json(policy_, rows, info_));
+  write_file_atomically(settings_.output_dir / "summary.md", markdown_summary(policy_, rows, info_));
+}
+
+void Reporter::start(const std::vector<RowResult>& rows) {
+  std::filesystem::create_directories(settings_.output_dir / "logs");
+  if (settings_.journal && settings_.journal->has_parent_path()) {
+    std::filesystem::create_directories(settings_.journal->parent_path());
+  }
+  if (!settings_.journal) {
+    rows_file_.open(settings_.output_dir / "rows.jsonl", std::ios::trunc);
+    if (!rows_file_) throw std::runtime_error((settings_.output_dir / "rows.jsonl").string() + ": cannot write");
+  }
+  write_reports(rows);
+}
+
+void Reporter::row_started(const std::vector<RowResult>& rows, std::size_t index) {
+  if (settings_.quiet || !terminal_) return;
+  const auto& row = rows[index];
+  std::cout << "\r\033[K[" << finished_ + 1 << "/" << rows.size() << "] " << row.kernel << " / " << row.case_name
+            << " ..." << std::flush;
+}
+
+void Reporter::row_finished(const std::vector<RowResult>& rows, std::size_t index) {
+  ++finished_;
+  if (rows_file_.is_open()) rows_file_ << row_to_json_line(rows[index]) << '\n' << std::flush;
+  write_reports(rows);
+  if (settings_.quiet) return;
+  if (terminal_) std::cout << "\r\033[K";
+  std::cout << progress_line(rows[index], finished_, rows.size()) << std::endl;
+}
+
+void Reporter::finish(const std::vector<RowResult>& rows) {
+  write_reports(rows);
+  const ScoreSummary summary = score_rows(policy_, rows);
+  if (settings_.quiet) {
+    if (settings_.journal) {
+      for (const auto& row : rows) std::cout << row.kernel << " / " << row.case_name << ": " << row.summary << '\n';
+      if (!rows.empty() && !rows.front().submission_output.empty()) {
+        std::cout << "submission output:\n" << rows.front().submission_output << '\n';
+      }
+    } else {
+      std::cout << score_line(summary, rows) << '\n';
+    }
+    std::cout << std::flush;
+    return;
+  }
+  std::cout << console_report(policy_, rows, info_);
+  if (settings_.journal) {
+    std::cout << "Rows written to " << settings_.journal->string() << '\n';
+  } else {
+    std::cout << "Reports: " << (settings_.output_dir / "results.json").string() << ", "
+              << (settings_.output_dir / "summary.md").string() << '\n';
+  }
+  std::cout << std::flush;
+}
+
+}  // namespace spmv::grade

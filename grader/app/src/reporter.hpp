@@ -1,0 +1,55 @@
+// Keeps the reports on disk current while grading, so a grader killed
+// mid-run still leaves a valid results.json with every finished row (the
+// unfinished ones "not run"). After each row: rows.jsonl gets the row
+// appended and flushed, results.json and summary.md are rewritten (a temp
+// file renamed over the old one, never a half-written file). In journal mode
+// (CTest) only the journal file is kept, rewritten whole after each row.
+#pragma once
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <vector>
+
+#include "policy.hpp"
+#include "report.hpp"
+#include "row.hpp"
+
+namespace spmv::grade {
+
+// Writes `text` to a temporary file beside `path`, then renames it over
+// `path`. Throws std::runtime_error naming the file.
+void write_file_atomically(const std::filesystem::path& path, const std::string& text);
+
+class Reporter {
+ public:
+  struct Settings {
+    std::filesystem::path output_dir;
+    std::optional<std::filesystem::path> journal;
+    bool quiet = false;
+  };
+
+  Reporter(Settings settings, const Policy& policy, RunInfo info);
+
+  RunInfo& info() { return info_; }
+  // Every planned row, all "not run".
+  void start(const std::vector<RowResult>& rows);
+  void row_started(const std::vector<RowResult>& rows, std::size_t index);
+  void row_finished(const std::vector<RowResult>& rows, std::size_t index);
+  // Final reports and the console table and score.
+  void finish(const std::vector<RowResult>& rows);
+
+ private:
+  void write_reports(const std::vector<RowResult>& rows);
+
+  Settings settings_;
+  const Policy& policy_;
+  RunInfo info_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::ofstream rows_file_;
+  bool terminal_ = false;
+  std::size_t finished_ = 0;
+};
+
+}  // namespace spmv::grade

@@ -1,0 +1,22 @@
+// RowResult <-> JSON: the object of one line of rows.jsonl (and of a
+// --journal file), read back by --aggregate.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "json.hpp"
+#include "row.hpp"
+
+namespace spmv::grade {
+
+void write_row(JsonWriter& out, const RowResult& row);
+// One line, no newline.
+std::string row_to_json_line(const RowResult& row);
+// Throws JsonError naming the missing or mistyped member.
+RowResult row_from_json(const JsonValue& object);
+// Every row of a JSON-lines file; errors name the file and line.
+std::vector<RowResult> read_rows_file(const std::filesystem::path& path);
+
+}  // namespace spmv::grade

@@ -1,0 +1,62 @@
+#include "scoring.hpp"
+
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace spmv::grade {
+namespace {
+
+double row_case_weight(const Policy& policy, const RowResult& row) {
+  return policy.case_weight(row.case_name, row.case_weight);
+}
+
+// Sum of the case weights of each kernel's counted rows.
+std::map<std::string, double> counted_case_weights(const Policy& policy, const std::vector<RowResult>& rows) {
+  std::map<std::string, double> sums;
+  for (const auto& row : rows) {
+    if (counts_towards_score(row.verdict)) sums[row.kernel] += row_case_weight(policy, row);
+  }
+  return sums;
+}
+
+double earned_share(const Policy& policy, const RowResult& row) {
+  if (row.verdict != Verdict::kPass) return 0;
+  const double performance = row.speedup ? performance_credit(policy.band, *row.speedup) : 0;
+  return policy.correctness_share + (1 - policy.correctness_share) * performance;
+}
+
+}  // namespace
+
+ScoreSummary score_rows(const Policy& policy, const std::vector<RowResult>& rows) {
+  const auto case_weight_sums = counted_case_weights(policy, rows);
+  // Kernels whose rows are all left out hand their share to the others.
+  double kernel_weight_sum = 0;
+  for (const auto& [kernel, case_sum] : case_weight_sums) {
+    if (case_sum > 0) kernel_weight_sum += policy.kernel_weight(kernel);
+  }
+
+  ScoreSummary summary;
+  double log_speedup_sum = 0;
+  for (const auto& row : rows) {
+    RowScore scored;
+    scored.counted = counts_towards_score(row.verdict);
+    const double case_sum = scored.counted ? case_weight_sums.at(row.kernel) : 0;
+    if (scored.counted && case_sum > 0 && kernel_weight_sum > 0) {
+      scored.max_score = policy.total_points * (policy.kernel_weight(row.kernel) / kernel_weight_sum) *
+                         (row_case_weight(policy, row) / case_sum);
+      scored.score = scored.max_score * earned_share(policy, row);
+    }
+    summary.score += scored.score;
+    summary.max_score += scored.max_score;
+    summary.rows.push_back(scored);
+    if (row.verdict == Verdict::kPass && row.speedup && *row.speedup > 0) {
+      log_speedup_sum += std::log(*row.speedup);
+      ++summary.timed_rows;
+    }
+  }
+  if (summary.timed_rows > 0) summary.geomean_speedup = std::exp(log_speedup_sum / summary.timed_rows);
+  return summary;
+}
+
+}  // namespace spmv::grade

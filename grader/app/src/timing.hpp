@@ -1,0 +1,36 @@
+// Repeated timing of launches: warm-up, then the sides (submission and
+// reference) alternate launch by launch, so clock changes and other load hit
+// both alike, until each side has a minimum count and has spent a minimum
+// wall-clock time being timed. Wall-clock, not the samples' sum: a kernel of
+// a few microseconds then needs hundreds of samples, not tens of thousands
+// each paying a synchronization.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+namespace spmv::grade {
+
+struct TimingOptions {
+  int min_runs = 20;
+  int max_runs = 100000;
+  int warmup_runs = 3;
+  double min_time_ms = 25;
+};
+
+struct TimingResult {
+  double median_ms = 0;
+  int samples = 0;
+};
+
+// One launch of one side, timed: returns its time in milliseconds and throws
+// if the launch fails.
+using TimedLaunch = std::function<double()>;
+
+// `on_timing_starts` runs between the warm-up and the first timed launch.
+std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides, const TimingOptions& options,
+                                           const std::function<void()>& on_timing_starts = {});
+
+double median(std::vector<double> values);
+
+}  // namespace spmv::grade

@@ -1,0 +1,109 @@
+#include "uploaded.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <stdexcept>
+
+#include "spmv/plugin/plugin.hpp"
+
+namespace spmv::grade {
+namespace {
+
+struct ArrayRecord {
+  std::string name;
+  const RawBuffer* buffer;
+  const void* original;
+  std::size_t bytes;
+};
+
+template <typename T>
+ArrayRecord record(std::string name, const Buffer<T>& buffer, const std::vector<T>& original) {
+  return {std::move(name), &buffer.raw(), original.data(), original.size() * sizeof(T)};
+}
+
+std::vector<ArrayRecord> arrays_of(const CooBuffers& b, const CooMatrix& a, const std::string& prefix = {}) {
+  return {record(prefix + "row_idx", b.row_idx, a.row_idx), record(prefix + "col_idx", b.col_idx, a.col_idx),
+          record(prefix + "values", b.values, a.values)};
+}
+std::vector<ArrayRecord> arrays_of(const CsrBuffers& b, const CsrMatrix& a) {
+  return {record("row_ptr", b.row_ptr, a.row_ptr), record("col_idx", b.col_idx, a.col_idx),
+          record("values", b.values, a.values)};
+}
+std::vector<ArrayRecord> arrays_of(const EllBuffers& b, const EllMatrix& a, const std::string& prefix = {}) {
+  return {record(prefix + "row_length", b.row_length, a.row_length), record(prefix + "col_idx", b.col_idx, a.col_idx),
+          record(prefix + "values", b.values, a.values)};
+}
+std::vector<ArrayRecord> arrays_of(const HybBuffers& b, const HybMatrix& a) {
+  auto arrays = arrays_of(b.ell, a.ell, "ell.");
+  for (auto& coo : arrays_of(b.coo, a.coo, "coo.")) arrays.push_back(std::move(coo));
+  return arrays;
+}
+std::vector<ArrayRecord> arrays_of(const JdsBuffers& b, const JdsMatrix& a) {
+  return {record("row_perm", b.row_perm, a.row_perm), record("jd_ptr", b.jd_ptr, a.jd_ptr),
+          record("col_idx", b.col_idx, a.col_idx), record("values", b.values, a.values)};
+}
+
+// Buffers of one format and the host matrix they came from. A kernel gets
+// a pointer to the view, so the view's bytes are kept to compare with too
+// (bytes, not a copy: a copy need not preserve the padding).
+template <typename Buffers, typename Matrix>
+class Uploaded final : public UploadedMatrix {
+ public:
+  Uploaded(MemorySpace space, const Matrix& matrix)
+      : buffers_(upload(space, matrix)), arrays_(arrays_of(buffers_, matrix)) {
+    std::memcpy(original_view_.data(), &buffers_.view, sizeof buffers_.view);
+  }
+
+  [[nodiscard]] const void* view() const override { return &buffers_.view; }
+
+  [[nodiscard]] std::vector<std::string> modified_arrays() const override {
+    std::vector<std::string> modified;
+    if (std::memcmp(&buffers_.view, original_view_.data(), sizeof buffers_.view) != 0) {
+      modified.emplace_back("the view struct");
+    }
+    for (const auto& array : arrays_) {
+      if (!same_contents(*array.buffer, array.original, array.bytes)) modified.push_back(array.name);
+    }
+    return modified;
+  }
+
+ private:
+  Buffers buffers_;
+  std::vector<ArrayRecord> arrays_;
+  std::array<unsigned char, sizeof(Buffers::view)> original_view_{};
+};
+
+template <typename Buffers, typename Matrix>
+std::unique_ptr<UploadedMatrix> make(MemorySpace space, const std::optional<Matrix>& matrix, spmv_format format) {
+  if (!matrix) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
+  return std::make_unique<Uploaded<Buffers, Matrix>>(space, *matrix);
+}
+
+}  // namespace
+
+bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes) {
+  constexpr std::size_t kChunk = std::size_t{16} << 20;
+  std::vector<char> copy(std::min(bytes, kChunk));
+  const auto* expected = static_cast<const char*>(original);
+  for (std::size_t offset = 0; offset < bytes; offset += kChunk) {
+    const std::size_t length = std::min(kChunk, bytes - offset);
+    buffer.copy_to_host(copy.data(), length, offset);
+    if (std::memcmp(copy.data(), expected + offset, length) != 0) return false;
+  }
+  return true;
+}
+
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, spmv_format format, const PreparedCase& p) {
+  switch (format) {
+    case SPMV_FORMAT_CSR: return std::make_unique<Uploaded<CsrBuffers, CsrMatrix>>(space, p.csr);
+    case SPMV_FORMAT_COO: return make<CooBuffers>(space, p.coo, format);
+    case SPMV_FORMAT_ELL: return make<EllBuffers>(space, p.ell, format);
+    case SPMV_FORMAT_HYB: return make<HybBuffers>(space, p.hyb, format);
+    case SPMV_FORMAT_JDS: return make<JdsBuffers>(space, p.jds, format);
+    case SPMV_FORMAT_SELL: break;
+  }
+  throw std::invalid_argument(std::string("no upload for format ") + format_name(format));
+}
+
+}  // namespace spmv::grade

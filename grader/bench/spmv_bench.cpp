@@ -1,0 +1,285 @@
+// spmv-bench: times the reference kernels against cuSPARSE on large sparse
+// matrices (see --help, and docs/performance.md for the method).
+//
+// Per matrix: the host builds it and every format the selected kernels need
+// (the next matrix is built while the GPU times this one); then for every
+// kernel: poison y, one call, check against the golden result; only a
+// correct kernel is timed, and its y is checked again after the timed calls.
+#include <cuda_runtime_api.h>
+
+#include <future>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "spmv/contract/plugin_table.hpp"
+#include "spmv/core/tolerance.hpp"
+#include "spmv/memory/buffer.hpp"
+#include "spmv_bench/cuda_check.hpp"
+#include "spmv_bench/kernels.hpp"
+#include "spmv_bench/options.hpp"
+#include "spmv_bench/report.hpp"
+#include "spmv_bench/suite.hpp"
+#include "spmv_bench/timing.hpp"
+#include "spmv_bench/workload.hpp"
+
+namespace spmv::bench {
+namespace {
+
+// cuda-samples' "waived" code: CTest's SKIP_RETURN_CODE shows it as skipped.
+constexpr int kExitNoGpu = 2;
+
+// Created with default flags, so the stream also waits for work on the
+// legacy default stream, where the synchronous uploads run.
+class Stream {
+ public:
+  Stream() { SPMV_CUDA_CHECK(cudaStreamCreate(&stream_)); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  ~Stream() { cudaStreamDestroy(stream_); }
+  [[nodiscard]] cudaStream_t get() const { return stream_; }
+
+ private:
+  cudaStream_t stream_ = nullptr;
+};
+
+std::vector<const KernelInfo*> select_kernels(const std::vector<KernelInfo>& catalogue,
+                                              const std::vector<std::string>& filters) {
+  std::vector<const KernelInfo*> selected;
+  bool any_match = false;
+  for (const KernelInfo& kernel : catalogue) {
+    const bool match = kernel_selected(filters, kernel.name);
+    any_match = any_match || match;
+    if (match || kernel.name == kBaselineKernel) selected.push_back(&kernel);
+  }
+  if (!any_match) {
+    std::string names;
+    for (const KernelInfo& kernel : catalogue) names += " " + kernel.name;
+    throw UsageError("no kernel name contains any --kernel text; the kernels are:" + names);
+  }
+  return selected;
+}
+
+std::set<HostFormat> formats_needed(const std::vector<const KernelInfo*>& kernels) {
+  std::set<HostFormat> formats;
+  for (const KernelInfo* kernel : kernels) {
+    if (kernel->host_format) formats.insert(*kernel->host_format);
+  }
+  return formats;
+}
+
+void print_list(const std::vector<KernelInfo>& catalogue) {
+  std::cout << "Suite matrices (--suite NAME): the full-size spec, then the --quick one\n";
+  for (const SuiteEntry& entry : benchmark_suite()) {
+    std::cout << "  " << entry.name << ": " << entry.exercises << "\n      " << entry.spec << "\n      "
+              << entry.quick_spec << '\n';
+  }
+  std::cout << "\nKernels (--kernel TEXT selects names containing TEXT)\n";
+  for (const KernelInfo& kernel : catalogue) {
+    std::cout << "  " << kernel.name << " [" << kernel.provider << ", " << kernel.format
+              << "]: " << kernel.description << '\n';
+  }
+}
+
+void print_setup(const BenchOptions& options, cusparseHandle_t cusparse) {
+  cudaDeviceProp properties{};
+  SPMV_CUDA_CHECK(cudaGetDeviceProperties(&properties, options.device));
+  int runtime = 0;
+  int driver = 0;
+  int cusparse_version = 0;
+  SPMV_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+  SPMV_CUDA_CHECK(cudaDriverGetVersion(&driver));
+  SPMV_CUSPARSE_CHECK(cusparseGetVersion(cusparse, &cusparse_version));
+  std::cout << "device " << options.device << ": " << properties.name << ", " << properties.multiProcessorCount
+            << " SMs, " << properties.l2CacheSize / (1 << 20) << " MiB L2, "
+            << properties.totalGlobalMem / (std::size_t{1} << 20) << " MiB memory, compute capability "
+            << properties.major << '.' << properties.minor << "\nCUDA runtime " << runtime << ", driver " << driver
+            << ", cuSPARSE " << cusparse_version << "\nx seed " << options.seed << "; timing: " << options.timing.warmup_runs
+            << " warm-up calls, then at least " << options.timing.min_runs << " calls and "
+            << options.timing.min_seconds << " s per kernel (at most " << options.timing.max_seconds << " s)\n";
+}
+
+void print_copy_bandwidth(const CopyBandwidth& copy) {
+  std::cout << "device-to-device copy of " << (copy.bytes_per_copy >> 20) << " MiB: median "
+            << copy.timing.median_ms << " ms over " << copy.timing.runs << " copies = " << copy.gb_per_s
+            << " GB/s (bytes read + written)\n"
+            << std::flush;
+}
+
+// After a failure: false when the CUDA context is broken for good (a sticky
+// error such as an illegal address), so no further kernel can be trusted.
+bool device_still_usable() {
+  cudaGetLastError();  // clears an error that is not sticky
+  return cudaDeviceSynchronize() == cudaSuccess && cudaGetLastError() == cudaSuccess;
+}
+
+ToleranceVerdict check_y(const DeviceWorkload& w) {
+  const HostWorkload& host = w.host();
+  const std::vector<float> y = w.download_y();
+  return check_result(host.csr, host.x, host.golden, y);
+}
+
+// One call on a poisoned (or zeroed) y; nullopt when the kernel is not
+// implemented.
+std::optional<ToleranceVerdict> check_first_call(const KernelInfo& kernel, Launcher& launcher, DeviceWorkload& w,
+                                                 cudaStream_t stream) {
+  w.fill_y(kernel.poison_y ? kPoisonBits : 0U);
+  if (!launcher.enqueue()) return std::nullopt;
+  SPMV_CUDA_CHECK(cudaStreamSynchronize(stream));
+  SPMV_CUDA_CHECK(cudaGetLastError());
+  return check_y(w);
+}
+
+struct KernelRun {
+  ResultRow row;
+  bool device_lost = false;
+};
+
+KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchContext& context, Timer& timer,
+                     const TimingOptions& timing) {
+  KernelRun run;
+  ResultRow& row = run.row;
+  row.matrix = w.host().source.label;
+  row.kernel = kernel.name;
+  row.provider = kernel.provider;
+  row.format = kernel.format;
+  try {
+    const std::unique_ptr<Launcher> launcher = kernel.make(w, context);
+    const std::optional<ToleranceVerdict> first = check_first_call(kernel, *launcher, w, context.stream);
+    if (!first) {
+      row.outcome = Outcome::kNotImplemented;
+      row.detail = "the kernel returned SPMV_NOT_IMPLEMENTED";
+      return run;
+    }
+    if (!first->passed) {
+      row.outcome = Outcome::kWrong;
+      row.detail = first->describe();
+      return run;
+    }
+    row.timing = timer.time([&launcher] { launcher->enqueue(); }, timing);
+    const ToleranceVerdict last = check_y(w);
+    if (!last.passed) {
+      row.outcome = Outcome::kWrong;
+      row.detail = "correct on its first call, wrong after " + std::to_string(row.timing.runs) +
+                   " timed calls: " + last.describe();
+      return run;
+    }
+    row.outcome = Outcome::kTimed;
+  } catch (const NotApplicable& why) {
+    row.outcome = Outcome::kNotApplicable;
+    row.detail = why.what();
+  } catch (const std::exception& error) {
+    row.outcome = Outcome::kFailed;
+    row.detail = error.what();
+    run.device_lost = !device_still_usable();
+  }
+  return run;
+}
+
+// False when the device was lost and the run must stop.
+bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels, const BenchContext& context,
+                Timer& timer, const TimingOptions& timing, Report& report) {
+  report.begin_matrix(host);
+  DeviceWorkload device(host);
+  for (const KernelInfo* kernel : kernels) {
+    const KernelRun run = run_kernel(*kernel, device, context, timer, timing);
+    report.add(run.row);
+    if (run.device_lost) {
+      report.abort_run("the CUDA context is unusable after " + kernel->name + " on " + host.source.label);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::future<HostWorkload> prepare_async(const MatrixSource& source, const std::set<HostFormat>& formats,
+                                        std::uint64_t seed) {
+  return std::async(std::launch::async, [&source, &formats, seed] {
+    return prepare_host_workload(source, formats, seed);
+  });
+}
+
+void run_all(const std::vector<MatrixSource>& sources, const std::vector<const KernelInfo*>& kernels,
+             const BenchOptions& options, const BenchContext& context, Timer& timer, Report& report) {
+  if (sources.empty()) return;
+  const std::set<HostFormat> formats = formats_needed(kernels);
+  std::future<HostWorkload> next = prepare_async(sources.front(), formats, options.seed);
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    std::optional<HostWorkload> host;
+    try {
+      host.emplace(next.get());
+    } catch (const std::exception& error) {
+      report.matrix_failed(sources[i], error.what());
+    }
+    if (i + 1 < sources.size()) next = prepare_async(sources[i + 1], formats, options.seed);
+    if (!host) continue;
+    try {
+      if (!run_matrix(*host, kernels, context, timer, options.timing, report)) return;
+    } catch (const CudaError& error) {
+      // The uploads of this matrix failed (e.g. out of device memory).
+      report.abort_run(std::string("matrix ") + host->source.label + ": " + error.what());
+      return;
+    }
+  }
+}
+
+int run(int argc, const char* const argv[]) {
+  const BenchOptions options = parse_options(argc, argv);
+  if (options.help) {
+    std::cout << help_text();
+    return 0;
+  }
+  std::vector<MatrixSource> sources;
+  try {
+    sources = resolve_sources(options.sources);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
+  }
+  const std::vector<KernelInfo> catalogue = kernel_catalogue(*SPMV_PLUGIN_ENTRY());
+  if (options.list) {
+    print_list(catalogue);
+    return 0;
+  }
+  const std::vector<const KernelInfo*> kernels = select_kernels(catalogue, options.kernel_filters);
+
+  const int devices = cuda_device_count();
+  if (devices == 0) {
+    std::cout << "no CUDA GPU: spmv-bench needs one\n";
+    return kExitNoGpu;
+  }
+  if (options.device >= devices) {
+    throw UsageError("--device " + std::to_string(options.device) + ": there are only " + std::to_string(devices) +
+                     " CUDA devices");
+  }
+  Report report(std::cout, options.csv_path);
+  SPMV_CUDA_CHECK(cudaSetDevice(options.device));
+  const Stream stream;
+  const CusparseHandle cusparse(stream.get());
+  Timer timer(stream.get());
+  print_setup(options, cusparse.get());
+  const CopyBandwidth copy = measure_copy_bandwidth(timer, stream.get(), options.copy_bytes);
+  print_copy_bandwidth(copy);
+  report.set_copy_bandwidth(copy.gb_per_s);
+
+  run_all(sources, kernels, options, BenchContext{stream.get(), cusparse.get()}, timer, report);
+  report.print_summary();
+  return report.any_failure() ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace spmv::bench
+
+int main(int argc, char* argv[]) {
+  try {
+    return spmv::bench::run(argc, argv);
+  } catch (const spmv::bench::UsageError& error) {
+    std::cerr << "spmv-bench: " << error.what() << "\n(spmv-bench --help shows the options)\n";
+    return 1;
+  } catch (const std::exception& error) {
+    std::cerr << "spmv-bench: " << error.what() << '\n';
+    return 1;
+  }
+}

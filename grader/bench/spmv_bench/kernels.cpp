@@ -1,0 +1,229 @@
+#include "spmv_bench/kernels.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "spmv/memory/buffer.hpp"
+#include "spmv/plugin/plugin.hpp"
+#include "spmv_bench/cuda_check.hpp"
+
+namespace spmv::bench {
+namespace {
+
+// ---- reference kernels: the plugin table's type-erased launch functions
+
+class ReferenceLauncher final : public Launcher {
+ public:
+  ReferenceLauncher(const spmv_kernel_entry& entry, const void* view, DeviceWorkload& w, cudaStream_t stream)
+      : entry_(entry),
+        view_(view),
+        x_(w.x()),
+        y_(w.y()),
+        stream_(stream),
+        scratch_(MemorySpace::kDevice, entry.scratch_size != nullptr ? entry.scratch_size(view) : 0) {}
+
+  bool enqueue() override {
+    const spmv_status status = entry_.launch(view_, x_, y_, scratch_.data(), stream_);
+    if (status == SPMV_SUCCESS) return true;
+    if (status == SPMV_NOT_IMPLEMENTED) return false;
+    const std::string what = std::string("launch of kernel ") + entry_.name;
+    if (status > 0) throw CudaError(what.c_str(), status);
+    throw std::runtime_error(what + " returned " + std::to_string(status) +
+                             ", which is neither SPMV_SUCCESS, a cudaError_t nor SPMV_NOT_IMPLEMENTED");
+  }
+
+ private:
+  const spmv_kernel_entry& entry_;
+  const void* view_;
+  const float* x_;
+  float* y_;
+  cudaStream_t stream_;
+  RawBuffer scratch_;  // null when the kernel asks for none, as the contract says
+};
+
+const void* reference_view(DeviceWorkload& w, spmv_format format) {
+  switch (format) {
+    case SPMV_FORMAT_COO: return &w.coo();
+    case SPMV_FORMAT_CSR: return &w.csr();
+    case SPMV_FORMAT_ELL: return &w.ell();
+    case SPMV_FORMAT_HYB: return &w.hyb();
+    case SPMV_FORMAT_JDS: return &w.jds();
+    default: break;
+  }
+  throw NotApplicable(std::string("spmv-bench cannot build the ") + format_name(format) +
+                      " format for a plugin kernel");
+}
+
+std::optional<HostFormat> host_format_of(spmv_format format) {
+  switch (format) {
+    case SPMV_FORMAT_COO: return HostFormat::kCoo;
+    case SPMV_FORMAT_ELL: return HostFormat::kEll;
+    case SPMV_FORMAT_HYB: return HostFormat::kHyb;
+    case SPMV_FORMAT_JDS: return HostFormat::kJds;
+    default: return std::nullopt;  // CSR is always there; others are n/a
+  }
+}
+
+KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& entry) {
+  return KernelInfo{
+      entry.name,
+      plugin.name,
+      format_name(entry.format),
+      entry.description != nullptr ? entry.description : "",
+      host_format_of(entry.format),
+      /*poison_y=*/true,
+      [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+        return std::make_unique<ReferenceLauncher>(entry, reference_view(w, entry.format), w, context.stream);
+      }};
+}
+
+// ---- cuSPARSE: generic API, fp32 values, int32 indices, zero-based
+
+struct SpMatDeleter {
+  void operator()(cusparseConstSpMatDescr_t descriptor) const noexcept { cusparseDestroySpMat(descriptor); }
+};
+struct DnVecDeleter {
+  void operator()(cusparseConstDnVecDescr_t descriptor) const noexcept { cusparseDestroyDnVec(descriptor); }
+};
+using SpMat = std::unique_ptr<const cusparseSpMatDescr, SpMatDeleter>;
+using ConstDnVec = std::unique_ptr<const cusparseDnVecDescr, DnVecDeleter>;
+using DnVec = std::unique_ptr<cusparseDnVecDescr, DnVecDeleter>;
+
+constexpr cusparseOperation_t kNoTranspose = CUSPARSE_OPERATION_NON_TRANSPOSE;
+
+class CusparseLauncher final : public Launcher {
+ public:
+  CusparseLauncher(const BenchContext& context, SpMat matrix, cusparseSpMVAlg_t algorithm, DeviceWorkload& w)
+      : handle_(context.cusparse), matrix_(std::move(matrix)), algorithm_(algorithm) {
+    cusparseConstDnVecDescr_t x = nullptr;
+    SPMV_CUSPARSE_CHECK(cusparseCreateConstDnVec(&x, w.host().csr.cols, w.x(), CUDA_R_32F));
+    x_.reset(x);
+    cusparseDnVecDescr_t y = nullptr;
+    SPMV_CUSPARSE_CHECK(cusparseCreateDnVec(&y, w.host().csr.rows, w.y(), CUDA_R_32F));
+    y_.reset(y);
+    std::size_t bytes = 0;
+    SPMV_CUSPARSE_CHECK(cusparseSpMV_bufferSize(handle_, kNoTranspose, &alpha_, matrix_.get(), x_.get(), &beta_,
+                                                y_.get(), CUDA_R_32F, algorithm_, &bytes));
+    // Never a null workspace, even when none is asked for: one byte keeps
+    // cuSPARSE from having to tell "none needed" from "not given".
+    workspace_ = RawBuffer(MemorySpace::kDevice, std::max<std::size_t>(bytes, 1));
+    // Analysis happens once here, outside the timed calls. It is optional,
+    // so an algorithm without one may decline.
+    const cusparseStatus_t preprocessed = cusparseSpMV_preprocess(
+        handle_, kNoTranspose, &alpha_, matrix_.get(), x_.get(), &beta_, y_.get(), CUDA_R_32F, algorithm_,
+        workspace_.data());
+    if (preprocessed != CUSPARSE_STATUS_NOT_SUPPORTED) {
+      check_cusparse_at(preprocessed, "cusparseSpMV_preprocess", SPMV_BENCH_WHERE);
+    }
+  }
+
+  bool enqueue() override {
+    SPMV_CUSPARSE_CHECK(cusparseSpMV(handle_, kNoTranspose, &alpha_, matrix_.get(), x_.get(), &beta_, y_.get(),
+                                     CUDA_R_32F, algorithm_, workspace_.data()));
+    return true;
+  }
+
+ private:
+  cusparseHandle_t handle_;
+  SpMat matrix_;
+  cusparseSpMVAlg_t algorithm_;
+  ConstDnVec x_;
+  DnVec y_;
+  RawBuffer workspace_;
+  float alpha_ = 1.0f;
+  float beta_ = 0.0f;
+};
+
+SpMat describe_csr(DeviceWorkload& w) {
+  const spmv_csr_view& a = w.csr();
+  cusparseConstSpMatDescr_t descriptor = nullptr;
+  SPMV_CUSPARSE_CHECK(cusparseCreateConstCsr(&descriptor, a.rows, a.cols, a.nnz, a.row_ptr, a.col_idx, a.values,
+                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                             CUDA_R_32F));
+  return SpMat(descriptor);
+}
+
+SpMat describe_coo(DeviceWorkload& w) {
+  const spmv_coo_view& a = w.coo();
+  cusparseConstSpMatDescr_t descriptor = nullptr;
+  SPMV_CUSPARSE_CHECK(cusparseCreateConstCoo(&descriptor, a.rows, a.cols, a.nnz, a.row_idx, a.col_idx, a.values,
+                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
+  return SpMat(descriptor);
+}
+
+SpMat describe_sliced_ell(DeviceWorkload& w) {
+  const SlicedEllBuffers& a = w.sliced_ell();
+  cusparseConstSpMatDescr_t descriptor = nullptr;
+  SPMV_CUSPARSE_CHECK(cusparseCreateConstSlicedEll(
+      &descriptor, a.rows, a.cols, a.nnz, static_cast<std::int64_t>(a.slots), a.slice_size, a.slice_offsets.data(),
+      a.col_idx.data(), a.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+      CUDA_R_32F));
+  return SpMat(descriptor);
+}
+
+KernelInfo cusparse_kernel(std::string name, std::string format, std::string description,
+                           std::optional<HostFormat> host_format, SpMat (*describe)(DeviceWorkload&),
+                           cusparseSpMVAlg_t algorithm) {
+  return KernelInfo{std::move(name),
+                    "cuSPARSE",
+                    std::move(format),
+                    std::move(description),
+                    host_format,
+                    /*poison_y=*/false,
+                    [describe, algorithm](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+                      return std::make_unique<CusparseLauncher>(context, describe(w), algorithm, w);
+                    }};
+}
+
+void require_usable(const spmv_plugin& plugin) {
+  const std::string name = plugin.name != nullptr ? plugin.name : "(unnamed)";
+  if (plugin.abi_version != SPMV_PLUGIN_ABI_VERSION) {
+    throw std::runtime_error("plugin table \"" + name + "\" has ABI version " +
+                             std::to_string(plugin.abi_version) + ", expected " +
+                             std::to_string(SPMV_PLUGIN_ABI_VERSION));
+  }
+  if (plugin.memory != SPMV_MEMORY_DEVICE) {
+    throw std::runtime_error("plugin table \"" + name + "\" holds host kernels; spmv-bench times GPU kernels");
+  }
+  if (plugin.kernel_count > 0 && plugin.kernels == nullptr) {
+    throw std::runtime_error("plugin table \"" + name + "\" lists " + std::to_string(plugin.kernel_count) +
+                             " kernels but no array of them");
+  }
+}
+
+}  // namespace
+
+std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
+  require_usable(reference);
+  std::vector<KernelInfo> kernels;
+  kernels.push_back(cusparse_kernel(kBaselineKernel, "csr", "cuSPARSE CSR, CUSPARSE_SPMV_CSR_ALG1 (the default)",
+                                    std::nullopt, describe_csr, CUSPARSE_SPMV_CSR_ALG1));
+  for (std::uint32_t i = 0; i < reference.kernel_count; ++i) {
+    kernels.push_back(reference_kernel(reference, reference.kernels[i]));
+  }
+  kernels.push_back(cusparse_kernel("cusparse_csr_alg2", "csr",
+                                    "cuSPARSE CSR, CUSPARSE_SPMV_CSR_ALG2 (bit-wise deterministic)", std::nullopt,
+                                    describe_csr, CUSPARSE_SPMV_CSR_ALG2));
+  kernels.push_back(cusparse_kernel("cusparse_coo_alg1", "coo", "cuSPARSE COO, CUSPARSE_SPMV_COO_ALG1",
+                                    HostFormat::kCoo, describe_coo, CUSPARSE_SPMV_COO_ALG1));
+  kernels.push_back(cusparse_kernel("cusparse_sell_alg1", "sell",
+                                    "cuSPARSE sliced ELL (slices of 32 rows), CUSPARSE_SPMV_SELL_ALG1",
+                                    HostFormat::kSlicedEll, describe_sliced_ell, CUSPARSE_SPMV_SELL_ALG1));
+  return kernels;
+}
+
+CusparseHandle::CusparseHandle(cudaStream_t stream) {
+  SPMV_CUSPARSE_CHECK(cusparseCreate(&handle_));
+  try {
+    SPMV_CUSPARSE_CHECK(cusparseSetStream(handle_, stream));
+  } catch (...) {
+    cusparseDestroy(handle_);
+    throw;
+  }
+}
+
+CusparseHandle::~CusparseHandle() { cusparseDestroy(handle_); }
+
+}  // namespace spmv::bench

@@ -1,0 +1,70 @@
+// The kernels spmv-bench times: every entry of the reference plugin table
+// (so a kernel added to the table appears here without a change) and
+// cuSPARSE's SpMV on CSR (ALG1, ALG2), COO and sliced ELL.
+#pragma once
+
+#include <cusparse.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "spmv/contract/plugin.h"
+#include "spmv_bench/workload.hpp"
+
+namespace spmv::bench {
+
+// One prepared SpMV: enqueues y = A * x on its stream. Preparation
+// (scratch, cuSPARSE buffers and analysis) happens in the constructor, so
+// enqueue() never allocates or synchronizes.
+class Launcher {
+ public:
+  virtual ~Launcher() = default;
+  // False when the kernel reports SPMV_NOT_IMPLEMENTED; throws on a failure.
+  virtual bool enqueue() = 0;
+};
+
+struct BenchContext {
+  cudaStream_t stream = nullptr;
+  cusparseHandle_t cusparse = nullptr;  // bound to `stream`
+};
+
+struct KernelInfo {
+  std::string name;      // unique, e.g. "csr_vector", "cusparse_csr_alg1"
+  std::string provider;  // the reference plugin's name, or "cuSPARSE"
+  std::string format;    // "csr", "coo", ...
+  std::string description;
+  std::optional<HostFormat> host_format;  // what it needs besides CSR
+  // Whether the correctness check starts from a NaN-poisoned y (the
+  // contract: every row is written) or from zeros (cuSPARSE computes
+  // alpha * A * x + beta * y; whether it reads y when beta = 0 is not what
+  // the bench checks).
+  bool poison_y = true;
+  // Throws NotApplicable when the matrix cannot be given to the kernel.
+  std::function<std::unique_ptr<Launcher>(DeviceWorkload&, const BenchContext&)> make;
+};
+
+// Speedups are relative to this kernel, which therefore always runs first.
+inline constexpr const char* kBaselineKernel = "cusparse_csr_alg1";
+
+// Baseline first, then the reference table in its order, then the other
+// cuSPARSE kernels. Throws std::runtime_error for a table of another ABI
+// version or of host kernels.
+std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference);
+
+// RAII cuSPARSE handle bound to one stream.
+class CusparseHandle {
+ public:
+  explicit CusparseHandle(cudaStream_t stream);
+  CusparseHandle(const CusparseHandle&) = delete;
+  CusparseHandle& operator=(const CusparseHandle&) = delete;
+  ~CusparseHandle();
+  [[nodiscard]] cusparseHandle_t get() const { return handle_; }
+
+ private:
+  cusparseHandle_t handle_ = nullptr;
+};
+
+}  // namespace spmv::bench

@@ -1,0 +1,43 @@
+// The command line of spmv-bench.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "spmv_bench/suite.hpp"
+#include "spmv_bench/timing.hpp"
+
+namespace spmv::bench {
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct BenchOptions {
+  SourceRequest sources;
+  std::vector<std::string> kernel_filters;  // substrings; empty = every kernel
+  TimingOptions timing;
+  std::optional<std::filesystem::path> csv_path;
+  std::uint64_t seed = 0;  // of the x vector
+  int device = 0;
+  std::size_t copy_bytes = 0;  // one way, for the copy-bandwidth measurement
+  bool list = false;
+  bool help = false;
+};
+
+// Throws UsageError naming the bad option or value.
+BenchOptions parse_options(int argc, const char* const argv[]);
+
+// The --help text: options, exit codes and the byte model behind GB/s.
+std::string help_text();
+
+// True when a kernel of this name is selected by the filters.
+bool kernel_selected(const std::vector<std::string>& filters, const std::string& kernel_name);
+
+}  // namespace spmv::bench

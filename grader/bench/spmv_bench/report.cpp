@@ -1,0 +1,241 @@
+#include "spmv_bench/report.hpp"
+
+#include <algorithm>
+#include <cstdarg>
+#include <cstdio>
+#include <stdexcept>
+
+#include "spmv_bench/kernels.hpp"
+
+namespace spmv::bench {
+namespace {
+
+// printf into a std::string; the attribute keeps format/argument checks at
+// every call site.
+[[gnu::format(printf, 1, 2)]] std::string printf_string(const char* format, ...) {
+  std::va_list args;
+  va_start(args, format);
+  std::va_list measuring;
+  va_copy(measuring, args);
+  const int size = std::vsnprintf(nullptr, 0, format, measuring);
+  va_end(measuring);
+  if (size < 0) {
+    va_end(args);
+    throw std::runtime_error(std::string("bad format string: ") + format);
+  }
+  std::string text(static_cast<std::size_t>(size) + 1, '\0');
+  std::vsnprintf(text.data(), text.size(), format, args);
+  va_end(args);
+  text.resize(static_cast<std::size_t>(size));
+  return text;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
+constexpr const char* kCsvHeader =
+    "matrix,origin,rows,cols,nnz,max_row,kernel,provider,format,status,median_ms,min_ms,max_ms,runs,"
+    "gflops,gb_per_s,percent_of_copy,speedup_vs_cusparse_csr_alg1,model_bytes,detail";
+
+constexpr int kKernelColumn = 20;
+
+std::string indent_lines(const std::string& text, const std::string& prefix) {
+  std::string result = prefix;
+  for (const char c : text) {
+    result += c;
+    if (c == '\n') result += prefix;
+  }
+  return result;
+}
+
+}  // namespace
+
+const char* outcome_label(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kTimed: return "ok";
+    case Outcome::kWrong: return "WRONG";
+    case Outcome::kNotApplicable: return "n/a";
+    case Outcome::kNotImplemented: return "n/impl";
+    case Outcome::kFailed: return "FAILED";
+  }
+  return "unknown";
+}
+
+double model_bytes(const MatrixStats& stats) {
+  const auto rows = static_cast<double>(stats.rows);
+  const auto cols = static_cast<double>(stats.cols);
+  const auto nnz = static_cast<double>(stats.nnz);
+  return 8.0 * nnz + 4.0 * (rows + 1.0) + 4.0 * cols + 4.0 * rows;
+}
+
+Metrics metrics_of(const MatrixStats& stats, const TimingResult& timing, double copy_gb_per_s,
+                   std::optional<double> baseline_ms) {
+  Metrics metrics;
+  const double seconds = timing.median_ms * 1e-3;
+  if (!(seconds > 0)) return metrics;
+  metrics.gflops = 2.0 * static_cast<double>(stats.nnz) / seconds * 1e-9;
+  metrics.gb_per_s = model_bytes(stats) / seconds * 1e-9;
+  metrics.percent_of_copy = copy_gb_per_s > 0 ? 100.0 * metrics.gb_per_s / copy_gb_per_s : 0.0;
+  if (baseline_ms) metrics.speedup = *baseline_ms / timing.median_ms;
+  return metrics;
+}
+
+Report::Report(std::ostream& out, const std::optional<std::filesystem::path>& csv_path) : out_(out) {
+  if (!csv_path) return;
+  csv_.open(*csv_path);
+  if (!csv_) throw std::runtime_error("cannot write the CSV file " + csv_path->string());
+  csv_ << kCsvHeader << '\n' << std::flush;
+}
+
+void Report::begin_matrix(const HostWorkload& host) {
+  const MatrixStats& s = host.stats;
+  matrices_.push_back({host.source.label, host.source.origin, s, std::nullopt, {}});
+  out_ << printf_string("\n== %s: %s\n   %d x %d, %lld nnz, longest row %d, %d empty rows, %.1f MB by the "
+                        "byte model; host preparation %.1f s\n",
+                        host.source.label.c_str(), host.source.origin.c_str(), s.rows, s.cols,
+                        static_cast<long long>(s.nnz), s.max_row, s.empty_rows, model_bytes(s) * 1e-6,
+                        host.prepare_seconds)
+       << printf_string("   %-*s %-8s %9s %9s %8s %6s %8s\n", kKernelColumn, "kernel", "status", "ms", "GFLOP/s",
+                        "GB/s", "%copy", "vs ALG1")
+       << std::flush;
+}
+
+void Report::add(const ResultRow& row) {
+  if (matrices_.empty() || matrices_.back().label != row.matrix) {
+    throw std::logic_error("Report::add: row for matrix " + row.matrix + " outside its begin_matrix");
+  }
+  MatrixEntry& matrix = matrices_.back();
+  if (row.kernel == kBaselineKernel && row.outcome == Outcome::kTimed) matrix.baseline_ms = row.timing.median_ms;
+  const Metrics metrics = row.outcome == Outcome::kTimed
+                              ? metrics_of(matrix.stats, row.timing, copy_gb_per_s_, matrix.baseline_ms)
+                              : Metrics{};
+  if (std::find(kernel_order_.begin(), kernel_order_.end(), row.kernel) == kernel_order_.end()) {
+    kernel_order_.push_back(row.kernel);
+  }
+  rows_.push_back(row);
+  print_row(row, metrics);
+  write_csv_row(matrix, row, metrics);
+}
+
+void Report::print_row(const ResultRow& row, const Metrics& metrics) {
+  if (row.outcome == Outcome::kTimed) {
+    const std::string speedup = metrics.speedup ? printf_string("%7.2fx", *metrics.speedup) : "       -";
+    out_ << printf_string("   %-*s %-8s %9.4f %9.1f %8.1f %6.1f %s\n", kKernelColumn, row.kernel.c_str(), "ok",
+                          row.timing.median_ms, metrics.gflops, metrics.gb_per_s, metrics.percent_of_copy,
+                          speedup.c_str());
+    if (!row.detail.empty()) out_ << indent_lines(row.detail, "      ") << '\n';
+  } else if (row.outcome == Outcome::kNotApplicable || row.outcome == Outcome::kNotImplemented) {
+    out_ << printf_string("   %-*s %s (%s)\n", kKernelColumn, row.kernel.c_str(), outcome_label(row.outcome),
+                          row.detail.c_str());
+  } else {
+    // WRONG and FAILED carry a paragraph of evidence: give it its own lines.
+    out_ << printf_string("   %-*s %s\n", kKernelColumn, row.kernel.c_str(), outcome_label(row.outcome))
+         << indent_lines(row.detail, "      ") << '\n';
+  }
+  out_ << std::flush;
+}
+
+void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, const Metrics& metrics) {
+  if (!csv_.is_open()) return;
+  const bool timed = row.outcome == Outcome::kTimed;
+  const auto number = [&](double value, const char* format) { return timed ? printf_string(format, value) : ""; };
+  const MatrixStats& s = matrix.stats;
+  csv_ << csv_field(matrix.label) << ',' << csv_field(matrix.origin) << ',' << s.rows << ',' << s.cols << ','
+       << s.nnz << ',' << s.max_row << ',' << csv_field(row.kernel) << ',' << csv_field(row.provider) << ','
+       << row.format << ',' << outcome_label(row.outcome) << ',' << number(row.timing.median_ms, "%.6f") << ','
+       << number(row.timing.min_ms, "%.6f") << ',' << number(row.timing.max_ms, "%.6f") << ','
+       << (timed ? std::to_string(row.timing.runs) : "") << ',' << number(metrics.gflops, "%.2f") << ','
+       << number(metrics.gb_per_s, "%.2f") << ',' << number(metrics.percent_of_copy, "%.2f") << ','
+       << (timed && metrics.speedup ? printf_string("%.4f", *metrics.speedup) : "") << ','
+       << printf_string("%.0f", model_bytes(s)) << ',' << csv_field(row.detail) << '\n'
+       << std::flush;
+}
+
+void Report::matrix_failed(const MatrixSource& source, const std::string& why) {
+  matrices_.push_back({source.label, source.origin, {}, std::nullopt, why});
+  out_ << "\n== " << source.label << ": " << source.origin << "\n   could not be prepared: " << why << '\n'
+       << std::flush;
+}
+
+void Report::abort_run(const std::string& why) {
+  abort_reason_ = why;
+  out_ << "\nspmv-bench: stopping: " << why << '\n' << std::flush;
+}
+
+const ResultRow* Report::find(const std::string& matrix, const std::string& kernel) const {
+  for (const ResultRow& row : rows_) {
+    if (row.matrix == matrix && row.kernel == kernel) return &row;
+  }
+  return nullptr;
+}
+
+void Report::print_pivot(const std::string& title, bool speedups) {
+  const int column = static_cast<int>(kLabelWidth) + 1;
+  out_ << '\n' << title << '\n' << printf_string("%-*s", kKernelColumn, "kernel");
+  for (const MatrixEntry& matrix : matrices_) out_ << printf_string("%*s", column, matrix.label.c_str());
+  out_ << '\n';
+  for (const std::string& kernel : kernel_order_) {
+    out_ << printf_string("%-*s", kKernelColumn, kernel.c_str());
+    for (const MatrixEntry& matrix : matrices_) {
+      const ResultRow* row = find(matrix.label, kernel);
+      std::string cell = "-";
+      if (row != nullptr && row->outcome != Outcome::kTimed) {
+        cell = outcome_label(row->outcome);
+      } else if (row != nullptr) {
+        const Metrics m = metrics_of(matrix.stats, row->timing, copy_gb_per_s_, matrix.baseline_ms);
+        if (!speedups) {
+          cell = printf_string("%.0f", m.gb_per_s);
+        } else if (m.speedup) {
+          cell = printf_string("%.2fx", *m.speedup);
+        }
+      }
+      out_ << printf_string("%*s", column, cell.c_str());
+    }
+    out_ << '\n';
+  }
+}
+
+void Report::print_summary() {
+  out_ << "\n==== spmv-bench summary ====";
+  print_pivot(printf_string("GB/s (bytes = 8*nnz + 4*(rows+1) + 4*cols + 4*rows; device copy %.0f GB/s):",
+                            copy_gb_per_s_),
+              false);
+  print_pivot(std::string("Speedup over ") + kBaselineKernel + " on the same matrix:", true);
+  out_ << "\nMatrices:\n";
+  for (const MatrixEntry& m : matrices_) {
+    if (!m.load_error.empty()) {
+      out_ << printf_string("  %-*s %s: NOT LOADED\n", static_cast<int>(kLabelWidth), m.label.c_str(),
+                            m.origin.c_str());
+      continue;
+    }
+    out_ << printf_string("  %-*s %s (%d x %d, %lld nnz, longest row %d)\n", static_cast<int>(kLabelWidth),
+                          m.label.c_str(), m.origin.c_str(), m.stats.rows, m.stats.cols,
+                          static_cast<long long>(m.stats.nnz), m.stats.max_row);
+  }
+  int counts[5] = {0, 0, 0, 0, 0};
+  for (const ResultRow& row : rows_) ++counts[static_cast<int>(row.outcome)];
+  out_ << printf_string("\n%zu kernel runs: %d timed, %d WRONG, %d n/a, %d not implemented, %d FAILED", rows_.size(),
+                        counts[0], counts[1], counts[2], counts[3], counts[4]);
+  if (!abort_reason_.empty()) out_ << "; run stopped early: " << abort_reason_;
+  out_ << '\n' << std::flush;
+}
+
+bool Report::any_failure() const {
+  if (!abort_reason_.empty()) return true;
+  for (const MatrixEntry& matrix : matrices_) {
+    if (!matrix.load_error.empty()) return true;
+  }
+  for (const ResultRow& row : rows_) {
+    if (row.outcome == Outcome::kWrong || row.outcome == Outcome::kFailed) return true;
+  }
+  return false;
+}
+
+}  // namespace spmv::bench

@@ -1,0 +1,52 @@
+// The matrices spmv-bench runs: the built-in suite of generated matrices
+// and any the command line adds (Matrix Market files, generator specs).
+#pragma once
+
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "spmv/core/formats.hpp"
+
+namespace spmv::bench {
+
+// One matrix class of the suite. The full size is beyond the H100's 50 MB
+// L2 (over 20M entries, so over 160 MB of values and column indices) so that
+// the matrix streams from device memory on every call; the quick size is a
+// smoke test of the same shape.
+struct SuiteEntry {
+  std::string_view name;        // short label, also used in tables
+  std::string_view spec;        // generator spec, full size
+  std::string_view quick_spec;  // generator spec for --quick
+  std::string_view exercises;   // what the class stresses
+};
+
+std::span<const SuiteEntry> benchmark_suite();
+
+// Width of a matrix label in tables; longer labels are cut.
+inline constexpr std::size_t kLabelWidth = 10;
+
+// A matrix to benchmark: where it comes from and how to get it.
+struct MatrixSource {
+  std::string label;   // short, unique within a run
+  std::string origin;  // the generator spec or the file path
+  bool from_file = false;
+
+  [[nodiscard]] CsrMatrix load() const;
+};
+
+struct SourceRequest {
+  std::vector<std::string> suite_names;  // "all" or suite entry names
+  std::vector<std::filesystem::path> matrix_files;
+  std::vector<std::string> specs;
+  bool quick = false;
+};
+
+// The sources in order: suite entries, then files, then specs. Labels are
+// made unique. Throws std::invalid_argument for an unknown suite name or a
+// malformed spec (before any matrix is built), naming it.
+std::vector<MatrixSource> resolve_sources(const SourceRequest& request);
+
+}  // namespace spmv::bench

@@ -1,0 +1,346 @@
+// Host-side parts of spmv-bench: the sliced ELL layout handed to cuSPARSE,
+// the matrix list, the command line, the kernel catalogue, the byte model
+// and the report. The GPU parts run only on a GPU machine.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "spmv/contract/plugin_table.hpp"
+#include "spmv/core/convert.hpp"
+#include "spmv/core/generators.hpp"
+#include "spmv_bench/kernels.hpp"
+#include "spmv_bench/options.hpp"
+#include "spmv_bench/report.hpp"
+#include "spmv_bench/sliced_ell.hpp"
+#include "spmv_bench/suite.hpp"
+
+namespace spmv::bench {
+namespace {
+
+// 5 x 4, rows of 2, 1, 0, 3 and 1 entries.
+CsrMatrix five_by_four() {
+  CsrMatrix a;
+  a.rows = 5;
+  a.cols = 4;
+  a.row_ptr = {0, 2, 3, 3, 6, 7};
+  a.col_idx = {0, 2, 1, 0, 1, 3, 2};
+  a.values = {1, 2, 3, 4, 5, 6, 7};
+  return a;
+}
+
+TEST(SlicedEll, LaysOutSlicesColumnMajorWithPaddedLastSlice) {
+  const SlicedEllMatrix sell = to_sliced_ell(five_by_four(), 2);
+  // Slice 0: rows 0-1, width 2. Slice 1: rows 2-3, width 3. Slice 2: row 4
+  // and a padding row, width 1.
+  EXPECT_EQ(sell.slice_offsets, (std::vector<index_t>{0, 4, 10, 12}));
+  EXPECT_EQ(sell.col_idx, (std::vector<index_t>{0, 1, 2, -1, /**/ -1, 0, -1, 1, -1, 3, /**/ 2, -1}));
+  EXPECT_EQ(sell.values, (std::vector<value_t>{1, 3, 2, 0, /**/ 0, 4, 0, 5, 0, 6, /**/ 7, 0}));
+  EXPECT_EQ(sell.nnz, 7);
+  EXPECT_EQ(sell.slices(), 3);
+  EXPECT_EQ(sliced_ell_slots(five_by_four(), 2), 12u);
+}
+
+// Reads row `row` back out of the layout: its entries in slot order, and
+// checks that every slot after them is padding.
+void expect_row_round_trips(const SlicedEllMatrix& sell, const CsrMatrix& csr, index_t row) {
+  const index_t slice = row / sell.slice_size;
+  const index_t local = row % sell.slice_size;
+  const index_t begin = sell.slice_offsets[slice];
+  const index_t width = (sell.slice_offsets[slice + 1] - begin) / sell.slice_size;
+  ASSERT_GE(width, csr.row_length(row)) << "row " << row;
+  for (index_t k = 0; k < width; ++k) {
+    const auto slot = static_cast<std::size_t>(begin + k * sell.slice_size + local);
+    if (k < csr.row_length(row)) {
+      ASSERT_EQ(sell.col_idx[slot], csr.col_idx[csr.row_ptr[row] + k]) << "row " << row << " slot " << k;
+      ASSERT_EQ(sell.values[slot], csr.values[csr.row_ptr[row] + k]) << "row " << row << " slot " << k;
+    } else {
+      ASSERT_EQ(sell.col_idx[slot], SlicedEllMatrix::kPaddingColumn) << "row " << row << " slot " << k;
+      ASSERT_EQ(sell.values[slot], 0.0f) << "row " << row << " slot " << k;
+    }
+  }
+}
+
+TEST(SlicedEll, HoldsEveryEntryOfGeneratedMatricesInRowOrder) {
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  // Skewed rows, empty rows, and a row count that is not a multiple of 32.
+  const std::vector<std::string> specs = {
+      "powerlaw rows=3001 cols=2000 alpha=1.5 max_row=700 seed=" + std::to_string(seed),
+      "random rows=1037 cols=900 per_row=9 empty_fraction=0.2 seed=" + std::to_string(seed),
+  };
+  for (const std::string& spec : specs) {
+    SCOPED_TRACE(spec);
+    const CsrMatrix csr = gen::generate(spec);
+    SlicedEllLimits any_padding;
+    any_padding.max_slots_per_entry = 1e9;
+    for (const index_t slice_size : {1, 7, 32}) {
+      const SlicedEllMatrix sell = to_sliced_ell(csr, slice_size, any_padding);
+      ASSERT_EQ(sell.slots(), sliced_ell_slots(csr, slice_size));
+      ASSERT_EQ(sell.slice_offsets.back(), static_cast<index_t>(sell.slots()));
+      ASSERT_EQ(sell.slices(), (csr.rows + slice_size - 1) / slice_size);
+      for (index_t row = 0; row < csr.rows; ++row) expect_row_round_trips(sell, csr, row);
+    }
+  }
+}
+
+TEST(SlicedEll, RefusesBeyondTheByteLimitBeforeAllocating) {
+  const CsrMatrix csr = five_by_four();
+  SlicedEllLimits limits;
+  limits.memory.max_bytes = 12 * 8 - 1;  // one byte short of the 12 slots
+  EXPECT_THROW(to_sliced_ell(csr, 2, limits), ConversionRefused);
+  limits.memory.max_bytes = 12 * 8;
+  EXPECT_NO_THROW(to_sliced_ell(csr, 2, limits));
+  EXPECT_THROW(to_sliced_ell(csr, 0), std::invalid_argument);
+}
+
+TEST(SlicedEll, RefusesMostlyPadding) {
+  // 12 slots for 7 entries.
+  SlicedEllLimits limits;
+  limits.max_slots_per_entry = 12.0 / 7.0 * 0.99;
+  EXPECT_THROW(to_sliced_ell(five_by_four(), 2, limits), ConversionRefused);
+  limits.max_slots_per_entry = 12.0 / 7.0 * 1.01;
+  EXPECT_NO_THROW(to_sliced_ell(five_by_four(), 2, limits));
+  try {
+    to_sliced_ell(gen::generate("arrow n=64"), 32);  // row 0 holds 64 entries, the rest 2
+    FAIL() << "expected a refusal: 32 * 64 + 32 * 2 slots for 190 entries";
+  } catch (const ConversionRefused& refused) {
+    EXPECT_NE(std::string(refused.what()).find("mostly padding"), std::string::npos) << refused.what();
+  }
+}
+
+TEST(ByteModel, CountsValuesIndicesRowPointersXAndY) {
+  const MatrixStats stats{3, 4, 5, 2, 0};
+  // 8 * 5 + 4 * (3 + 1) + 4 * 4 + 4 * 3
+  EXPECT_EQ(model_bytes(stats), 84.0);
+}
+
+TEST(ByteModel, DerivesRatesFromTheMedian) {
+  const MatrixStats stats{1000000, 1000000, 4000000, 4, 0};
+  TimingResult timing;
+  timing.median_ms = 0.5;
+  const Metrics m = metrics_of(stats, timing, 2000.0, 0.75);
+  EXPECT_DOUBLE_EQ(m.gflops, 2.0 * 4e6 / 0.5e-3 * 1e-9);
+  EXPECT_DOUBLE_EQ(m.gb_per_s, model_bytes(stats) / 0.5e-3 * 1e-9);
+  EXPECT_DOUBLE_EQ(m.percent_of_copy, 100.0 * m.gb_per_s / 2000.0);
+  ASSERT_TRUE(m.speedup.has_value());
+  EXPECT_DOUBLE_EQ(*m.speedup, 1.5);
+  EXPECT_FALSE(metrics_of(stats, timing, 2000.0, std::nullopt).speedup.has_value());
+}
+
+TEST(Timing, SummarizesMedianOfOddAndEvenCounts) {
+  const TimingResult odd = summarize({5.0, 1.0, 3.0});
+  EXPECT_EQ(odd.median_ms, 3.0);
+  EXPECT_EQ(odd.min_ms, 1.0);
+  EXPECT_EQ(odd.max_ms, 5.0);
+  EXPECT_EQ(odd.runs, 3);
+  EXPECT_EQ(summarize({4.0, 1.0, 2.0, 8.0}).median_ms, 3.0);
+  EXPECT_THROW(summarize({}), std::invalid_argument);
+}
+
+TEST(Suite, EveryEntryHasAValidFullAndQuickSpec) {
+  for (const SuiteEntry& entry : benchmark_suite()) {
+    EXPECT_LE(entry.name.size(), kLabelWidth) << entry.name;
+    EXPECT_NO_THROW(gen::parse_spec(std::string(entry.spec))) << entry.name;
+    EXPECT_NO_THROW(gen::parse_spec(std::string(entry.quick_spec))) << entry.name;
+  }
+}
+
+TEST(Suite, QuickSizesAreSmallButNotTrivial) {
+  for (const SuiteEntry& entry : benchmark_suite()) {
+    const CsrMatrix a = gen::generate(std::string(entry.quick_spec));
+    EXPECT_GE(a.nnz(), 100000) << entry.quick_spec;
+    EXPECT_LE(a.nnz(), 2000000) << entry.quick_spec;
+  }
+}
+
+TEST(Suite, ResolvesAllQuickAndRepeatedSources) {
+  SourceRequest request;
+  request.suite_names = {"all"};
+  const auto all = resolve_sources(request);
+  ASSERT_EQ(all.size(), benchmark_suite().size());
+  EXPECT_EQ(all.front().origin, benchmark_suite().front().spec);
+
+  request.quick = true;
+  request.suite_names = {"powerlaw"};
+  request.specs = {"random rows=10 cols=10 per_row=2", "random rows=20 cols=20 per_row=2"};
+  const auto mixed = resolve_sources(request);
+  ASSERT_EQ(mixed.size(), 3u);
+  EXPECT_EQ(mixed[0].label, "powerlaw");
+  EXPECT_NE(mixed[0].origin.find("max_row=20000"), std::string::npos) << mixed[0].origin;
+  EXPECT_EQ(mixed[1].label, "random");
+  EXPECT_EQ(mixed[2].label, "random#2");
+}
+
+TEST(Suite, RejectsUnknownNamesBadSpecsAndMissingFiles) {
+  SourceRequest request;
+  request.suite_names = {"stencil5"};
+  EXPECT_THROW(resolve_sources(request), std::invalid_argument);
+  request.suite_names = {};
+  request.specs = {"random rows=10 cols=10"};  // per_row missing
+  EXPECT_THROW(resolve_sources(request), std::invalid_argument);
+  request.specs = {};
+  request.matrix_files = {"/nonexistent/matrix.mtx"};
+  EXPECT_THROW(resolve_sources(request), std::invalid_argument);
+}
+
+BenchOptions parse(std::vector<const char*> arguments) {
+  arguments.insert(arguments.begin(), "spmv-bench");
+  return parse_options(static_cast<int>(arguments.size()), arguments.data());
+}
+
+TEST(Options, DefaultsToTheWholeSuite) {
+  const BenchOptions options = parse({});
+  EXPECT_EQ(options.sources.suite_names, std::vector<std::string>{"all"});
+  EXPECT_EQ(options.timing.min_runs, 50);
+  EXPECT_FALSE(options.sources.quick);
+  EXPECT_FALSE(options.csv_path.has_value());
+}
+
+TEST(Options, QuickShortensTimingUnlessTold) {
+  const BenchOptions quick = parse({"--quick"});
+  EXPECT_TRUE(quick.sources.quick);
+  EXPECT_EQ(quick.timing.min_runs, 10);
+  EXPECT_LT(quick.copy_bytes, parse({}).copy_bytes);
+  EXPECT_EQ(parse({"--quick", "--iterations", "7"}).timing.min_runs, 7);
+}
+
+TEST(Options, CollectsRepeatedSourcesAndFilters) {
+  const BenchOptions options =
+      parse({"--spec", "diagonal n=10", "--spec", "arrow n=5", "--kernel", "csr", "--kernel", "ell", "--csv", "o.csv"});
+  EXPECT_TRUE(options.sources.suite_names.empty());
+  EXPECT_EQ(options.sources.specs, (std::vector<std::string>{"diagonal n=10", "arrow n=5"}));
+  EXPECT_EQ(options.kernel_filters, (std::vector<std::string>{"csr", "ell"}));
+  ASSERT_TRUE(options.csv_path.has_value());
+  EXPECT_EQ(options.csv_path->string(), "o.csv");
+}
+
+TEST(Options, RejectsBadValuesAndUnknownOptions) {
+  EXPECT_THROW(parse({"--iterations", "0"}), UsageError);
+  EXPECT_THROW(parse({"--iterations", "many"}), UsageError);
+  EXPECT_THROW(parse({"--max-time", "0"}), UsageError);
+  EXPECT_THROW(parse({"--bogus"}), UsageError);
+  EXPECT_THROW(parse({"stray"}), UsageError);
+}
+
+TEST(Options, HelpStatesTheByteModel) {
+  EXPECT_NE(help_text().find("8*nnz + 4*(rows+1) + 4*cols + 4*rows"), std::string::npos);
+}
+
+TEST(Options, KernelFilterMatchesSubstrings) {
+  EXPECT_TRUE(kernel_selected({}, "jds"));
+  EXPECT_TRUE(kernel_selected({"csr"}, "cusparse_csr_alg2"));
+  EXPECT_TRUE(kernel_selected({"zzz", "vec"}, "csr_vector"));
+  EXPECT_FALSE(kernel_selected({"ell"}, "csr_scalar"));
+}
+
+spmv_status fake_csr_launch(const spmv_csr_view*, const float*, float*, void*, cudaStream_t) {
+  return SPMV_NOT_IMPLEMENTED;
+}
+spmv_status fake_jds_launch(const spmv_jds_view*, const float*, float*, void*, cudaStream_t) {
+  return SPMV_NOT_IMPLEMENTED;
+}
+
+TEST(Catalogue, PutsTheBaselineFirstAndTheTableInOrder) {
+  static constexpr spmv_kernel_entry kEntries[] = {
+      contract::kernel_entry<&fake_jds_launch>("jds_fake", "a JDS kernel"),
+      contract::kernel_entry<&fake_csr_launch>("csr_fake", "a CSR kernel"),
+  };
+  const spmv_plugin plugin = contract::make_plugin("fake", kEntries);
+  const std::vector<KernelInfo> kernels = kernel_catalogue(plugin);
+  std::vector<std::string> names;
+  for (const KernelInfo& kernel : kernels) names.push_back(kernel.name);
+  EXPECT_EQ(names, (std::vector<std::string>{kBaselineKernel, "jds_fake", "csr_fake", "cusparse_csr_alg2",
+                                             "cusparse_coo_alg1", "cusparse_sell_alg1"}));
+  EXPECT_EQ(kernels[1].provider, "fake");
+  EXPECT_EQ(kernels[1].host_format, HostFormat::kJds);
+  EXPECT_FALSE(kernels[2].host_format.has_value());  // CSR is always uploaded
+  EXPECT_EQ(kernels[5].host_format, HostFormat::kSlicedEll);
+}
+
+TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
+  static constexpr spmv_kernel_entry kEntries[] = {
+      contract::kernel_entry<&fake_csr_launch>("csr_fake", "a CSR kernel"),
+  };
+  spmv_plugin plugin = contract::make_plugin("fake", kEntries);
+  plugin.abi_version = SPMV_PLUGIN_ABI_VERSION + 1;
+  EXPECT_THROW(kernel_catalogue(plugin), std::runtime_error);
+  plugin = contract::make_plugin("fake", kEntries, SPMV_MEMORY_HOST);
+  EXPECT_THROW(kernel_catalogue(plugin), std::runtime_error);
+}
+
+HostWorkload workload_named(const std::string& label, const MatrixStats& stats) {
+  HostWorkload host;
+  host.source = MatrixSource{label, "spec of " + label, false};
+  host.stats = stats;
+  return host;
+}
+
+ResultRow row_of(const std::string& matrix, const std::string& kernel, Outcome outcome, double ms) {
+  ResultRow row;
+  row.matrix = matrix;
+  row.kernel = kernel;
+  row.provider = "p";
+  row.format = "csr";
+  row.outcome = outcome;
+  row.timing.median_ms = ms;
+  row.timing.runs = 10;
+  row.detail = outcome == Outcome::kTimed ? "" : "why, with a comma";
+  return row;
+}
+
+std::string last_line(const std::string& text) {
+  const std::size_t end = text.find_last_not_of('\n');
+  const std::size_t start = text.rfind('\n', end);
+  return text.substr(start + 1, end - start);
+}
+
+TEST(Report, SummarizesEveryOutcomeLastAndWritesCsv) {
+  const std::filesystem::path csv = std::filesystem::temp_directory_path() /
+                                    ("spmv_bench_report_" + std::to_string(std::random_device{}()) + ".csv");
+  std::ostringstream out;
+  {
+    Report report(out, csv);
+    report.set_copy_bandwidth(1000.0);
+    // 1e6 x 1e6 with 1e7 entries: 8e7 + 4e6 + 4 + 4e6 + 4e6 bytes
+    const MatrixStats stats{1000000, 1000000, 10000000, 10, 0};
+    report.begin_matrix(workload_named("m1", stats));
+    report.add(row_of("m1", kBaselineKernel, Outcome::kTimed, 0.2));
+    report.add(row_of("m1", "fast", Outcome::kTimed, 0.1));
+    report.add(row_of("m1", "broken", Outcome::kWrong, 0));
+    report.add(row_of("m1", "padded", Outcome::kNotApplicable, 0));
+    EXPECT_FALSE(out.str().empty());
+    report.print_summary();
+    EXPECT_TRUE(report.any_failure());  // the WRONG row
+  }
+  const std::string text = out.str();
+  EXPECT_EQ(last_line(text), "4 kernel runs: 2 timed, 1 WRONG, 1 n/a, 0 not implemented, 0 FAILED");
+  const double fast_gb_per_s = (8e7 + 4e6 + 4 + 4e6 + 4e6) / 0.1e-3 * 1e-9;
+  EXPECT_NE(text.find(std::to_string(static_cast<long>(fast_gb_per_s + 0.5))), std::string::npos) << text;
+  EXPECT_NE(text.find("2.00x"), std::string::npos) << text;
+
+  std::ifstream file(csv);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(file, line);) lines.push_back(line);
+  std::filesystem::remove(csv);
+  ASSERT_EQ(lines.size(), 5u);
+  EXPECT_EQ(lines[0].rfind("matrix,origin,rows", 0), 0u);
+  EXPECT_NE(lines[3].find(",WRONG,"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[3].find("\"why, with a comma\""), std::string::npos) << lines[3];
+}
+
+TEST(Report, AllCorrectRunIsNoFailure) {
+  std::ostringstream out;
+  Report report(out, std::nullopt);
+  report.begin_matrix(workload_named("m", MatrixStats{10, 10, 30, 3, 0}));
+  report.add(row_of("m", kBaselineKernel, Outcome::kTimed, 0.01));
+  report.add(row_of("m", "stub", Outcome::kNotImplemented, 0));
+  EXPECT_FALSE(report.any_failure());
+  EXPECT_THROW(report.add(row_of("other", "x", Outcome::kTimed, 1)), std::logic_error);
+}
+
+}  // namespace
+}  // namespace spmv::bench

@@ -1,0 +1,67 @@
+// The command line of spmv-cases: a subcommand (validate, inspect) and its
+// options, parsed with Boost.Program_options. See usage texts in options.cpp.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spmv::ta {
+
+enum ExitCode : int {
+  kExitOk = 0,        // every case (or the matrix) is fine
+  kExitProblems = 1,  // some problem was found and reported
+  kExitUsage = 2,     // bad command line
+};
+
+// A bad command line; what() is one line naming the option.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Defaults {
+  std::filesystem::path cache_dir;  // the build's generator cache, shared with spmv-grade
+};
+
+Defaults defaults_for_executable(const std::filesystem::path& executable);
+
+struct CommonOptions {
+  std::filesystem::path cache_dir;
+  std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;
+};
+
+struct ValidateOptions {
+  CommonOptions common;
+  std::vector<std::filesystem::path> sources;  // case folders, manifests, matrix files
+  std::uint64_t x_seed = 1;
+  bool run_kernels = true;  // when a GPU is present
+};
+
+enum class PictureFormat { kPng, kSvg };
+
+struct InspectOptions {
+  CommonOptions common;
+  std::optional<std::filesystem::path> file;
+  std::optional<std::string> spec;
+  std::optional<std::filesystem::path> output_prefix;  // default: from the file name or spec
+  std::vector<PictureFormat> formats{PictureFormat::kPng};
+  std::uint32_t size = 512;
+};
+
+enum class Subcommand { kHelp, kValidate, kInspect };
+
+struct Command {
+  Subcommand subcommand = Subcommand::kHelp;
+  std::string help_text;  // for kHelp
+  ValidateOptions validate;
+  InspectOptions inspect;
+};
+
+// Throws UsageError for anything malformed.
+Command parse_command_line(int argc, const char* const* argv, const Defaults& defaults);
+
+}  // namespace spmv::ta

@@ -1,0 +1,36 @@
+// Plain-text output of spmv-cases: the validate table (one row per case,
+// printed as each case finishes) and the inspect summary.
+#pragma once
+
+#include <cstddef>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "case_check.hpp"
+#include "matrix_stats.hpp"
+#include "spmv/contract/plugin.h"
+
+namespace spmv::ta {
+
+class CaseTable {
+ public:
+  CaseTable(std::size_t name_width, const std::vector<const spmv_kernel_entry*>& kernels);
+  void print_header(std::ostream& out) const;
+  void print_row(std::ostream& out, const CaseReport& report) const;
+
+ private:
+  std::size_t name_width_;
+  std::vector<std::string> kernel_names_;
+};
+
+// The state of a kernel in a table cell: ok, n/a, pass, FAIL, -.
+const char* cell_text(KernelState state);
+
+// "key  value" lines: shape, row lengths, ELL padding, HYB split, kernels.
+void print_stats(std::ostream& out, const MatrixCheck& check, const std::vector<const spmv_kernel_entry*>& kernels);
+
+// One line per log2 bucket: its lengths, its rows and a bar of '#'.
+void print_histogram(std::ostream& out, const RowLengthHistogram& histogram);
+
+}  // namespace spmv::ta

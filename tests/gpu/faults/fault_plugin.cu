@@ -1,0 +1,132 @@
+// A device plugin (SPMV_MEMORY_DEVICE) standing in for a faulty submission
+// on the GPU path: its csr_scalar kernel computes y = A x one thread per row
+// with the one fault SPMV_GPU_FAULT names (an enumerator of Fault below,
+// `none` for a correct one). The other five kernels return
+// SPMV_NOT_IMPLEMENTED, so a grader test grades csr_scalar.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "spmv/contract/coo.h"
+#include "spmv/contract/csr.h"
+#include "spmv/contract/ell.h"
+#include "spmv/contract/hyb.h"
+#include "spmv/contract/jds.h"
+#include "spmv/contract/plugin.h"
+#include "spmv/contract/plugin_table.hpp"
+
+#ifndef SPMV_GPU_FAULT
+#error "SPMV_GPU_FAULT must name the fault to build (none for a correct plugin)"
+#endif
+#ifndef SPMV_PLUGIN_NAME
+#error "SPMV_PLUGIN_NAME must give the plugin's name"
+#endif
+
+namespace {
+
+enum class Fault {
+  none,              // correct
+  illegal_address,   // row 0's thread stores 256 GiB past y: the kernel dies
+  infinite_loop,     // row 0's thread spins for minutes on a flag nobody sets
+  oob_write,         // correct y, plus y[rows] .. y[rows + 3]
+  writes_x,          // correct y, then a second kernel negates x[0]
+  unwritten_row,     // row rows/2 is never written: keeps the caller's poison
+  wrong_element,     // the first stored entry (of a nonempty row) is left out
+  doubled,           // every row's sum counted twice
+  nondeterministic,  // first call correct, later calls add 1 to one row
+  not_implemented,   // returns SPMV_NOT_IMPLEMENTED
+  launch_error,      // launches 2048-thread blocks: the launch itself fails
+};
+
+constexpr Fault kFault = Fault::SPMV_GPU_FAULT;
+
+constexpr int kBlockSize = 256;
+// Over 1024 threads per block is invalid on every GPU: the launch returns
+// cudaErrorInvalidConfiguration without running anything.
+constexpr int kInvalidBlockSize = 2048;
+// About five minutes at the H100's ~2 GHz: a hang for any grader timeout,
+// yet the kernel still ends by itself if nothing kills the process.
+constexpr long long kSpinCycles = 600'000'000'000LL;
+// Far beyond any GPU's memory (the H200 has 141 GB), so never mapped.
+constexpr std::ptrdiff_t kFarOutOfBounds = std::ptrdiff_t{1} << 36;
+constexpr int kOutOfBoundsWords = 4;
+
+__device__ int never_set = 0;
+
+__device__ void spin_until_released() {
+  const long long start = clock64();
+  while (*static_cast<volatile int*>(&never_set) == 0 && clock64() - start < kSpinCycles) {
+  }
+}
+
+// `call` counts this plugin's csr_scalar launches from 1.
+__global__ void faulty_csr_scalar(std::int32_t rows, const std::int32_t* row_ptr, const std::int32_t* col_idx,
+                                  const float* values, const float* x, float* y, int call) {
+  const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if constexpr (kFault == Fault::infinite_loop) {
+    if (row == 0) spin_until_released();
+  }
+  if (row >= rows) return;
+  if constexpr (kFault == Fault::illegal_address) {
+    if (row == 0) *static_cast<volatile float*>(y + kFarOutOfBounds) = 1.0F;
+  }
+  if constexpr (kFault == Fault::unwritten_row) {
+    if (row == rows / 2) return;
+  }
+  float sum = 0.0F;
+  for (std::int32_t e = row_ptr[row]; e < row_ptr[row + 1]; ++e) {
+    if (kFault == Fault::wrong_element && e == 0) continue;
+    sum += values[e] * x[col_idx[e]];
+  }
+  if constexpr (kFault == Fault::doubled) sum += sum;
+  if constexpr (kFault == Fault::nondeterministic) {
+    if (call > 1 && row == call % rows) sum += 1.0F;
+  }
+  y[row] = sum;
+  if constexpr (kFault == Fault::oob_write) {
+    if (row == rows - 1) {
+      for (int k = 0; k < kOutOfBoundsWords; ++k) y[rows + k] = sum;
+    }
+  }
+}
+
+// Runs after the product on the same stream, so the result is unaffected.
+__global__ void negate_first(float* x) { x[0] = -x[0]; }
+
+spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /*scratch*/, cudaStream_t stream) {
+  static int calls = 0;
+  ++calls;
+  if constexpr (kFault == Fault::not_implemented) return SPMV_NOT_IMPLEMENTED;
+  if (A->rows == 0) return SPMV_SUCCESS;
+  const int threads = kFault == Fault::launch_error ? kInvalidBlockSize : kBlockSize;
+  const auto blocks = static_cast<unsigned int>((static_cast<std::int64_t>(A->rows) + kBlockSize - 1) / kBlockSize);
+  faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->row_ptr, A->col_idx, A->values, x, y, calls);
+  if constexpr (kFault == Fault::writes_x) {
+    if (A->cols > 0) negate_first<<<1, 1, 0, stream>>>(const_cast<float*>(x));
+  }
+  return cudaGetLastError();
+}
+
+template <typename View>
+spmv_status not_implemented(const View* /*A*/, const float* /*x*/, float* /*y*/, void* /*scratch*/,
+                            cudaStream_t /*stream*/) {
+  return SPMV_NOT_IMPLEMENTED;
+}
+
+using spmv::contract::kernel_entry;
+
+constexpr spmv_kernel_entry kKernels[] = {
+    kernel_entry<&not_implemented<spmv_coo_view>>("coo", "not implemented"),
+    kernel_entry<&csr_scalar>("csr_scalar", "one thread per row, with the plugin's fault"),
+    kernel_entry<&not_implemented<spmv_csr_view>>("csr_vector", "not implemented"),
+    kernel_entry<&not_implemented<spmv_ell_view>>("ell", "not implemented"),
+    kernel_entry<&not_implemented<spmv_hyb_view>>("hyb", "not implemented"),
+    kernel_entry<&not_implemented<spmv_jds_view>>("jds", "not implemented"),
+};
+
+constexpr spmv_plugin kPlugin = spmv::contract::make_plugin(SPMV_PLUGIN_NAME, kKernels);
+
+}  // namespace
+
+extern "C" SPMV_PLUGIN_EXPORT const spmv_plugin* SPMV_PLUGIN_ENTRY(void) { return &kPlugin; }

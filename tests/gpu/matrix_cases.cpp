@@ -1,0 +1,99 @@
+#include "matrix_cases.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "spmv/core/generators.hpp"
+#include "spmv/core/golden.hpp"
+
+namespace spmv::test {
+namespace {
+
+CsrMatrix no_entries(index_t rows, index_t cols) {
+  CsrMatrix a;
+  a.rows = rows;
+  a.cols = cols;
+  a.row_ptr.assign(static_cast<std::size_t>(rows) + 1, 0);
+  return a;
+}
+
+// `a` with the rows for which `drop(row)` holds emptied.
+CsrMatrix with_rows_emptied(const CsrMatrix& a, const std::function<bool(index_t)>& drop) {
+  CsrMatrix out = no_entries(a.rows, a.cols);
+  for (index_t row = 0; row < a.rows; ++row) {
+    if (!drop(row)) {
+      for (index_t j = a.row_ptr[row]; j < a.row_ptr[row + 1]; ++j) {
+        out.col_idx.push_back(a.col_idx[j]);
+        out.values.push_back(a.values[j]);
+      }
+    }
+    out.row_ptr[row + 1] = out.nnz();
+  }
+  return out;
+}
+
+// `a` with row `long_row` replaced by `length` distinct random columns.
+CsrMatrix with_long_row(const CsrMatrix& a, index_t long_row, index_t length, std::uint64_t seed) {
+  std::vector<index_t> columns(static_cast<std::size_t>(a.cols));
+  std::iota(columns.begin(), columns.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(columns.begin(), columns.end(), rng);
+  columns.resize(static_cast<std::size_t>(length));
+  std::sort(columns.begin(), columns.end());
+  const std::vector<float> values = random_vector(columns.size(), seed + 1);
+
+  CsrMatrix out = no_entries(a.rows, a.cols);
+  for (index_t row = 0; row < a.rows; ++row) {
+    if (row == long_row) {
+      out.col_idx.insert(out.col_idx.end(), columns.begin(), columns.end());
+      out.values.insert(out.values.end(), values.begin(), values.end());
+    } else {
+      out.col_idx.insert(out.col_idx.end(), a.col_idx.begin() + a.row_ptr[row], a.col_idx.begin() + a.row_ptr[row + 1]);
+      out.values.insert(out.values.end(), a.values.begin() + a.row_ptr[row], a.values.begin() + a.row_ptr[row + 1]);
+    }
+    out.row_ptr[row + 1] = out.nnz();
+  }
+  return out;
+}
+
+}  // namespace
+
+// Sizes keep every case to about a second on the GPU machine while going
+// past a warp (32), a block (256) and, in the last two, one full grid of
+// the reference kernels (reference/tuning.hpp: 4096 blocks x 256 threads),
+// so the grid-stride loops run more than once. Padded formats stay small:
+// the largest ELL form (power_law) is 16M slots.
+const std::vector<MatrixCase>& matrix_cases() {
+  static const std::vector<MatrixCase> cases{
+      {"no_entries", [](std::uint64_t) { return no_entries(70, 50); }},
+      {"no_rows", [](std::uint64_t) { return no_entries(0, 8); }},
+      {"no_columns", [](std::uint64_t) { return no_entries(40, 0); }},
+      {"one_by_one", [](std::uint64_t seed) { return gen::diagonal(1, seed); }},
+      {"empty_rows_at_both_ends",
+       [](std::uint64_t seed) {
+         const CsrMatrix a = gen::uniform_random(600, 500, 9, seed);
+         return with_rows_emptied(a, [](index_t row) { return row < 3 || row >= 600 - 40; });
+       }},
+      {"random_empty_rows",
+       [](std::uint64_t seed) { return gen::with_empty_rows(gen::uniform_random(5000, 5000, 7, seed), 0.3, seed); }},
+      {"row_of_120k_entries",
+       [](std::uint64_t seed) { return with_long_row(gen::uniform_random(48, 150'000, 6, seed), 17, 120'000, seed); }},
+      {"tall", [](std::uint64_t seed) { return gen::uniform_random(20'000, 300, 5, seed); }},
+      {"wide", [](std::uint64_t seed) { return gen::uniform_random(300, 20'000, 60, seed); }},
+      {"arrow", [](std::uint64_t seed) { return gen::arrow(3000, seed); }},
+      {"stencil_2d_5pt", [](std::uint64_t seed) { return gen::stencil_2d_5pt(64, 48, seed); }},
+      {"stencil_3d_27pt", [](std::uint64_t seed) { return gen::stencil_3d_27pt(14, 13, 12, seed); }},
+      {"random", [](std::uint64_t seed) { return gen::uniform_random(10'000, 10'000, 12, seed); }},
+      {"power_law", [](std::uint64_t seed) { return gen::power_law(8000, 8000, 1.8, 2000, seed); }},
+      {"banded", [](std::uint64_t seed) { return gen::banded(4000, 9, seed); }},
+      {"block_diagonal", [](std::uint64_t seed) { return gen::block_diagonal(50, 40, seed); }},
+      // More rows than one grid has threads: one thread per row loops.
+      {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},
+      // 24 entries a row give csr_vector 32 threads a row: 1.28M threads.
+      {"row_groups_beyond_one_grid", [](std::uint64_t seed) { return gen::uniform_random(40'000, 40'000, 24, seed); }},
+  };
+  return cases;
+}
+
+}  // namespace spmv::test

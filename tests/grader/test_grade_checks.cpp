@@ -1,0 +1,212 @@
+// The grader's row checks on synthetic channel data (what a child would
+// leave behind), and the child-process isolation they rely on.
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <bit>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "channel.hpp"
+#include "correctness.hpp"
+#include "process.hpp"
+#include "random_csr.hpp"
+
+namespace spmv::grade {
+namespace {
+
+// A case ready to check against, built without any case file.
+PreparedCase prepared_case(std::mt19937_64& rng) {
+  PreparedCase p;
+  p.csr = test::random_csr(rng, {.rows = 300, .cols = 200, .empty_fraction = 0.1, .long_row = 100});
+  for (int which = 0; which < kXVectors; ++which) {
+    p.x[which] = test::random_x(rng, p.csr.cols);
+    p.golden[which] = golden_spmv(p.csr, p.x[which]);
+  }
+  return p;
+}
+
+// What a correct kernel leaves: intact guards, y = golden rounded once.
+void fill_correct(const PreparedCase& p, const RowChannel& channel) {
+  for (int run = 0; run < kRunsPerRow; ++run) {
+    const auto area = channel.area(run);
+    std::fill(area.begin(), area.end(), kGuardBits);
+    const auto& golden = p.golden[x_of_run(run)].y;
+    for (std::size_t i = 0; i < golden.size(); ++i) {
+      area[kGuardWords + i] = std::bit_cast<std::uint32_t>(static_cast<float>(golden[i]));
+    }
+  }
+  channel.report().runs_written = kRunsPerRow;
+}
+
+void set_y(const RowChannel& channel, int run, std::size_t row, float value) {
+  channel.area(run)[kGuardWords + row] = std::bit_cast<std::uint32_t>(value);
+}
+
+// A non-empty row whose value is not zero, to tamper with.
+std::size_t nonempty_row(const PreparedCase& p) {
+  for (index_t row = 0; row < p.csr.rows; ++row) {
+    if (p.csr.row_length(row) > 0 && p.golden[0].y[static_cast<std::size_t>(row)] != 0) {
+      return static_cast<std::size_t>(row);
+    }
+  }
+  throw std::logic_error("no nonempty row");
+}
+
+// The state letter of /proc/<pid>/stat ('R', 'S', 'Z', ...); '\0' when
+// there is no such process.
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text;
+  std::getline(stat, text);
+  const auto end_of_name = text.rfind(')');
+  return end_of_name == std::string::npos || end_of_name + 2 >= text.size() ? '\0' : text[end_of_name + 2];
+}
+
+class RowChecks : public ::testing::Test {
+ protected:
+  void SetUp() override { fill_correct(p_, channel_); }
+  std::uint64_t seed_ = test::fresh_seed();
+  std::mt19937_64 rng_{seed_};
+  PreparedCase p_ = prepared_case(rng_);
+  RowChannel channel_{p_.csr.rows};
+};
+
+TEST_F(RowChecks, CorrectResultsPass) {
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_TRUE(c.passed) << c.summary << "\n" << test::seed_note(seed_);
+  EXPECT_TRUE(c.cause.empty());
+  EXPECT_LE(c.max_ratio, 1);
+}
+
+TEST_F(RowChecks, WritesPastEitherEndOfYAreOutOfBounds) {
+  channel_.area(1)[kGuardWords + static_cast<std::size_t>(p_.csr.rows) + 2] = 0;  // y[rows + 2]
+  channel_.area(1)[kGuardWords - 1] = 0;                                        // y[-1]
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.cause, "out_of_bounds_write");
+  EXPECT_NE(c.summary.find("y[-1]"), std::string::npos) << c.summary;
+  EXPECT_NE(c.summary.find("y[" + std::to_string(p_.csr.rows + 2) + "]"), std::string::npos) << c.summary;
+  EXPECT_NE(c.summary.find("run 2"), std::string::npos) << c.summary;
+}
+
+TEST_F(RowChecks, ChangedInputsAreReportedByName) {
+  store_text(channel_.report().modified_inputs, "values, x (run 1 (first x))");
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.cause, "modified_input");
+  EXPECT_NE(c.summary.find("values"), std::string::npos) << c.summary;
+}
+
+TEST_F(RowChecks, PoisonLeftInYIsAnUnwrittenRow) {
+  const std::size_t row = nonempty_row(p_);
+  for (int run = 0; run < kRunsPerRow; ++run) channel_.area(run)[kGuardWords + row] = kPoisonBits;
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.cause, "unwritten_rows") << c.summary << "\n" << test::seed_note(seed_);
+  ASSERT_TRUE(c.first_bad);
+  EXPECT_EQ(c.first_bad->row, static_cast<std::int64_t>(row));
+  EXPECT_TRUE(std::isinf(c.max_ratio));
+}
+
+TEST_F(RowChecks, AnErrorThatMovesBetweenRunsWithTheSameXIsARace) {
+  const std::size_t row = nonempty_row(p_);
+  set_y(channel_, 2, row, static_cast<float>(p_.golden[0].y[row] * 2 + 1));
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.cause, "race") << c.summary << "\n" << test::seed_note(seed_);
+  EXPECT_NE(c.summary.find("row " + std::to_string(row)), std::string::npos) << c.summary;
+}
+
+TEST_F(RowChecks, AWrongSecondRunAloneIsNoRace) {
+  // As if the kernel returned run 1's result again: stale, not moving.
+  for (std::size_t i = 0; i < p_.golden[0].y.size(); ++i) set_y(channel_, 1, i, static_cast<float>(p_.golden[0].y[i]));
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_FALSE(c.passed);
+  EXPECT_NE(c.cause, "race");
+  EXPECT_NE(c.summary.find("run 2"), std::string::npos) << c.summary;
+}
+
+TEST_F(RowChecks, DoubledValuesAreNamed) {
+  for (int run = 0; run < kRunsPerRow; ++run) {
+    const auto& golden = p_.golden[x_of_run(run)].y;
+    for (std::size_t i = 0; i < golden.size(); ++i) set_y(channel_, run, i, static_cast<float>(2 * golden[i]));
+  }
+  const Correctness c = evaluate_correctness(p_, channel_);
+  EXPECT_FALSE(c.passed);
+  EXPECT_EQ(c.cause, "doubled") << c.summary << "\n" << test::seed_note(seed_);
+}
+
+TEST(Isolation, ASignalIsReportedWithItsName) {
+  const auto exit = run_isolated([] { std::raise(SIGSEGV); }, 10, "/dev/null");
+  EXPECT_EQ(exit.kind, ChildExit::Kind::kSignaled);
+  EXPECT_EQ(exit.signal, SIGSEGV);
+  EXPECT_EQ(describe_signal(exit.signal), "segmentation fault (SIGSEGV)");
+}
+
+TEST(Isolation, ExitStatusAndNormalEnd) {
+  auto exit = run_isolated([] { std::exit(3); }, 10, "/dev/null");
+  EXPECT_EQ(exit.kind, ChildExit::Kind::kExited);
+  EXPECT_EQ(exit.code, 3);
+  exit = run_isolated([] {}, 10, "/dev/null");
+  EXPECT_EQ(exit.kind, ChildExit::Kind::kExited);
+  EXPECT_EQ(exit.code, 0);
+}
+
+TEST(Isolation, AHangIsKilledAtTheTimeLimitWithWhatItStarted) {
+  SharedRegion region(sizeof(pid_t));
+  auto* grandchild = static_cast<pid_t*>(region.data());
+  const auto exit = run_isolated(
+      [&] {
+        const pid_t pid = ::fork();
+        if (pid == 0) ::pause();  // a process the child leaves behind
+        *grandchild = pid;
+        ::pause();
+      },
+      0.3, "/dev/null");
+  EXPECT_EQ(exit.kind, ChildExit::Kind::kTimedOut);
+  EXPECT_GE(exit.seconds, 0.3);
+  EXPECT_LT(exit.seconds, 5);
+  ASSERT_GT(*grandchild, 0);
+  bool gone = false;
+  for (int attempt = 0; attempt < 200 && !gone; ++attempt) {
+    const char state = process_state(*grandchild);
+    gone = state == '\0' || state == 'Z';  // a zombie has ended; only its parent has yet to reap it
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(gone) << "the child's own child outlived the time limit";
+}
+
+TEST(Isolation, OutputGoesToTheLogNotToTheGrader) {
+  const auto log = std::filesystem::temp_directory_path() / ("spmv-isolation-" + std::to_string(::getpid()) + ".log");
+  const auto exit = run_isolated([] { std::printf("from the child\n"); }, 10, log);
+  EXPECT_EQ(exit.code, 0);
+  std::ifstream file(log);
+  std::string line;
+  std::getline(file, line);
+  EXPECT_EQ(line, "from the child");
+  std::filesystem::remove(log);
+}
+
+TEST(Isolation, TheChannelIsReadOnlyDuringSubmissionCalls) {
+  const RowChannel channel(4);
+  const auto exit = run_isolated(
+      [&] {
+        const SubmissionCall call(channel.region());
+        channel.report().status = 42;  // a stray write from submission code
+      },
+      10, "/dev/null");
+  EXPECT_EQ(exit.kind, ChildExit::Kind::kSignaled);
+  EXPECT_EQ(exit.signal, SIGSEGV);
+  EXPECT_EQ(channel.report().status, 0);
+}
+
+}  // namespace
+}  // namespace spmv::grade

@@ -1,0 +1,410 @@
+// spmv-grade end to end through the host path: the host reference and the
+// faulty fake submissions (grader/hostpath) graded on small random cases in
+// a scratch folder, no GPU needed. Each test runs the grader as a
+// subprocess and reads back its exit status, results.json and rows.jsonl.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <map>
+#include <random>
+#include <set>
+
+#include "grade_process.hpp"
+#include "random_csr.hpp"
+#include "spmv/core/generators.hpp"
+
+namespace spmv::test {
+namespace {
+
+using grade::JsonValue;
+
+const std::filesystem::path kHostReference = SPMV_HOST_REFERENCE;
+const std::filesystem::path kFakesDir = SPMV_FAKES_DIR;
+
+std::filesystem::path fake(const std::string& fault) { return kFakesDir / ("libspmv_fake_" + fault + ".so"); }
+
+// Verdict and cause fields of a row or a results.json test's extra_data.
+std::string verdict_of(const JsonValue& row) { return row.at("verdict").as_string(); }
+std::string cause_of(const JsonValue& row) { return row.at("cause").as_string(); }
+
+std::set<std::string> names_of_tests(const JsonValue& results) {
+  std::set<std::string> names;
+  for (const auto& test : results.at("tests").as_array()) names.insert(test.at("name").as_string());
+  return names;
+}
+
+// Small cases written fresh for every test from a new seed: one with empty
+// rows and rows of very different lengths, one tiny and rectangular. Values
+// of magnitude 0.25 to 1 (the generators'), so that a fault changing one
+// row by 1 is always far outside the tolerance.
+class GradeEndToEnd : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    write_case(cases_dir(), "mixed_rows", gen::with_empty_rows(gen::power_law(60, 50, 1.5, 45, seed_), 0.2, seed_));
+    write_case(cases_dir(), "tiny_wide", gen::uniform_random(5, 9, 3, seed_ + 1));
+  }
+
+  [[nodiscard]] std::filesystem::path cases_dir() const { return scratch_ / "cases"; }
+  [[nodiscard]] std::filesystem::path output_dir() const { return scratch_ / "out"; }
+
+  // Quick timing settings: these tests are about verdicts, not speed.
+  [[nodiscard]] std::vector<std::string> args(const std::filesystem::path& submission,
+                                              std::vector<std::string> more = {}) const {
+    std::vector<std::string> all{"--submission", submission.string(), "--reference", kHostReference.string(),
+                                 "--cases", cases_dir().string(), "--output-dir", output_dir().string(),
+                                 "--min-runs", "2", "--min-time-ms", "0", "--warmup-runs", "1",
+                                 "--seed", std::to_string(seed_)};
+    all.insert(all.end(), more.begin(), more.end());
+    return all;
+  }
+
+  GradeResult grade(const std::filesystem::path& submission, std::vector<std::string> more = {}) {
+    auto result = run_grade(args(submission, std::move(more)), scratch_.path());
+    context_ = "spmv-grade exit " + std::to_string(result.exit_code) + "\nstdout:\n" + result.out + "\nstderr:\n" +
+               result.err + "\n" + seed_note(seed_);
+    return result;
+  }
+
+  [[nodiscard]] JsonValue results() const { return read_json(output_dir() / "results.json"); }
+  [[nodiscard]] std::vector<JsonValue> rows() const { return read_json_lines(output_dir() / "rows.jsonl"); }
+
+  std::uint64_t seed_ = fresh_seed();
+  ScratchDir scratch_;
+  std::string context_;
+};
+
+TEST_F(GradeEndToEnd, HostReferencePassesEveryKernelOnEveryCase) {
+  const auto run = grade(kHostReference);
+  ASSERT_EQ(run.exit_code, 0) << context_;
+  const auto all_rows = rows();
+  ASSERT_EQ(all_rows.size(), 12U) << "6 kernels x 2 cases\n" << context_;
+  for (const auto& row : all_rows) {
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").as_string() << " / " << row.at("case").as_string() << ": "
+                                       << row.at("summary").as_string() << "\n" << context_;
+    EXPECT_TRUE(row.at("speedup").is_number()) << "a correct row is timed\n" << context_;
+  }
+  const JsonValue report = results();
+  ASSERT_EQ(report.at("tests").as_array().size(), 12U) << context_;
+  for (const auto& test : report.at("tests").as_array()) {
+    EXPECT_EQ(test.at("status").as_string(), "passed") << test.at("name").as_string();
+    // Correctness alone earns the policy's correctness share (0.7).
+    EXPECT_GE(test.at("score").as_number(), 0.7 * test.at("max_score").as_number() - 0.01) << test.at("name").as_string();
+  }
+  EXPECT_NEAR(report.at("extra_data").at("max_score").as_number(), 100, 0.05);
+  EXPECT_GE(report.at("score").as_number(), 69.9) << context_;
+  EXPECT_TRUE(std::filesystem::exists(output_dir() / "summary.md"));
+}
+
+// One row per fake in fakes.tsv (written by grader/hostpath's build): the
+// verdict the grader must give, checked on two kernels of different formats
+// and both cases.
+struct FakeCase {
+  std::string fault;
+  std::string expected;  // fakes.tsv's label
+};
+
+std::vector<FakeCase> read_fakes() {
+  std::vector<FakeCase> fakes;
+  std::istringstream text(read_text(kFakesDir / "fakes.tsv"));
+  for (std::string line; std::getline(text, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    FakeCase fake_case;
+    std::getline(fields, fake_case.fault, '\t');
+    std::getline(fields, fake_case.expected, '\t');
+    fakes.push_back(fake_case);
+  }
+  return fakes;
+}
+
+// fakes.tsv's labels as (verdict, cause); an empty cause is not checked.
+std::pair<std::string, std::string> expected_row(const FakeCase& fake_case) {
+  static const std::map<std::string, std::pair<std::string, std::string>> kByLabel{
+      {"pass", {"pass", ""}},
+      {"wrong", {"wrong", ""}},
+      {"crash", {"crash", ""}},
+      {"timeout", {"timeout", "timeout"}},
+      {"out_of_bounds", {"wrong", "out_of_bounds_write"}},
+      {"modified_input", {"wrong", "modified_input"}},
+      {"nondeterministic", {"wrong", "race"}},
+      {"not_implemented", {"not_implemented", ""}},
+      {"launch_error", {"crash", "launch_error"}},
+  };
+  // Faults whose likely cause the grader can name precisely.
+  static const std::map<std::string, std::string> kCauseByFault{
+      {"wrong_element", "missing_term"}, {"unwritten_row", "unwritten_rows"}, {"doubled", "doubled"},
+      {"crash_segfault", "signal"},      {"crash_abort", "signal"},           {"exit0", "exit"},
+  };
+  auto expected = kByLabel.at(fake_case.expected);
+  if (const auto it = kCauseByFault.find(fake_case.fault); it != kCauseByFault.end()) expected.second = it->second;
+  return expected;
+}
+
+class FakeVerdict : public GradeEndToEnd, public ::testing::WithParamInterface<FakeCase> {};
+
+TEST_P(FakeVerdict, EveryRowGetsTheFaultsVerdict) {
+  const FakeCase& fake_case = GetParam();
+  const bool hangs = fake_case.fault == "hang";
+  // A hang costs the whole timeout per row: one row is enough.
+  const std::vector<std::string> selection =
+      hangs ? std::vector<std::string>{"--kernel", "csr_scalar", "--case", "tiny_wide", "--timeout", "2"}
+            : std::vector<std::string>{"--kernel", "csr_scalar,ell", "--timeout", "30"};
+  const auto run = grade(fake(fake_case.fault), selection);
+  const auto [verdict, cause] = expected_row(fake_case);
+  EXPECT_EQ(run.exit_code, verdict == "pass" ? 0 : 1) << context_;
+
+  const auto all_rows = rows();
+  ASSERT_EQ(all_rows.size(), hangs ? 1U : 4U) << "one row per (kernel, case)\n" << context_;
+  for (const auto& row : all_rows) {
+    const std::string where = row.at("kernel").as_string() + " / " + row.at("case").as_string() + ": " +
+                              row.at("summary").as_string() + "\n" + row.at("detail").as_string();
+    EXPECT_EQ(verdict_of(row), verdict) << where << "\n" << context_;
+    if (!cause.empty()) {
+      EXPECT_EQ(cause_of(row), cause) << where << "\n" << context_;
+    }
+  }
+  const JsonValue report = results();
+  EXPECT_EQ(report.at("tests").as_array().size(), all_rows.size()) << context_;
+  if (verdict != "pass") {
+    EXPECT_EQ(report.at("score").as_number(), 0) << context_;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HostFakes, FakeVerdict, ::testing::ValuesIn(read_fakes()),
+                         [](const ::testing::TestParamInfo<FakeCase>& param) { return param.param.fault; });
+
+TEST_F(GradeEndToEnd, CrashesNameTheSignalAndTheStage) {
+  grade(fake("crash_segfault"), {"--kernel", "coo", "--case", "tiny_wide"});
+  const auto all_rows = rows();
+  ASSERT_EQ(all_rows.size(), 1U) << context_;
+  EXPECT_NE(all_rows[0].at("summary").as_string().find("SIGSEGV"), std::string::npos) << context_;
+  EXPECT_NE(all_rows[0].at("summary").as_string().find("run 1"), std::string::npos) << context_;
+
+  grade(fake("exit0"), {"--kernel", "coo", "--case", "tiny_wide"});
+  EXPECT_NE(rows().at(0).at("summary").as_string().find("called exit(0)"), std::string::npos) << context_;
+}
+
+TEST_F(GradeEndToEnd, ForgedScoreInTheOutputChangesNothing) {
+  const auto run = grade(fake("prints_forged_score"), {"--kernel", "csr_vector"});
+  EXPECT_EQ(run.exit_code, 1) << context_;
+  const JsonValue report = results();
+  EXPECT_EQ(report.at("score").as_number(), 0) << context_;
+  for (const auto& row : rows()) {
+    EXPECT_EQ(verdict_of(row), "wrong") << context_;
+    // Captured and shown, never parsed.
+    EXPECT_NE(row.at("submission_output").as_string().find("score: 100"), std::string::npos) << context_;
+  }
+  EXPECT_EQ(run.out.find("All tests passed"), std::string::npos) << "the submission's output leaked\n" << context_;
+}
+
+// A crash, a format that cannot hold a case and a case that cannot be read
+// in one run: every row gets its own verdict.
+TEST_F(GradeEndToEnd, EachRowKeepsItsOwnVerdict) {
+  // ELL of this case pads 2000 rows to its dense first row: 32 MB > 1 MiB.
+  write_case(cases_dir(), "one_long_row", gen::arrow(2000, seed_));
+  write_text(cases_dir() / "broken.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n4 1 1.0\n");
+  const auto run = grade(fake("crash_segfault"), {"--kernel", "csr_scalar,ell", "--format-limit-mib", "1"});
+  EXPECT_EQ(run.exit_code, 3) << "a case that cannot be read is a setup problem\n" << context_;
+
+  std::map<std::pair<std::string, std::string>, std::string> verdicts;
+  for (const auto& row : rows()) verdicts[{row.at("kernel").as_string(), row.at("case").as_string()}] = verdict_of(row);
+  ASSERT_EQ(verdicts.size(), 8U) << "2 kernels x 4 cases\n" << context_;
+  EXPECT_EQ((verdicts[{"ell", "one_long_row"}]), "not_applicable") << context_;
+  EXPECT_EQ((verdicts[{"csr_scalar", "one_long_row"}]), "crash") << context_;
+  EXPECT_EQ((verdicts[{"ell", "broken"}]), "case_error") << context_;
+  EXPECT_EQ((verdicts[{"csr_scalar", "broken"}]), "case_error") << context_;
+  EXPECT_EQ((verdicts[{"ell", "tiny_wide"}]), "crash") << context_;
+
+  const JsonValue report = results();
+  EXPECT_EQ(report.at("tests").as_array().size(), 8U) << context_;
+  for (const auto& test : report.at("tests").as_array()) {
+    const std::string verdict = test.at("extra_data").at("verdict").as_string();
+    if (verdict == "not_applicable" || verdict == "case_error") {
+      EXPECT_EQ(test.at("max_score").as_number(), 0) << "left out of the maximum: " << test.at("name").as_string();
+    }
+  }
+}
+
+TEST_F(GradeEndToEnd, KilledMidRunLeavesValidResultsWithFinishedRows) {
+  // Each row of the hanging fake takes the 3 s limit: kill the grader while
+  // the second row hangs.
+  std::vector<std::string> arguments = args(fake("hang"), {"--kernel", "coo,csr_scalar,ell", "--timeout", "3"});
+  GradeProcess process(arguments, scratch_.path());
+  const auto rows_file = output_dir() / "rows.jsonl";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (read_json_lines(rows_file).empty() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_EQ(read_json_lines(rows_file).size(), 1U) << "the first row did not finish in time";
+  process.kill_now();
+  process.wait();
+
+  const JsonValue report = results();  // parses: never half-written
+  const auto& tests = report.at("tests").as_array();
+  ASSERT_EQ(tests.size(), 6U) << "every planned row is in the report";
+  int finished = 0;
+  int not_run = 0;
+  for (const auto& test : tests) {
+    const std::string verdict = test.at("extra_data").at("verdict").as_string();
+    finished += verdict == "timeout" ? 1 : 0;
+    not_run += verdict == "not_run" ? 1 : 0;
+  }
+  EXPECT_GE(finished, 1);
+  EXPECT_EQ(finished + not_run, 6);
+
+  // The hanging child died with the grader (it runs in the scratch folder).
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  bool child_alive = true;
+  while (child_alive && std::chrono::steady_clock::now() < gone_by) {
+    child_alive = false;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+      std::error_code error;
+      if (std::filesystem::read_symlink(entry.path() / "cwd", error) == scratch_.path()) child_alive = true;
+    }
+    if (child_alive) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_FALSE(child_alive) << "a child of the killed grader is still running";
+}
+
+TEST_F(GradeEndToEnd, JournalsAggregateIntoOneReport) {
+  const auto rows_dir = scratch_ / "rows";
+  for (const std::string kernel : {"coo", "jds"}) {
+    const auto run = run_grade(args(kHostReference, {"--kernel", kernel, "--journal", (rows_dir / (kernel + ".jsonl")).string(),
+                                                     "--quiet"}),
+                               scratch_.path());
+    ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+    EXPECT_FALSE(std::filesystem::exists(output_dir() / "results.json")) << "journal mode writes only the journal";
+  }
+  const auto run = run_grade({"--aggregate", rows_dir.string(), "--output-dir", output_dir().string()}, scratch_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("Score:"), std::string::npos) << run.out;
+  const JsonValue report = results();
+  EXPECT_EQ(names_of_tests(report), (std::set<std::string>{"coo / mixed_rows", "coo / tiny_wide", "jds / mixed_rows",
+                                                            "jds / tiny_wide"}));
+  EXPECT_NEAR(report.at("extra_data").at("max_score").as_number(), 100, 0.05);
+}
+
+TEST_F(GradeEndToEnd, PolicyFileSetsKernelWeightsAndShares) {
+  write_text(scratch_ / "policy.ini",
+             "total_points = 40\ncorrectness_share = 1\n[kernels]\ncoo = 3\ncsr_scalar = 1\nell = 0\n");
+  const auto run = grade(kHostReference, {"--policy", (scratch_ / "policy.ini").string(), "--case", "tiny_wide"});
+  ASSERT_EQ(run.exit_code, 0) << context_;
+  const JsonValue report = results();
+  std::map<std::string, double> max_scores;
+  for (const auto& test : report.at("tests").as_array()) {
+    max_scores[test.at("name").as_string()] = test.at("max_score").as_number();
+    // With a correctness share of 1, speed does not matter.
+    EXPECT_EQ(test.at("score").as_number(), test.at("max_score").as_number()) << test.at("name").as_string();
+  }
+  EXPECT_EQ(max_scores, (std::map<std::string, double>{{"coo / tiny_wide", 30}, {"csr_scalar / tiny_wide", 10}}))
+      << context_;
+  EXPECT_EQ(report.at("score").as_number(), 40);
+}
+
+TEST_F(GradeEndToEnd, SecretSeedIsNeverWritten) {
+  const std::string secret = "hunter2-correct-horse";
+  grade(kHostReference, {"--kernel", "coo", "--secret-seed", secret});
+  const std::string everything = read_text(output_dir() / "results.json") + read_text(output_dir() / "rows.jsonl") +
+                                 read_text(output_dir() / "summary.md") + read_text(scratch_ / "grader.stdout");
+  EXPECT_EQ(everything.find(secret), std::string::npos);
+  for (const auto& row : rows()) EXPECT_TRUE(row.at("x_seed").is_null()) << "x seeds would reveal x";
+  EXPECT_EQ(results().at("extra_data").find("seed"), nullptr);
+
+  grade(kHostReference, {"--kernel", "coo"});
+  EXPECT_EQ(results().at("extra_data").at("seed").as_string(), std::to_string(seed_)) << context_;
+}
+
+TEST_F(GradeEndToEnd, ConfigFileFillsInAndTheCommandLineWins) {
+  write_text(scratch_ / "grade.cfg", "kernel = coo\ncase = tiny_*\nmin-runs = 2\n");
+  const auto run = grade(kHostReference, {"--config", (scratch_ / "grade.cfg").string(), "--kernel", "jds"});
+  ASSERT_EQ(run.exit_code, 0) << context_;
+  EXPECT_EQ(names_of_tests(results()), (std::set<std::string>{"jds / tiny_wide"})) << context_;
+}
+
+TEST_F(GradeEndToEnd, ListShowsCasesAndKernels) {
+  const auto run = grade(kHostReference, {"--list"});
+  ASSERT_EQ(run.exit_code, 0) << context_;
+  for (const std::string name : {"mixed_rows", "tiny_wide", "csr_vector", "hyb"}) {
+    EXPECT_NE(run.out.find(name), std::string::npos) << name << " missing\n" << context_;
+  }
+}
+
+// Usage errors: exit status 2 and one line on stderr naming the option.
+struct UsageCase {
+  std::vector<std::string> args;
+  std::string named;
+};
+
+class UsageErrors : public GradeEndToEnd, public ::testing::WithParamInterface<UsageCase> {};
+
+TEST_P(UsageErrors, ExitTwoWithOneLineNamingTheOption) {
+  const auto& usage = GetParam();
+  const auto run = run_grade(usage.args, scratch_.path());
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find(usage.named), std::string::npos) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line: " << run.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, UsageErrors,
+    ::testing::Values(UsageCase{{"--bogus"}, "--bogus"}, UsageCase{{"--timeout", "abc"}, "timeout"},
+                      UsageCase{{"--timeout", "-1"}, "timeout"}, UsageCase{{"--seed", "-5"}, "--seed"},
+                      UsageCase{{"--min-runs", "0"}, "min-runs"}, UsageCase{{"stray"}, "stray"},
+                      UsageCase{{"--config", "/nonexistent/grade.cfg"}, "/nonexistent/grade.cfg"},
+                      UsageCase{{"--policy", "/nonexistent/policy.ini"}, "policy"}));
+
+TEST_F(GradeEndToEnd, UnknownKernelAndUnmatchedCaseAreUsageErrors) {
+  auto run = grade(kHostReference, {"--kernel", "sell_c_sigma"});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("sell_c_sigma"), std::string::npos) << context_;
+  run = grade(kHostReference, {"--case", "no_such_case"});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("tiny_wide"), std::string::npos) << "the message lists the cases\n" << context_;
+}
+
+TEST_F(GradeEndToEnd, BadConfigAndPolicyValuesAreUsageErrors) {
+  write_text(scratch_ / "grade.cfg", "timeout = soon\n");
+  auto run = grade(kHostReference, {"--config", (scratch_ / "grade.cfg").string()});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("grade.cfg"), std::string::npos) << context_;
+
+  write_text(scratch_ / "policy.ini", "[speedup]\nfull_credit_at = fast\n");
+  run = grade(kHostReference, {"--policy", (scratch_ / "policy.ini").string()});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("speedup.full_credit_at"), std::string::npos) << context_;
+}
+
+TEST_F(GradeEndToEnd, HelpHasExamplesAndExitCodes) {
+  const auto run = run_grade({"--help"}, scratch_.path());
+  EXPECT_EQ(run.exit_code, 0);
+  for (const std::string part : {"Examples:", "Exit status:", "--submission", "--strict-gpu", "77"}) {
+    EXPECT_NE(run.out.find(part), std::string::npos) << part;
+  }
+}
+
+// A device plugin where CUDA finds no GPU: rows skipped, host-side work
+// done, exit 0 (or 77 with --strict-gpu). CUDA_VISIBLE_DEVICES hides any GPU
+// the machine has.
+TEST_F(GradeEndToEnd, WithoutAGpuDeviceRowsAreSkipped) {
+  const std::filesystem::path student = SPMV_STUDENT_PLUGIN;
+  const std::filesystem::path reference = SPMV_DEVICE_REFERENCE;
+  if (student.empty() || reference.empty()) GTEST_SKIP() << "the device plugins are not part of this build";
+  std::vector<std::string> arguments{"--submission", student.string(), "--reference", reference.string(),
+                                     "--cases", cases_dir().string(), "--output-dir", output_dir().string()};
+  const std::vector<std::pair<std::string, std::string>> no_gpu{{"CUDA_VISIBLE_DEVICES", ""}};
+  auto run = run_grade(arguments, scratch_.path(), no_gpu);
+  EXPECT_EQ(run.exit_code, 0) << run.out << run.err;
+  EXPECT_NE(run.out.find("No CUDA GPU found"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("2 cases read, converted and checked"), std::string::npos) << run.out;
+  const JsonValue report = results();
+  ASSERT_EQ(report.at("tests").as_array().size(), 12U);
+  for (const auto& test : report.at("tests").as_array()) {
+    EXPECT_EQ(test.at("extra_data").at("verdict").as_string(), "skipped") << test.at("name").as_string();
+  }
+  arguments.emplace_back("--strict-gpu");
+  run = run_grade(arguments, scratch_.path(), no_gpu);
+  EXPECT_EQ(run.exit_code, 77) << run.out << run.err;
+}
+
+}  // namespace
+}  // namespace spmv::test

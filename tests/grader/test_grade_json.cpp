@@ -1,0 +1,165 @@
+// The grader's JSON writer and reader, and rows written and read back.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "json.hpp"
+#include "random_csr.hpp"
+#include "row_json.hpp"
+
+namespace spmv::grade {
+namespace {
+
+TEST(JsonWriter, PrettyAndCompactDocumentsParseBack) {
+  for (const int indent : {0, 2}) {
+    JsonWriter out(indent);
+    out.begin_object()
+        .field("name", "csr / a")
+        .field("count", 3)
+        .field("ratio", 0.125)
+        .field("ok", true)
+        .key("nothing")
+        .null();
+    out.key("list").begin_array().value(1).begin_object().end_object().begin_array().end_array().end_array();
+    out.end_object();
+    const JsonValue doc = parse_json(out.str());
+    EXPECT_EQ(doc.at("name").as_string(), "csr / a");
+    EXPECT_EQ(doc.at("count").as_number(), 3);
+    EXPECT_EQ(doc.at("ratio").as_number(), 0.125);
+    EXPECT_TRUE(doc.at("ok").as_bool());
+    EXPECT_TRUE(doc.at("nothing").is_null());
+    ASSERT_EQ(doc.at("list").as_array().size(), 3U);
+    EXPECT_TRUE(doc.at("list").as_array()[1].as_object().empty());
+    EXPECT_EQ(out.str().find('\n') != std::string::npos, indent != 0);
+  }
+}
+
+TEST(JsonWriter, EscapesAnyBytesIntoValidJson) {
+  std::string nasty = "quote\" backslash\\ newline\n tab\t bell\a del\x7f nul";
+  nasty.push_back('\0');
+  nasty += " utf8 \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80";
+  const std::string invalid = "\xFF lone continuation \x80 overlong \xC0\xAF surrogate \xED\xA0\x80 cut \xE2\x82";
+  JsonWriter out(0);
+  out.begin_array().value(nasty).value(invalid).end_array();
+  const JsonValue doc = parse_json(out.str());
+  EXPECT_EQ(doc.as_array()[0].as_string(), nasty) << "valid text survives byte for byte";
+  const std::string repaired = doc.as_array()[1].as_string();
+  EXPECT_NE(repaired.find("\xEF\xBF\xBD lone continuation \xEF\xBF\xBD"), std::string::npos) << repaired;
+  EXPECT_EQ(repaired.find('\xFF'), std::string::npos);
+  EXPECT_EQ(repaired.find("\xED\xA0\x80"), std::string::npos);
+}
+
+TEST(JsonWriter, NumbersRoundTripExactlyAndNonFiniteIsNull) {
+  const std::uint64_t seed = test::fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> mantissa(-1, 1);
+  std::uniform_int_distribution<int> exponent(-300, 300);
+  JsonWriter out(0);
+  out.begin_array();
+  std::vector<double> values;
+  for (int i = 0; i < 200; ++i) {
+    values.push_back(std::ldexp(mantissa(rng), exponent(rng)));
+    out.value(values.back());
+  }
+  out.value(std::numeric_limits<double>::infinity()).value(std::nan("")).end_array();
+  const JsonValue doc = parse_json(out.str());
+  const auto& items = doc.as_array();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    EXPECT_EQ(items[i].as_number(), values[i]) << test::seed_note(seed);
+  }
+  EXPECT_TRUE(items[values.size()].is_null());
+  EXPECT_TRUE(items[values.size() + 1].is_null());
+}
+
+TEST(JsonWriter, RefusesMalformedSequences) {
+  JsonWriter out;
+  out.begin_object();
+  EXPECT_THROW(out.value(1), std::logic_error) << "a value in an object needs a key";
+  EXPECT_THROW((void)out.str(), std::logic_error) << "unfinished document";
+  EXPECT_THROW(out.end_array(), std::logic_error);
+}
+
+TEST(JsonParser, ReadsEscapesAndSurrogatePairs) {
+  const JsonValue doc = parse_json(R"( {"a": "x\u00e9\ud83d\ude00\/\b\f\n\r\t\"\\", "b": [ -0, 1e2, -2.5E-3 ]} )");
+  EXPECT_EQ(doc.at("a").as_string(), "x\xC3\xA9\xF0\x9F\x98\x80/\b\f\n\r\t\"\\");
+  EXPECT_EQ(doc.at("b").as_array()[1].as_number(), 100);
+  EXPECT_EQ(doc.at("b").as_array()[2].as_number(), -0.0025);
+}
+
+TEST(JsonParser, RejectsWhatRfc8259Rejects) {
+  for (const std::string bad :
+       {"", "{", "[1,]", "{\"a\":1,}", "{'a':1}", "[01]", "[1.]", "[-]", "[.5]", "[1e]", "\"\\x\"", "\"\\ud800\"",
+        "\"\\udc00\"", "\"a\nb\"", "[1] x", "{\"a\" 1}", "tru", "nul", "[1e999]", "\"\xFF\""}) {
+    EXPECT_THROW(parse_json(bad), JsonError) << "accepted: " << bad;
+  }
+  EXPECT_THROW(parse_json(std::string(300, '[') + std::string(300, ']')), JsonError) << "unbounded nesting";
+}
+
+TEST(JsonParser, ErrorsNameTheOffset) {
+  try {
+    parse_json("[1, 2, x]");
+    FAIL() << "accepted";
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("offset 7"), std::string::npos) << e.what();
+  }
+}
+
+TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
+  const std::uint64_t seed = test::fresh_seed();
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> real(-1e6, 1e6);
+  RowResult row;
+  row.kernel = "csr_vector";
+  row.format = "csr";
+  row.kernel_order = 2;
+  row.case_name = "power \"law\"";
+  row.case_order = 7;
+  row.case_source = "/cases";
+  row.case_weight = real(rng);
+  row.visibility = "after_due_date";
+  row.tags = {"big", "irregular"};
+  row.rows = 123456;
+  row.cols = 654321;
+  row.nnz = 99999999;
+  row.verdict = Verdict::kWrong;
+  row.cause = "missing_term";
+  row.summary = "wrong: row 3";
+  row.detail = "line 1\nline 2";
+  row.stage = "run 1 (first x)";
+  row.max_error_ratio = std::numeric_limits<double>::infinity();
+  row.first_bad_row = RowSample{3, real(rng), real(rng), real(rng)};
+  row.submission_ms = real(rng);
+  row.speedup = real(rng);
+  row.x_seed = rng();  // beyond 2^53: must survive as text
+  row.submission_output = std::string("out\x01put");
+  const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
+  EXPECT_EQ(back.kernel, row.kernel);
+  EXPECT_EQ(back.case_name, row.case_name);
+  EXPECT_EQ(back.case_weight, row.case_weight) << test::seed_note(seed);
+  EXPECT_EQ(back.tags, row.tags);
+  EXPECT_EQ(back.nnz, row.nnz);
+  EXPECT_EQ(back.verdict, row.verdict);
+  EXPECT_EQ(back.detail, row.detail);
+  EXPECT_TRUE(back.max_error_ratio && std::isinf(*back.max_error_ratio));
+  ASSERT_TRUE(back.first_bad_row);
+  EXPECT_EQ(back.first_bad_row->got, row.first_bad_row->got);
+  EXPECT_FALSE(back.worst_bad_row);
+  EXPECT_EQ(back.submission_ms, row.submission_ms);
+  EXPECT_FALSE(back.reference_ms);
+  EXPECT_EQ(back.x_seed, row.x_seed) << test::seed_note(seed);
+  EXPECT_EQ(back.submission_output, row.submission_output);
+}
+
+TEST(RowJson, MissingMembersAreNamed) {
+  try {
+    row_from_json(parse_json(R"({"kernel": "coo"})"));
+    FAIL() << "accepted";
+  } catch (const JsonError& e) {
+    EXPECT_NE(std::string(e.what()).find("format"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace spmv::grade

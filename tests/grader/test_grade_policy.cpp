@@ -1,0 +1,175 @@
+// The scoring policy (parsing, the documented default) and the points of
+// rows under it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "policy.hpp"
+#include "scoring.hpp"
+
+namespace spmv::grade {
+namespace {
+
+TEST(DefaultPolicy, IsTheDocumentedFile) {
+  std::ifstream file(std::string(SPMV_SOURCE_DIR) + "/grader/policy/default-policy.ini");
+  std::ostringstream text;
+  text << file.rdbuf();
+  EXPECT_EQ(default_policy_text(), text.str()) << "the compiled-in default differs from the file: rebuild";
+}
+
+TEST(DefaultPolicy, GradesTheSixKernelsEqually) {
+  const Policy& policy = default_policy();
+  EXPECT_EQ(policy.graded_kernels(),
+            (std::vector<std::string>{"coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"}));
+  for (const auto& kernel : policy.graded_kernels()) EXPECT_EQ(policy.kernel_weight(kernel), 1);
+  EXPECT_EQ(policy.total_points, 100);
+  EXPECT_EQ(policy.band.full_credit_at, 0.9);
+  EXPECT_EQ(policy.band.no_credit_below, 0.25);
+  EXPECT_GT(policy.correctness_share, 0);
+  EXPECT_LT(policy.correctness_share, 1);
+}
+
+TEST(PolicyFile, ReadsEveryKey) {
+  const Policy policy = parse_policy(
+      "total_points = 50\ncorrectness_share = 0.5\n# comment\n[speedup]\nfull_credit_at = 1.2\nno_credit_below = 0.5\n"
+      "[kernels]\nell = 2\ncoo = 0\n[case.big.one]\nweight = 3\nvisibility = hidden\n",
+      "test.ini");
+  EXPECT_EQ(policy.total_points, 50);
+  EXPECT_EQ(policy.correctness_share, 0.5);
+  EXPECT_EQ(policy.band.full_credit_at, 1.2);
+  EXPECT_EQ(policy.band.no_credit_below, 0.5);
+  EXPECT_EQ(policy.graded_kernels(), std::vector<std::string>{"ell"});
+  EXPECT_EQ(policy.kernel_weight("ell"), 2);
+  EXPECT_EQ(policy.kernel_weight("coo"), 0);
+  EXPECT_EQ(policy.kernel_weight("jds"), 1) << "unlisted kernels weigh 1";
+  EXPECT_EQ(policy.kernel_order("coo"), 1U);
+  EXPECT_EQ(policy.case_weight("big.one", 1), 3) << "case names may hold dots";
+  EXPECT_EQ(policy.case_visibility("big.one", "visible"), "hidden");
+  EXPECT_EQ(policy.case_weight("other", 0.5), 0.5) << "the manifest's weight otherwise";
+}
+
+TEST(PolicyFile, ErrorsNameTheFileAndTheKey) {
+  const std::vector<std::pair<std::string, std::string>> bad{
+      {"totl_points = 3\n", "totl_points"},
+      {"[speedup]\nfull_credit_at = fast\n", "speedup.full_credit_at"},
+      {"correctness_share = 1.5\n", "correctness_share"},
+      {"total_points = 0\n", "total_points"},
+      {"[kernels]\ncoo = -1\n", "kernels.coo"},
+      {"[speedup]\nfull_credit_at = 0.2\n", "no_credit_below"},
+      {"[case.x]\nvisibility = secret\n", "case.x.visibility"},
+      {"[case.x]\ncolour = red\n", "case.x.colour"},
+      {"[kernels]\ncoo = 1\ncoo = 2\n", "kernels.coo"},
+  };
+  for (const auto& [text, key] : bad) {
+    try {
+      parse_policy(text, "my-policy.ini");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const PolicyError& e) {
+      const std::string message = e.what();
+      EXPECT_NE(message.find("my-policy.ini"), std::string::npos) << message;
+      EXPECT_NE(message.find(key), std::string::npos) << message;
+    }
+  }
+}
+
+TEST(SpeedupBand, LinearBetweenTheEdges) {
+  const SpeedupBand band{0.25, 0.9};
+  EXPECT_EQ(performance_credit(band, 0.25), 0);
+  EXPECT_EQ(performance_credit(band, 0.9), 1);
+  EXPECT_DOUBLE_EQ(performance_credit(band, 0.575), 0.5);
+  EXPECT_DOUBLE_EQ(performance_credit(band, 0.25 + 0.65 / 4), 0.25);
+  EXPECT_EQ(performance_credit(band, 0.2499), 0);
+  EXPECT_EQ(performance_credit(band, 0), 0);
+  EXPECT_EQ(performance_credit(band, 7.5), 1);
+  EXPECT_EQ(performance_credit(band, std::nan("")), 0);
+}
+
+RowResult row(const std::string& kernel, const std::string& case_name, Verdict verdict,
+              std::optional<double> speedup = std::nullopt, double case_weight = 1) {
+  RowResult r;
+  r.kernel = kernel;
+  r.case_name = case_name;
+  r.verdict = verdict;
+  r.speedup = speedup;
+  r.case_weight = case_weight;
+  return r;
+}
+
+Policy two_kernel_policy() {
+  return parse_policy("total_points = 100\ncorrectness_share = 0.7\n[kernels]\ncoo = 1\nell = 3\n", "test");
+}
+
+TEST(Scoring, KernelsShareThePointsByWeightAndCasesWithinAKernel) {
+  const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0),
+                                                        row("coo", "b", Verdict::kPass, 1.0, 3),
+                                                        row("ell", "a", Verdict::kPass, 1.0)});
+  EXPECT_DOUBLE_EQ(summary.rows[0].max_score, 25 * 0.25);
+  EXPECT_DOUBLE_EQ(summary.rows[1].max_score, 25 * 0.75);
+  EXPECT_DOUBLE_EQ(summary.rows[2].max_score, 75);
+  EXPECT_DOUBLE_EQ(summary.max_score, 100);
+  EXPECT_DOUBLE_EQ(summary.score, 100);
+}
+
+TEST(Scoring, CorrectnessAndPerformanceParts) {
+  const auto summary = score_rows(two_kernel_policy(), {row("ell", "fast", Verdict::kPass, 2.0),
+                                                        row("ell", "mid", Verdict::kPass, 0.575),
+                                                        row("ell", "slow", Verdict::kPass, 0.1),
+                                                        row("ell", "untimed", Verdict::kPass),
+                                                        row("ell", "wrong", Verdict::kWrong, 3.0)});
+  // Only ell is present, so its share is all 100 points, over 5 cases.
+  EXPECT_DOUBLE_EQ(summary.rows[0].max_score, 100.0 / 5);
+  EXPECT_DOUBLE_EQ(summary.rows[0].score, summary.rows[0].max_score);
+  EXPECT_DOUBLE_EQ(summary.rows[1].score, summary.rows[1].max_score * (0.7 + 0.3 * 0.5));
+  EXPECT_DOUBLE_EQ(summary.rows[2].score, summary.rows[2].max_score * 0.7);
+  EXPECT_DOUBLE_EQ(summary.rows[3].score, summary.rows[3].max_score * 0.7);
+  EXPECT_EQ(summary.rows[4].score, 0) << "no performance points without a correct result";
+  EXPECT_TRUE(summary.rows[4].counted);
+}
+
+TEST(Scoring, RowsLeftOutHandTheirShareToTheOthers) {
+  const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0),
+                                                        row("ell", "a", Verdict::kNotApplicable),
+                                                        row("ell", "b", Verdict::kPass, 1.0),
+                                                        row("ell", "c", Verdict::kCaseError)});
+  EXPECT_FALSE(summary.rows[1].counted);
+  EXPECT_EQ(summary.rows[1].max_score, 0);
+  EXPECT_DOUBLE_EQ(summary.rows[2].max_score, 75) << "ell's whole share on its one counted row";
+  EXPECT_DOUBLE_EQ(summary.max_score, 100);
+
+  const auto all_left_out =
+      score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0), row("ell", "a", Verdict::kNotApplicable)});
+  EXPECT_DOUBLE_EQ(all_left_out.rows[0].max_score, 100) << "a kernel with no counted row has no share";
+}
+
+TEST(Scoring, FailuresOfEveryKindScoreZeroButCount) {
+  for (const Verdict verdict : {Verdict::kWrong, Verdict::kCrash, Verdict::kTimeout, Verdict::kNotImplemented,
+                                Verdict::kSkipped, Verdict::kLoadError, Verdict::kNotRun}) {
+    const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", verdict, 1.0), row("coo", "b", Verdict::kPass, 1.0)});
+    EXPECT_TRUE(summary.rows[0].counted) << describe(verdict);
+    EXPECT_EQ(summary.rows[0].score, 0) << describe(verdict);
+    EXPECT_DOUBLE_EQ(summary.score, 50) << describe(verdict);
+  }
+}
+
+TEST(Scoring, GeometricMeanSpeedupOfCorrectTimedRows) {
+  const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 2.0),
+                                                        row("coo", "b", Verdict::kPass, 0.5),
+                                                        row("coo", "c", Verdict::kPass, 4.0),
+                                                        row("coo", "d", Verdict::kWrong, 100.0)});
+  ASSERT_TRUE(summary.geomean_speedup);
+  EXPECT_NEAR(*summary.geomean_speedup, std::cbrt(4.0), 1e-12);
+  EXPECT_EQ(summary.timed_rows, 3);
+  EXPECT_FALSE(score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass)}).geomean_speedup);
+}
+
+TEST(Scoring, PolicyCaseOverridesApply) {
+  const Policy policy = parse_policy("[kernels]\ncoo = 1\n[case.b]\nweight = 3\n", "test");
+  const auto summary = score_rows(policy, {row("coo", "a", Verdict::kPass, 1.0), row("coo", "b", Verdict::kPass, 1.0)});
+  EXPECT_DOUBLE_EQ(summary.rows[0].max_score, 25);
+  EXPECT_DOUBLE_EQ(summary.rows[1].max_score, 75);
+}
+
+}  // namespace
+}  // namespace spmv::grade

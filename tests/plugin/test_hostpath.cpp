@@ -1,0 +1,446 @@
+// The host-path plugins (grader/hostpath), loaded as the grader loads them,
+// on the course's worked examples (arrays as the slides list them), a
+// generated matrix with empty and long rows, and an all-empty one. The host
+// reference must pass the grader's tolerance check with all six kernels;
+// each fake must show exactly the fault it is named for, so that a grader
+// test relying on it tests the grader and not the fake.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "sparse_test_support.hpp"
+#include "spmv/core/convert.hpp"
+#include "spmv/core/generators.hpp"
+#include "spmv/core/golden.hpp"
+#include "spmv/core/tolerance.hpp"
+#include "spmv/memory/buffer.hpp"
+#include "spmv/plugin/plugin.hpp"
+
+namespace {
+
+using spmv::LikelyCause;
+using spmv::MemorySpace;
+
+const std::vector<std::string> kKernelNames = {"coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"};
+
+// One matrix in every format.
+struct Case {
+  std::string name;
+  spmv::CsrMatrix csr;
+  spmv::CooMatrix coo;
+  spmv::EllMatrix ell;
+  spmv::HybMatrix hyb;
+  spmv::JdsMatrix jds;
+};
+
+Case teaching_kit() {
+  using spmv::test::TeachingKit;
+  return {"teaching kit 4x4", TeachingKit::csr(), TeachingKit::coo(), TeachingKit::ell(), TeachingKit::hyb_width_2(),
+          TeachingKit::jds()};
+}
+
+Case converted(std::string name, spmv::CsrMatrix csr) {
+  Case c{std::move(name), std::move(csr), {}, {}, {}, {}};
+  c.coo = spmv::to_coo(c.csr);
+  c.ell = spmv::to_ell(c.csr);
+  c.hyb = spmv::to_hyb(c.csr);
+  c.jds = spmv::to_jds(c.csr);
+  return c;
+}
+
+// Power-law rows (a few long ones reach HYB's COO part) with a tenth emptied.
+Case generated(std::uint64_t seed) {
+  return converted("power law 1500x1200",
+                   spmv::gen::with_empty_rows(spmv::gen::power_law(1500, 1200, 1.8, 400, seed), 0.1, seed));
+}
+
+std::vector<Case> all_cases(std::uint64_t seed) {
+  std::vector<Case> cases;
+  cases.push_back(teaching_kit());
+  cases.push_back(converted("textbook figure 14.1", spmv::test::TextbookFigure14_1::csr()));
+  cases.push_back(generated(seed));
+  cases.push_back(converted("all rows empty", spmv::gen::empty(5, 7)));
+  return cases;
+}
+
+// A case's formats in host memory, as the grader hands them to a host plugin.
+class HostMatrix {
+ public:
+  explicit HostMatrix(const Case& c)
+      : csr_(upload(MemorySpace::kHost, c.csr)),
+        coo_(upload(MemorySpace::kHost, c.coo)),
+        ell_(upload(MemorySpace::kHost, c.ell)),
+        hyb_(upload(MemorySpace::kHost, c.hyb)),
+        jds_(upload(MemorySpace::kHost, c.jds)) {}
+
+  [[nodiscard]] const void* view(spmv_format format) const {
+    switch (format) {
+      case SPMV_FORMAT_COO: return &coo_.view;
+      case SPMV_FORMAT_CSR: return &csr_.view;
+      case SPMV_FORMAT_ELL: return &ell_.view;
+      case SPMV_FORMAT_HYB: return &hyb_.view;
+      case SPMV_FORMAT_JDS: return &jds_.view;
+      default: return nullptr;
+    }
+  }
+
+ private:
+  spmv::CsrBuffers csr_;
+  spmv::CooBuffers coo_;
+  spmv::EllBuffers ell_;
+  spmv::HybBuffers hyb_;
+  spmv::JdsBuffers jds_;
+};
+
+// y is filled with the grader's poison before each launch, the words around
+// it with another NaN, so unwritten rows and stray writes both show.
+constexpr std::uint32_t kGuardBits = 0x7fc0beef;
+constexpr std::size_t kGuardWords = 4;
+
+bool has_bits(float value, std::uint32_t bits) { return std::bit_cast<std::uint32_t>(value) == bits; }
+
+struct Launch {
+  spmv_status status = SPMV_SUCCESS;
+  std::vector<float> y;       // the rows
+  std::vector<float> before;  // guard words below y[0], nearest last
+  std::vector<float> after;   // guard words from y[rows] on
+  std::vector<float> x;       // x after the launch
+};
+
+Launch launch(const spmv_kernel_entry& kernel, const HostMatrix& a, std::size_t rows, std::vector<float> x) {
+  std::vector<float> storage(kGuardWords + rows + kGuardWords, std::bit_cast<float>(kGuardBits));
+  std::fill_n(storage.begin() + kGuardWords, rows, std::bit_cast<float>(spmv::kPoisonBits));
+  Launch result;
+  result.status = kernel.launch(a.view(kernel.format), x.data(), storage.data() + kGuardWords, nullptr, nullptr);
+  const auto first_row = storage.begin() + kGuardWords;
+  result.before.assign(storage.begin(), first_row);
+  result.y.assign(first_row, first_row + static_cast<std::ptrdiff_t>(rows));
+  result.after.assign(first_row + static_cast<std::ptrdiff_t>(rows), storage.end());
+  result.x = std::move(x);
+  return result;
+}
+
+bool guards_intact(const std::vector<float>& guards) {
+  return std::all_of(guards.begin(), guards.end(), [](float v) { return has_bits(v, kGuardBits); });
+}
+
+// One kernel on one case: launches it and checks results as the grader does.
+class KernelRun {
+ public:
+  KernelRun(const spmv_kernel_entry& kernel, const Case& c, std::uint64_t seed)
+      : kernel_(kernel),
+        case_(c),
+        matrix_(c),
+        x_(spmv::random_vector(static_cast<std::size_t>(c.csr.cols), seed)),
+        golden_(spmv::golden_spmv(c.csr, x_)) {}
+
+  [[nodiscard]] const std::vector<float>& x() const { return x_; }
+  [[nodiscard]] std::size_t rows() const { return static_cast<std::size_t>(case_.csr.rows); }
+  [[nodiscard]] Launch run() const { return launch(kernel_, matrix_, rows(), x_); }
+  [[nodiscard]] spmv::ToleranceVerdict check(const Launch& result) const {
+    return spmv::check_result(case_.csr, x_, golden_, result.y);
+  }
+  [[nodiscard]] const spmv::GoldenResult& golden() const { return golden_; }
+
+ private:
+  const spmv_kernel_entry& kernel_;
+  const Case& case_;
+  HostMatrix matrix_;
+  std::vector<float> x_;
+  spmv::GoldenResult golden_;
+};
+
+using RunCheck = std::function<void(const KernelRun&)>;
+
+// check() for every kernel of `plugin` on every case with a nonempty row
+// (`with_empty` adds the all-empty one), fresh x each time.
+void for_each_run(const spmv::Plugin& plugin, const RunCheck& check, bool with_empty = false) {
+  const std::uint64_t seed = spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::uint64_t next_seed = seed;
+  for (const Case& c : all_cases(seed)) {
+    if (!with_empty && c.csr.nnz() == 0) continue;
+    for (const std::string& name : kKernelNames) {
+      SCOPED_TRACE(plugin.name() + ", kernel " + name + ", " + c.name);
+      check(KernelRun(plugin.require(name), c, ++next_seed));
+    }
+  }
+}
+
+void expect_correct(const KernelRun& k, const Launch& result) {
+  EXPECT_EQ(result.status, SPMV_SUCCESS);
+  const spmv::ToleranceVerdict verdict = k.check(result);
+  EXPECT_TRUE(verdict.passed) << verdict.describe();
+  EXPECT_TRUE(guards_intact(result.before) && guards_intact(result.after)) << "a write outside y";
+  EXPECT_EQ(result.x, k.x()) << "x was modified";
+}
+
+// -- Fakes ------------------------------------------------------------------
+
+struct FakeEntry {
+  std::string verdict;
+  std::string library;
+};
+
+std::map<std::string, FakeEntry> read_manifest() {
+  std::ifstream in(SPMV_HOST_FAKES_MANIFEST);
+  EXPECT_TRUE(in) << "cannot open " << SPMV_HOST_FAKES_MANIFEST;
+  std::map<std::string, FakeEntry> fakes;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string fault;
+    FakeEntry entry;
+    if (!std::getline(fields, fault, '\t') || !std::getline(fields, entry.verdict, '\t') ||
+        !std::getline(fields, entry.library)) {
+      ADD_FAILURE() << SPMV_HOST_FAKES_MANIFEST << ":" << number << ": expected fault, verdict, library; found "
+                    << line;
+      continue;
+    }
+    fakes[fault] = entry;
+  }
+  return fakes;
+}
+
+spmv::Plugin load_fake(const std::string& fault) {
+  const auto fakes = read_manifest();
+  const auto found = fakes.find(fault);
+  if (found == fakes.end()) throw std::runtime_error("no fake " + fault + " in " SPMV_HOST_FAKES_MANIFEST);
+  return spmv::Plugin::load(found->second.library);
+}
+
+void for_each_fake_run(const std::string& fault, const RunCheck& check) { for_each_run(load_fake(fault), check); }
+
+// What became of a child process running one launch.
+struct ChildOutcome {
+  enum class End { kReturned, kExited, kSignaled, kStillRunning } end;
+  int code = 0;  // exit status or signal number
+};
+
+constexpr int kChildReturned = 3;
+
+ChildOutcome launch_in_child(const KernelRun& k, std::chrono::milliseconds limit) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const rlimit no_core{0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);  // the crashing fakes need no core files
+    (void)k.run();
+    std::_Exit(kChildReturned);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  int status = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      if (WIFSIGNALED(status)) return {ChildOutcome::End::kSignaled, WTERMSIG(status)};
+      const int code = WEXITSTATUS(status);
+      return {code == kChildReturned ? ChildOutcome::End::kReturned : ChildOutcome::End::kExited, code};
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return {ChildOutcome::End::kStillRunning, 0};
+}
+
+// Process-ending faults run in a child, on the small example only.
+void for_each_kernel_in_child(const std::string& fault, const std::function<void(const KernelRun&)>& check) {
+  const spmv::Plugin plugin = load_fake(fault);
+  const Case c = teaching_kit();
+  const std::uint64_t seed = spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  for (const std::string& name : kKernelNames) {
+    SCOPED_TRACE("fake " + fault + ", kernel " + name);
+    check(KernelRun(plugin.require(name), c, seed));
+  }
+}
+
+void expect_child_signal(const std::string& fault, int signal_number) {
+  for_each_kernel_in_child(fault, [&](const KernelRun& k) {
+    const ChildOutcome outcome = launch_in_child(k, std::chrono::seconds(10));
+    EXPECT_EQ(outcome.end, ChildOutcome::End::kSignaled);
+    EXPECT_EQ(outcome.code, signal_number) << "expected " << strsignal(signal_number);
+  });
+}
+
+// The faults this file checks; the manifest must list exactly these.
+const std::set<std::string> kCheckedFaults = {
+    "correct",        "wrong_element",       "unwritten_row",   "doubled",      "crash_segfault",
+    "crash_abort",    "exit0",               "hang",            "oob_write",    "modifies_input",
+    "nondeterministic", "not_implemented", "prints_forged_score", "launch_error"};
+
+TEST(HostReference, AllSixKernelsPassTheToleranceCheck) {
+  const spmv::Plugin plugin = spmv::Plugin::load(SPMV_HOST_REFERENCE_PLUGIN);
+  EXPECT_EQ(plugin.name(), "host-reference");
+  EXPECT_EQ(plugin.memory(), SPMV_MEMORY_HOST);
+  EXPECT_EQ(plugin.kernels().size(), kKernelNames.size());
+  for_each_run(
+      plugin, [](const KernelRun& k) { expect_correct(k, k.run()); }, /*with_empty=*/true);
+}
+
+TEST(HostFakes, ManifestListsEveryCheckedFakeWithAVerdict) {
+  const std::set<std::string> verdicts = {"pass",           "wrong",          "crash",
+                                          "timeout",        "out_of_bounds",  "modified_input",
+                                          "nondeterministic", "not_implemented", "launch_error"};
+  const auto fakes = read_manifest();
+  std::set<std::string> listed;
+  for (const auto& [fault, entry] : fakes) {
+    listed.insert(fault);
+    EXPECT_TRUE(verdicts.contains(entry.verdict)) << fault << ": unknown verdict " << entry.verdict;
+    const spmv::Plugin plugin = spmv::Plugin::load(entry.library);
+    EXPECT_EQ(plugin.name(), "fake-" + fault);
+    EXPECT_EQ(plugin.memory(), SPMV_MEMORY_HOST);
+    for (const std::string& name : kKernelNames) EXPECT_NE(plugin.find(name), nullptr) << fault << " lacks " << name;
+  }
+  EXPECT_EQ(listed, kCheckedFaults) << "every fake needs a behaviour check here, and every check a fake";
+  EXPECT_EQ(fakes.at("correct").verdict, "pass");
+}
+
+TEST(HostFakes, CorrectIsCorrect) {
+  for_each_fake_run("correct", [](const KernelRun& k) { expect_correct(k, k.run()); });
+}
+
+TEST(HostFakes, WrongElementMissesOneTermOfOneRow) {
+  for_each_fake_run("wrong_element", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, SPMV_SUCCESS);
+    const spmv::ToleranceVerdict verdict = k.check(result);
+    EXPECT_FALSE(verdict.passed);
+    EXPECT_EQ(verdict.bad_rows, 1) << verdict.describe();
+    EXPECT_EQ(verdict.cause, LikelyCause::kMissingTerm) << verdict.describe();
+  });
+}
+
+TEST(HostFakes, UnwrittenRowKeepsThePoisonInOneRow) {
+  for_each_fake_run("unwritten_row", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, SPMV_SUCCESS);
+    const spmv::ToleranceVerdict verdict = k.check(result);
+    EXPECT_EQ(verdict.bad_rows, 1) << verdict.describe();
+    EXPECT_EQ(verdict.unwritten_rows, 1) << verdict.describe();
+    EXPECT_EQ(verdict.cause, LikelyCause::kUnwritten) << verdict.describe();
+  });
+}
+
+TEST(HostFakes, DoubledGivesTwiceEveryRow) {
+  for_each_fake_run("doubled", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, SPMV_SUCCESS);
+    const spmv::GoldenResult& golden = k.golden();
+    for (std::size_t i = 0; i < k.rows(); ++i) {
+      // Twice the row, within the rounding of summing it twice in fp32.
+      const double allowed = 4 * spmv::gamma_fp32(2 * std::int64_t{golden.row_nnz[i]}) * golden.abs_sum[i];
+      ASSERT_LE(std::abs(result.y[i] - 2 * golden.y[i]), allowed)
+          << "row " << i << ": expected " << 2 * golden.y[i] << ", got " << result.y[i];
+    }
+    const spmv::ToleranceVerdict verdict = k.check(result);
+    EXPECT_FALSE(verdict.passed);
+    EXPECT_EQ(verdict.cause, LikelyCause::kDoubled) << verdict.describe();
+  });
+}
+
+TEST(HostFakes, CrashSegfaultDiesOfSigsegv) { expect_child_signal("crash_segfault", SIGSEGV); }
+
+TEST(HostFakes, CrashAbortDiesOfSigabrt) { expect_child_signal("crash_abort", SIGABRT); }
+
+TEST(HostFakes, Exit0EndsTheProcessWithStatus0) {
+  for_each_kernel_in_child("exit0", [](const KernelRun& k) {
+    const ChildOutcome outcome = launch_in_child(k, std::chrono::seconds(10));
+    EXPECT_EQ(outcome.end, ChildOutcome::End::kExited) << "the launch returned or the process was killed";
+    EXPECT_EQ(outcome.code, 0);
+  });
+}
+
+TEST(HostFakes, HangNeverReturns) {
+  for_each_kernel_in_child("hang", [](const KernelRun& k) {
+    EXPECT_EQ(launch_in_child(k, std::chrono::milliseconds(300)).end, ChildOutcome::End::kStillRunning);
+  });
+}
+
+TEST(HostFakes, OobWriteWritesJustOutsideBothEnds) {
+  for_each_fake_run("oob_write", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, SPMV_SUCCESS);
+    const spmv::ToleranceVerdict verdict = k.check(result);
+    EXPECT_TRUE(verdict.passed) << verdict.describe();
+    EXPECT_FALSE(has_bits(result.before.back(), kGuardBits)) << "y[-1] not written";
+    EXPECT_FALSE(has_bits(result.after.front(), kGuardBits)) << "y[rows] not written";
+  });
+}
+
+TEST(HostFakes, ModifiesInputChangesXButNotTheResult) {
+  for_each_fake_run("modifies_input", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, SPMV_SUCCESS);
+    const spmv::ToleranceVerdict verdict = k.check(result);
+    EXPECT_TRUE(verdict.passed) << verdict.describe();
+    EXPECT_NE(result.x, k.x()) << "x left as it was";
+  });
+}
+
+TEST(HostFakes, NondeterministicIsRightOnceThenWrong) {
+  // A kernel counts its calls for the life of the process: each check runs
+  // in a fresh child, whose first call must pass and second fail.
+  for_each_kernel_in_child("nondeterministic", [](const KernelRun& k) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const bool first_passed = k.check(k.run()).passed;
+      const spmv::ToleranceVerdict second = k.check(k.run());
+      std::_Exit(first_passed && !second.passed && second.bad_rows == 1 ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "expected the first call right and the second wrong in one row";
+  });
+}
+
+TEST(HostFakes, NotImplementedSaysSoAndLeavesY) {
+  for_each_fake_run("not_implemented", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, SPMV_NOT_IMPLEMENTED);
+    EXPECT_EQ(k.check(result).unwritten_rows, static_cast<std::int64_t>(k.rows()));
+  });
+}
+
+TEST(HostFakes, LaunchErrorReturnsACudaErrorAndLeavesY) {
+  for_each_fake_run("launch_error", [](const KernelRun& k) {
+    const Launch result = k.run();
+    EXPECT_EQ(result.status, static_cast<spmv_status>(cudaErrorLaunchFailure));
+    EXPECT_EQ(k.check(result).unwritten_rows, static_cast<std::int64_t>(k.rows()));
+  });
+}
+
+TEST(HostFakes, PrintsForgedScoreClaimsFullMarksAndIsWrong) {
+  for_each_fake_run("prints_forged_score", [](const KernelRun& k) {
+    ::testing::internal::CaptureStdout();
+    const Launch result = k.run();
+    const std::string printed = ::testing::internal::GetCapturedStdout();
+    EXPECT_NE(printed.find("score: 100"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("\"score\": 100"), std::string::npos) << printed;
+    EXPECT_EQ(result.status, SPMV_SUCCESS);
+    EXPECT_TRUE(std::all_of(result.y.begin(), result.y.end(), [](float v) { return v == 0.0f; }));
+    EXPECT_FALSE(k.check(result).passed);
+  });
+}
+
+}  // namespace

@@ -1,0 +1,148 @@
+// Shared by the format, conversion, CPU SpMV and generator tests: the
+// course's worked 4x4 examples with their arrays written out, exact
+// comparison of containers, and per-run random seeds.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "spmv/core/convert.hpp"
+#include "spmv/core/formats.hpp"
+
+namespace spmv::test {
+
+// A fresh seed per run, so repeated runs cover more inputs; SPMV_TEST_SEED
+// replays a failure. Tests show it with SPMV_TRACE_SEED.
+inline std::uint64_t fresh_seed() {
+  if (const char* fixed = std::getenv("SPMV_TEST_SEED")) return std::stoull(fixed);
+  std::random_device device;
+  return (std::uint64_t{device()} << 32) ^ device();
+}
+
+#define SPMV_TRACE_SEED(seed)       \
+  SCOPED_TRACE(::testing::Message() \
+               << "seed " << (seed) << " (replay: SPMV_TEST_SEED=" << (seed) << ")")
+
+inline HybOptions hyb_width(index_t ell_width, ConversionLimits limits = {}) {
+  HybOptions options;
+  options.ell_width = ell_width;
+  options.limits = limits;
+  return options;
+}
+
+// Bit patterns, so -0.0 != 0.0 and NaN payloads count: round trips are exact.
+inline std::vector<std::uint32_t> bits_of(const std::vector<float>& values) {
+  std::vector<std::uint32_t> bits;
+  bits.reserve(values.size());
+  for (const float v : values) bits.push_back(std::bit_cast<std::uint32_t>(v));
+  return bits;
+}
+
+inline void expect_same(const CsrMatrix& actual, const CsrMatrix& expected) {
+  EXPECT_EQ(actual.rows, expected.rows);
+  EXPECT_EQ(actual.cols, expected.cols);
+  EXPECT_EQ(actual.row_ptr, expected.row_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(bits_of(actual.values), bits_of(expected.values));
+}
+
+inline void expect_same(const CooMatrix& actual, const CooMatrix& expected) {
+  EXPECT_EQ(actual.rows, expected.rows);
+  EXPECT_EQ(actual.cols, expected.cols);
+  EXPECT_EQ(actual.row_idx, expected.row_idx);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(bits_of(actual.values), bits_of(expected.values));
+}
+
+inline void expect_same(const EllMatrix& actual, const EllMatrix& expected) {
+  EXPECT_EQ(actual.rows, expected.rows);
+  EXPECT_EQ(actual.cols, expected.cols);
+  EXPECT_EQ(actual.width, expected.width);
+  EXPECT_EQ(actual.row_length, expected.row_length);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(bits_of(actual.values), bits_of(expected.values));
+}
+
+inline void expect_same(const HybMatrix& actual, const HybMatrix& expected) {
+  expect_same(actual.ell, expected.ell);
+  expect_same(actual.coo, expected.coo);
+}
+
+inline void expect_same(const JdsMatrix& actual, const JdsMatrix& expected) {
+  EXPECT_EQ(actual.rows, expected.rows);
+  EXPECT_EQ(actual.cols, expected.cols);
+  EXPECT_EQ(actual.row_perm, expected.row_perm);
+  EXPECT_EQ(actual.jd_ptr, expected.jd_ptr);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(bits_of(actual.values), bits_of(expected.values));
+}
+
+// GPU Teaching Kit, module 10 (seed 002), every format's slide:
+//   Row 0  3 0 1 0
+//   Row 1  0 0 0 0
+//   Row 2  0 2 4 1
+//   Row 3  1 0 0 1
+struct TeachingKit {
+  static CsrMatrix csr() {
+    return {4, 4, {0, 2, 2, 5, 7}, {0, 2, 1, 2, 3, 0, 3}, {3, 1, 2, 4, 1, 1, 1}};
+  }
+  static CooMatrix coo() {
+    return {4, 4, {0, 0, 2, 2, 2, 3, 3}, {0, 2, 1, 2, 3, 0, 3}, {3, 1, 2, 4, 1, 1, 1}};
+  }
+  // Slide "data 3 * 2 1 1 * 4 1 * * 1 *", "col_index 0 * 1 0 2 * 2 3 * * 3 *".
+  static EllMatrix ell() {
+    return {4,
+            4,
+            3,
+            {2, 0, 3, 2},
+            {0, -1, 1, 0, 2, -1, 2, 3, -1, -1, 3, -1},
+            {3, 0, 2, 1, 1, 0, 4, 1, 0, 0, 1, 0}};
+  }
+  // ELL width 2: row 2's third entry moves to COO.
+  static HybMatrix hyb_width_2() {
+    return {{4, 4, 2, {2, 0, 2, 2}, {0, -1, 1, 0, 2, -1, 2, 3}, {3, 0, 2, 1, 1, 0, 4, 1}},
+            {4, 4, {2}, {3}, {1}}};
+  }
+  // Rows by decreasing length, ties in original order: 2 (3), 0 (2), 3 (2), 1 (0).
+  static JdsMatrix jds() {
+    return {4, 4, {2, 0, 3, 1}, {0, 3, 6, 7}, {1, 0, 0, 2, 2, 3, 3}, {2, 3, 1, 4, 1, 1, 1}};
+  }
+};
+
+// Textbook chapter 14, figure 14.1 (seed 000):
+//   Row 0  1 7 . .
+//   Row 1  5 . 3 9
+//   Row 2  . 2 8 .
+//   Row 3  . . . 6
+struct TextbookFigure14_1 {
+  static CsrMatrix csr() {
+    return {4, 4, {0, 2, 5, 7, 8}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}};
+  }
+  static CooMatrix coo() {
+    return {4, 4, {0, 0, 1, 1, 1, 2, 2, 3}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}};
+  }
+  static EllMatrix ell() {
+    return {4,
+            4,
+            3,
+            {2, 3, 2, 1},
+            {0, 0, 1, 3, 1, 2, 2, -1, -1, 3, -1, -1},
+            {1, 5, 2, 6, 7, 3, 8, 0, 0, 9, 0, 0}};
+  }
+  static HybMatrix hyb_width_2() {
+    return {{4, 4, 2, {2, 2, 2, 1}, {0, 0, 1, 3, 1, 2, 2, -1}, {1, 5, 2, 6, 7, 3, 8, 0}},
+            {4, 4, {1}, {3}, {9}}};
+  }
+  // Rows by decreasing length: 1 (3), 0 (2), 2 (2), 3 (1).
+  static JdsMatrix jds() {
+    return {4, 4, {1, 0, 2, 3}, {0, 4, 7, 8}, {0, 0, 1, 3, 2, 1, 2, 3}, {5, 1, 2, 6, 3, 7, 8, 9}};
+  }
+};
+
+}  // namespace spmv::test
