@@ -94,6 +94,9 @@ function(spmv_add_plugin_module target)
   # An undefined symbol (a kernel file that forgot a launch function) fails
   # the link here instead of the grader's dlopen.
   target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  # Code pulled in from static archives (on some toolchains the C++ runtime
+  # support library) stays local too: only spmv_plugin_entry is exported.
+  target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
 endfunction()
 
 function(spmv_add_submission_plugin target)

@@ -62,6 +62,11 @@ void RawBuffer::copy_from_host(const void* source, std::size_t bytes, std::size_
   auto* target = static_cast<char*>(data_) + offset;
   if (space_ == MemorySpace::kDevice) {
     check_cuda(cudaMemcpy(target, source, bytes, cudaMemcpyHostToDevice), "cudaMemcpy to device");
+    // From pageable memory cudaMemcpy may return before the DMA lands; a
+    // kernel launched next on a non-blocking stream would then race with it
+    // (e.g. the NaN poison arriving after the kernel wrote y). Copies here
+    // are untimed set-up, so wait for them.
+    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after a copy to the device");
   } else {
     std::memcpy(target, source, bytes);
   }
