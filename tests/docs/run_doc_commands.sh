@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# Runs the commands the documentation shows, so the docs cannot drift from
+# the programs.
+#
+#   run_doc_commands.sh <build dir> <file.md>...
+#
+# In each Markdown file, a fenced block whose info string is exactly
+# `sh doc-test` holds commands written for a fresh quick-start checkout: run
+# from the repository root, with the build in build/. Each such block runs
+# under `bash -e -o pipefail` in a fresh temporary folder that stands in for
+# the repository root: every top-level entry of the source tree is linked
+# into it and `build` links to <build dir>, so the commands find the real
+# programs and cases while whatever they write stays in the temporary
+# folder. Only commands that need no GPU and take seconds belong in such
+# blocks.
+#
+# A failing block is reported as <file>:<line of its opening fence>, with
+# its commands and output; every block is run, and the exit status is 1 if
+# any failed (2 for a usage error).
+set -uo pipefail
+
+usage() {
+  echo "usage: $0 <build dir> <file.md>..." >&2
+  exit 2
+}
+
+[ $# -ge 2 ] || usage
+build_dir="$(cd "$1" 2>/dev/null && pwd)" || { echo "$0: $1: not a folder" >&2; exit 2; }
+shift
+source_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+scratch="$(mktemp -d "${TMPDIR:-/tmp}/spmv-doc-test.XXXXXX")"
+trap 'rm -rf "$scratch"' EXIT
+
+# A folder that looks like a checkout with its build in build/.
+make_root() {
+  local root="$1" entry
+  mkdir -p "$root"
+  for entry in "$source_root"/* "$source_root"/.[!.]*; do
+    [ -e "$entry" ] || continue
+    case "$(basename "$entry")" in
+      build | .git) continue ;;
+    esac
+    ln -s "$entry" "$root/$(basename "$entry")"
+  done
+  ln -s "$build_dir" "$root/build"
+}
+
+# Prints "<line>\t<command text with \x1f for newlines>" per doc-test block.
+# A fence opens with ``` or ~~~ (three or more) and closes with the same
+# character, at least as many, and nothing after it.
+extract_blocks() {
+  awk '
+    BEGIN { in_block = 0; tested = 0 }
+    {
+      if (!in_block) {
+        if (match($0, /^ ? ? ?(```+|~~~+)/)) {
+          fence = substr($0, RSTART, RLENGTH); sub(/^ +/, "", fence)
+          info = substr($0, RSTART + RLENGTH)
+          sub(/^[ \t]+/, "", info); sub(/[ \t]+$/, "", info)
+          in_block = 1; tested = (info == "sh doc-test"); start = NR; text = ""
+        }
+        next
+      }
+      line = $0
+      sub(/^ +/, "", line)
+      if (index(line, substr(fence, 1, 1)) == 1 && line ~ /^(```+|~~~+)[ \t]*$/ && length(line) >= length(fence) &&
+          substr(line, 1, length(fence)) == fence) {
+        if (tested) printf "%d\t%s\n", start, text
+        in_block = 0
+        next
+      }
+      if (tested) text = text $0 "\037"
+    }
+    END { if (in_block && tested) printf "%d\tUNCLOSED\n", start }
+  ' "$1"
+}
+
+blocks=0
+failures=0
+for file in "$@"; do
+  if [ ! -f "$file" ]; then
+    echo "FAIL $file: no such file" >&2
+    failures=$((failures + 1))
+    continue
+  fi
+  while IFS=$'\t' read -r line text; do
+    blocks=$((blocks + 1))
+    if [ "$text" = UNCLOSED ]; then
+      echo "FAIL $file:$line: the sh doc-test block is never closed" >&2
+      failures=$((failures + 1))
+      continue
+    fi
+    commands="${text//$'\037'/$'\n'}"
+    root="$scratch/block$blocks"
+    make_root "$root"
+    if output="$(cd "$root" && bash -e -o pipefail -c "$commands" 2>&1 </dev/null)"; then
+      echo "ok   $file:$line"
+    else
+      status=$?
+      failures=$((failures + 1))
+      {
+        echo "FAIL $file:$line: the block exited with status $status"
+        echo "---- commands"
+        printf '%s\n' "$commands"
+        echo "---- output (last 60 lines)"
+        printf '%s\n' "$output" | tail -n 60
+        echo "----"
+      } >&2
+    fi
+    rm -rf "$root"
+  done < <(extract_blocks "$file")
+done
+
+echo "$blocks doc-test block(s) run, $failures failed"
+if [ "$blocks" -eq 0 ]; then
+  echo "no sh doc-test block found in: $*" >&2
+  exit 1
+fi
+[ "$failures" -eq 0 ]
