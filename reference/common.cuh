@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "spmv/contract/coo.h"
+#include "spmv/contract/csr.h"
 #include "tuning.hpp"
 
 namespace spmv::reference {
@@ -28,9 +29,31 @@ __device__ inline std::int64_t grid_thread_index() {
 }
 __device__ inline std::int64_t grid_thread_count() { return static_cast<std::int64_t>(gridDim.x) * blockDim.x; }
 
+// A load of matrix data each SpMV reads exactly once. With kStreaming it
+// carries the evict-first hint (ld.global.cs), so the matrix streaming
+// through L2 does not push out the lines of x that later gathers reuse.
+template <bool kStreaming, typename T>
+__device__ inline T load_matrix(const T* address) {
+  if constexpr (kStreaming) {
+    return __ldcs(address);
+  } else {
+    return *address;
+  }
+}
+
 // Enqueues y[row_idx[e]] += values[e] * x[col_idx[e]] for every COO entry
 // (atomically); y must already hold values. coo zeroes y first, hyb runs it
 // after its ELL pass. Defined in coo.cu.
 cudaError_t enqueue_coo_accumulate(const spmv_coo_view& A, const float* x, float* y, cudaStream_t stream);
+
+// The CSR kernels auto picks from, with the choice made by the caller:
+// csr_scalar's kernel, and csr_vector's with `threads_per_row` threads
+// (2, 4, 8, 16 or 32) per row. Defined in csr_scalar.cu, csr_vector.cu.
+// `streaming` loads the matrix with load_matrix<true> (the csr_scalar and
+// csr_vector entries themselves use plain loads).
+cudaError_t enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream,
+                               bool streaming = false);
+cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, const float* x, float* y,
+                               cudaStream_t stream, bool streaming = false);
 
 }  // namespace spmv::reference

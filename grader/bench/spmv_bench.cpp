@@ -168,6 +168,7 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
       return run;
     }
     row.outcome = Outcome::kTimed;
+    if (kernel.note) row.detail = kernel.note(w);
   } catch (const NotApplicable& why) {
     row.outcome = Outcome::kNotApplicable;
     row.detail = why.what();

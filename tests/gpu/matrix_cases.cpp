@@ -57,6 +57,31 @@ CsrMatrix with_long_row(const CsrMatrix& a, index_t long_row, index_t length, st
   return out;
 }
 
+// A cols-wide matrix whose row r has lengths[r % lengths.size()] distinct
+// random columns (each length at most cols).
+CsrMatrix rows_of_lengths(index_t rows, index_t cols, const std::vector<index_t>& lengths, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<index_t> column(0, cols - 1);
+  CsrMatrix out = no_entries(rows, cols);
+  std::vector<char> taken(static_cast<std::size_t>(cols), 0);
+  for (index_t row = 0; row < rows; ++row) {
+    const index_t length = lengths[static_cast<std::size_t>(row) % lengths.size()];
+    const auto first = out.col_idx.size();
+    while (static_cast<index_t>(out.col_idx.size() - first) < length) {
+      const index_t c = column(rng);
+      if (taken[static_cast<std::size_t>(c)] == 0) {
+        taken[static_cast<std::size_t>(c)] = 1;
+        out.col_idx.push_back(c);
+      }
+    }
+    std::sort(out.col_idx.begin() + static_cast<std::ptrdiff_t>(first), out.col_idx.end());
+    for (auto j = first; j < out.col_idx.size(); ++j) taken[static_cast<std::size_t>(out.col_idx[j])] = 0;
+    out.row_ptr[row + 1] = out.nnz();
+  }
+  out.values = random_vector(out.col_idx.size(), seed + 1);
+  return out;
+}
+
 }  // namespace
 
 // Sizes keep every case to about a second on the GPU machine while going
@@ -88,6 +113,22 @@ const std::vector<MatrixCase>& matrix_cases() {
       {"power_law", [](std::uint64_t seed) { return gen::power_law(8000, 8000, 1.8, 2000, seed); }},
       {"banded", [](std::uint64_t seed) { return gen::banded(4000, 9, seed); }},
       {"block_diagonal", [](std::uint64_t seed) { return gen::block_diagonal(50, 40, seed); }},
+      // The load-balanced kernels (csr_merge, coo_segmented) cut work into
+      // tiles of 2048 items (tuning.hpp): one row spanning some 1500 tiles;
+      // whole tiles of empty rows; rows that end exactly at, just before
+      // and just after tile boundaries (a row of n entries is n + 1 merge
+      // path items).
+      {"single_row_of_3m_entries",
+       [](std::uint64_t seed) { return rows_of_lengths(1, 3'000'000, {3'000'000}, seed); }},
+      {"mostly_empty_rows",
+       [](std::uint64_t seed) {
+         const CsrMatrix a = gen::uniform_random(300'000, 1000, 3, seed);
+         return with_rows_emptied(a, [](index_t row) { return row % 5000 != 17; });
+       }},
+      {"rows_at_tile_edges",
+       [](std::uint64_t seed) {
+         return rows_of_lengths(60, 9000, {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0}, seed);
+       }},
       // More rows than one grid has threads: one thread per row loops.
       {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},
       // 24 entries a row give csr_vector 32 threads a row: 1.28M threads.

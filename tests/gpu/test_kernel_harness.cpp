@@ -1,6 +1,6 @@
 // The harness of the GPU kernel tests (kernel_check.hpp), shown to work on a
 // machine without a GPU: run over host memory on the host-path plugins
-// (grader/hostpath: the six kernels on the CPU), it must accept the correct
+// (grader/hostpath: every kernel on the CPU), it must accept the correct
 // plugin and, in every kernel, catch each fault of the fake submissions that
 // can be caught inside the test process (crashes and hangs are the grader's
 // isolation's business).

@@ -39,6 +39,7 @@ std::vector<UploadedMatrix> example_layouts(spmv_format format) {
     case SPMV_FORMAT_ELL: layouts.emplace_back("ell as drawn", Example::ell()); break;
     case SPMV_FORMAT_HYB: layouts.emplace_back("hyb of ELL width 2 as drawn", Example::hyb_width_2()); break;
     case SPMV_FORMAT_JDS: layouts.emplace_back("jds as drawn", Example::jds()); break;
+    case SPMV_FORMAT_SELL: layouts.emplace_back("sell of C 2, sigma 4 as drawn", Example::sell_c2_sigma4()); break;
     default: break;  // uploaded_layouts has already refused the format
   }
   return layouts;

@@ -22,6 +22,7 @@ class UploadedMatrix {
   UploadedMatrix(std::string label, EllMatrix host, MemorySpace space = MemorySpace::kDevice);
   UploadedMatrix(std::string label, HybMatrix host, MemorySpace space = MemorySpace::kDevice);
   UploadedMatrix(std::string label, JdsMatrix host, MemorySpace space = MemorySpace::kDevice);
+  UploadedMatrix(std::string label, SellMatrix host, MemorySpace space = MemorySpace::kDevice);
 
   [[nodiscard]] const std::string& label() const { return label_; }
   [[nodiscard]] spmv_format format() const;
@@ -37,7 +38,7 @@ class UploadedMatrix {
     Buffers uploaded;
   };
   using Storage = std::variant<Held<CooMatrix, CooBuffers>, Held<CsrMatrix, CsrBuffers>, Held<EllMatrix, EllBuffers>,
-                               Held<HybMatrix, HybBuffers>, Held<JdsMatrix, JdsBuffers>>;
+                               Held<HybMatrix, HybBuffers>, Held<JdsMatrix, JdsBuffers>, Held<SellMatrix, SellBuffers>>;
 
   template <typename Host>
   static Storage hold(Host host, MemorySpace space);
@@ -48,7 +49,8 @@ class UploadedMatrix {
 
 // Every layout a kernel of `format` is tested on for the matrix `a`, built
 // by the host conversions: one per format, several ELL widths for HYB (the
-// default heuristic, all-COO, width 1 and no COO at all). Throws
+// default heuristic, all-COO, width 1 and no COO at all), several slice
+// heights and windows for SELL. Throws
 // std::invalid_argument for a format these tests do not know yet.
 std::vector<UploadedMatrix> uploaded_layouts(spmv_format format, const CsrMatrix& a,
                                              MemorySpace space = MemorySpace::kDevice);

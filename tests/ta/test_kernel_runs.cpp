@@ -57,16 +57,18 @@ TEST(KernelRuns, RefusedFormatIsNotApplicableAndNotRun) {
   const auto kernels = kernels_of(plugin);
   CheckOptions options = on_host(3);
   options.limits.max_bytes = 1 << 16;
-  // The arrow's dense row pads ELL to 2000 x 2000 slots: far over 64 KiB.
+  // The arrow's dense row pads ELL to 2000 x 2000 slots, and the first
+  // SELL slice to 32 x 2000: both far over 64 KiB.
   const MatrixCheck check = check_matrix(gen::arrow(2000, 5), kernels, options);
   for (std::size_t i = 0; i < kernels.size(); ++i) {
-    const bool padded = kernels[i]->format == SPMV_FORMAT_ELL;
+    const bool padded = kernels[i]->format == SPMV_FORMAT_ELL || kernels[i]->format == SPMV_FORMAT_SELL;
     EXPECT_EQ(check.kernels[i].state, padded ? KernelState::kNotApplicable : KernelState::kPassed)
         << kernels[i]->name << ": " << check.kernels[i].detail;
   }
   const auto notes = not_applicable_notes(check, kernels);
-  ASSERT_EQ(notes.size(), 1u);
+  ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0].rfind("ell: n/a (ELL of 2000 rows", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[1].rfind("sell: n/a (SELL-C-sigma (C = 32, sigma = 256) of 2000 rows", 0), 0u) << notes[1];
 }
 
 class FakeSubmission : public testing::TestWithParam<const char*> {};

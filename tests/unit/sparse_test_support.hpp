@@ -74,6 +74,25 @@ inline void expect_same(const HybMatrix& actual, const HybMatrix& expected) {
   expect_same(actual.coo, expected.coo);
 }
 
+inline void expect_same(const SellMatrix& actual, const SellMatrix& expected) {
+  EXPECT_EQ(actual.rows, expected.rows);
+  EXPECT_EQ(actual.cols, expected.cols);
+  EXPECT_EQ(actual.nnz, expected.nnz);
+  EXPECT_EQ(actual.slice_height, expected.slice_height);
+  EXPECT_EQ(actual.sort_window, expected.sort_window);
+  EXPECT_EQ(actual.slice_ptr, expected.slice_ptr);
+  EXPECT_EQ(actual.row_perm, expected.row_perm);
+  EXPECT_EQ(actual.col_idx, expected.col_idx);
+  EXPECT_EQ(bits_of(actual.values), bits_of(expected.values));
+}
+
+inline SellParams sell_params(index_t slice_height, index_t sort_window) {
+  SellParams params;
+  params.slice_height = slice_height;
+  params.sort_window = sort_window;
+  return params;
+}
+
 inline void expect_same(const JdsMatrix& actual, const JdsMatrix& expected) {
   EXPECT_EQ(actual.rows, expected.rows);
   EXPECT_EQ(actual.cols, expected.cols);
@@ -113,6 +132,33 @@ struct TeachingKit {
   static JdsMatrix jds() {
     return {4, 4, {2, 0, 3, 1}, {0, 3, 6, 7}, {1, 0, 0, 2, 2, 3, 3}, {2, 3, 1, 4, 1, 1, 1}};
   }
+  // SELL-C-sigma, C = 2, sigma = 4: the one window sorts the rows as JDS
+  // does (2, 0, 3, 1); slice 0 (rows 2, 0) is 3 slots wide, slice 1
+  // (rows 3, 1) 2 slots: 10 slots where ELL has 12.
+  static SellMatrix sell_c2_sigma4() {
+    return {4,
+            4,
+            7,
+            2,
+            4,
+            {0, 6, 10},
+            {2, 0, 3, 1},
+            {1, 0, 2, 2, 3, -1, 0, -1, 3, -1},
+            {2, 3, 4, 1, 1, 0, 1, 0, 1, 0}};
+  }
+  // C = 2, sigma = 1: rows in their own order (row_perm empty); slice 0
+  // (rows 0, 1) is 2 slots wide, slice 1 (rows 2, 3) 3 slots.
+  static SellMatrix sell_c2_sigma1() {
+    return {4,
+            4,
+            7,
+            2,
+            1,
+            {0, 4, 10},
+            {},
+            {0, -1, 2, -1, 1, 0, 2, 3, 3, -1},
+            {3, 0, 1, 0, 2, 1, 4, 1, 1, 0}};
+  }
 };
 
 // Textbook chapter 14, figure 14.1 (seed 000):
@@ -142,6 +188,18 @@ struct TextbookFigure14_1 {
   // Rows by decreasing length: 1 (3), 0 (2), 2 (2), 3 (1).
   static JdsMatrix jds() {
     return {4, 4, {1, 0, 2, 3}, {0, 4, 7, 8}, {0, 0, 1, 3, 2, 1, 2, 3}, {5, 1, 2, 6, 3, 7, 8, 9}};
+  }
+  // C = 2, sigma = 4: rows 1, 0 (slice 0, 3 wide), then 2, 3 (slice 1, 2 wide).
+  static SellMatrix sell_c2_sigma4() {
+    return {4,
+            4,
+            8,
+            2,
+            4,
+            {0, 6, 10},
+            {1, 0, 2, 3},
+            {0, 0, 2, 1, 3, -1, 1, 3, 2, -1},
+            {5, 1, 3, 7, 9, 0, 2, 6, 8, 0}};
   }
 };
 

@@ -1,6 +1,7 @@
 // Conversions: the course's worked examples array by array, exact round
-// trips on generated matrices of every shape, the HYB width heuristic and
-// the refusal of padded formats that would not fit the memory limit.
+// trips on generated matrices of every shape, the HYB width heuristic, the
+// SELL row order and slice widths, and the refusal of padded formats that
+// would not fit the memory limit.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,17 +33,36 @@ void expect_worked_example() {
   expect_same(to_ell(csr), Example::ell());
   expect_same(to_hyb(csr, test::hyb_width(2)), Example::hyb_width_2());
   expect_same(to_jds(csr), Example::jds());
+  expect_same(to_sell(csr, test::sell_params(2, 4)), Example::sell_c2_sigma4());
 
   expect_same(to_csr(Example::coo()), csr);
   expect_same(to_csr(Example::ell()), csr);
   expect_same(to_csr(Example::hyb_width_2()), csr);
   expect_same(to_csr(Example::jds()), csr);
+  expect_same(to_csr(Example::sell_c2_sigma4()), csr);
 }
 
 TEST(ConvertWorkedExample, TeachingKit4x4) { expect_worked_example<test::TeachingKit>(); }
 
 TEST(ConvertWorkedExample, TextbookFigure14_1) {
   expect_worked_example<test::TextbookFigure14_1>();
+}
+
+TEST(ConvertWorkedExample, TeachingKitSellWithoutSortingKeepsTheRowOrder) {
+  const SellMatrix sell = to_sell(test::TeachingKit::csr(), test::sell_params(2, 1));
+  EXPECT_TRUE(sell.row_perm.empty());
+  expect_same(sell, test::TeachingKit::sell_c2_sigma1());
+  expect_same(to_csr(test::TeachingKit::sell_c2_sigma1()), test::TeachingKit::csr());
+}
+
+TEST(ConvertWorkedExample, TeachingKitSellOfSliceHeight1IsCsrWithPadding) {
+  // C = 1: one row per slice, so no padding and the slots are CSR's
+  // entries. With sigma = 2 both windows, rows 0, 1 (2 and 0 entries) and
+  // rows 2, 3 (3 and 2), are already in order.
+  const SellMatrix sell = to_sell(test::TeachingKit::csr(), test::sell_params(1, 2));
+  EXPECT_TRUE(sell.row_perm.empty()) << "windows (2, 0) and (3, 2) are already sorted";
+  EXPECT_EQ(sell.slice_ptr, (std::vector<std::int64_t>{0, 2, 2, 5, 7}));
+  EXPECT_EQ(sell.col_idx, test::TeachingKit::csr().col_idx);
 }
 
 TEST(ConvertWorkedExample, TeachingKitHybWidth1) {
@@ -180,7 +201,152 @@ TEST(ConvertRoundTrip, EveryFormatIsExact) {
       EXPECT_EQ(hyb.ell.width, width);
       expect_round_trip(a, hyb);
     }
+    // Small slices only: a slice of 1024 positions of the 110000-entry
+    // rows would fill 900 MB with padding. ConvertSell covers the rest.
+    for (const SellParams& params :
+         {SellParams{}, test::sell_params(1, 1), test::sell_params(7, 5)}) {
+      SCOPED_TRACE("SELL C " + std::to_string(params.slice_height) + ", sigma " +
+                   std::to_string(params.sort_window));
+      expect_round_trip(a, to_sell(a, params));
+    }
   }
+}
+
+// ---- SELL-C-sigma
+
+// Default, C = 1 (a slice per row), C of a warp without sorting, C not a
+// power of two with a window that is not a multiple of it, the largest C,
+// and one window over all rows (JDS's order, cut into slices).
+std::vector<SellParams> sell_params_to_test(index_t rows) {
+  return {SellParams{},
+          test::sell_params(1, 1),
+          test::sell_params(32, 1),
+          test::sell_params(7, 5),
+          test::sell_params(1024, 300),
+          test::sell_params(64, std::max(rows, index_t{1}))};
+}
+
+// The row order SELL must have, computed apart from the library: within
+// each window, longer rows first and equal rows by index (what a stable
+// sort by length gives); the identity when that changes nothing.
+std::vector<index_t> expected_sell_order(const CsrMatrix& a, index_t window) {
+  std::vector<index_t> order(static_cast<std::size_t>(a.rows));
+  std::iota(order.begin(), order.end(), index_t{0});
+  for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(window)) {
+    const std::size_t last = std::min(order.size(), first + static_cast<std::size_t>(window));
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first),
+              order.begin() + static_cast<std::ptrdiff_t>(last), [&a](index_t x, index_t y) {
+                return a.row_length(x) != a.row_length(y) ? a.row_length(x) > a.row_length(y)
+                                                          : x < y;
+              });
+  }
+  for (index_t p = 0; p < a.rows; ++p) {
+    if (order[p] != p) return order;
+  }
+  return {};
+}
+
+// slice_ptr for rows in `order` (empty: the identity): each slice of C
+// positions is C times its longest row wide.
+std::vector<std::int64_t> expected_slice_ptr(const CsrMatrix& a, const std::vector<index_t>& order,
+                                             index_t height) {
+  std::vector<std::int64_t> slice_ptr{0};
+  for (index_t first = 0; first < a.rows; first += height) {
+    index_t width = 0;
+    for (index_t p = first; p < std::min(a.rows, first + height); ++p) {
+      width = std::max(width, a.row_length(order.empty() ? p : order[p]));
+    }
+    slice_ptr.push_back(slice_ptr.back() + std::int64_t{width} * height);
+  }
+  return slice_ptr;
+}
+
+// Power-law rows (empty ones, rows longer than a warp and a block) with
+// row counts that are no multiple of the slice heights tested.
+std::vector<NamedMatrix> sell_matrices(std::uint64_t seed) {
+  std::vector<NamedMatrix> matrices;
+  for (const index_t rows : {1, 2, 31, 33, 1000, 2111}) {
+    const index_t cols = 1 + static_cast<index_t>((seed + static_cast<std::uint64_t>(rows)) % 700);
+    matrices.push_back({"power law, 20% empty, " + std::to_string(rows) + " rows",
+                        gen::with_empty_rows(gen::power_law(rows, cols, 1.7, cols, seed + 1), 0.2,
+                                             seed + 2)});
+  }
+  matrices.push_back({"arrow of 3000", gen::arrow(3000, seed)});
+  matrices.push_back({"uniform 999 x 999, 9 per row", gen::uniform_random(999, 999, 9, seed)});
+  matrices.push_back({"no entries 70 x 9", gen::empty(70, 9)});
+  matrices.push_back({"0 x 0", gen::empty(0, 0)});
+  matrices.push_back({"0 x 4", gen::empty(0, 4)});
+  return matrices;
+}
+
+TEST(ConvertSell, RowOrderAndSliceWidthsFollowTheParameters) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  bool some_window_reordered = false;
+  for (const auto& [name, a] : sell_matrices(seed)) {
+    SCOPED_TRACE(name);
+    for (const SellParams& params : sell_params_to_test(a.rows)) {
+      SCOPED_TRACE("C " + std::to_string(params.slice_height) + ", sigma " +
+                   std::to_string(params.sort_window));
+      const SellMatrix sell = to_sell(a, params);
+      ASSERT_NO_THROW(sell.validate());
+      EXPECT_EQ(sell.slice_height, params.slice_height);
+      EXPECT_EQ(sell.sort_window, params.sort_window);
+      EXPECT_EQ(sell.nnz, a.nnz());
+      const std::vector<index_t> order = expected_sell_order(a, params.sort_window);
+      EXPECT_EQ(sell.row_perm, order);
+      if (params.sort_window == 1) {
+        EXPECT_TRUE(sell.row_perm.empty());
+      }
+      some_window_reordered = some_window_reordered || !sell.row_perm.empty();
+      EXPECT_EQ(sell.slice_ptr, expected_slice_ptr(a, order, params.slice_height));
+      expect_same(to_csr(sell), a);
+    }
+  }
+  EXPECT_TRUE(some_window_reordered) << "no matrix exercised a sorted window";
+}
+
+TEST(ConvertSell, SortingWithinWindowsCutsThePaddingOfAlternatingRows) {
+  // Rows of 8 and 1 entries in turn: slices of 2 unsorted rows are all 8
+  // wide; sorted in windows of 4, every other slice is 1 wide.
+  std::vector<index_t> lengths;
+  for (int i = 0; i < 8; ++i) lengths.push_back(i % 2 == 0 ? 8 : 1);
+  const CsrMatrix a = with_row_lengths(lengths, 8);
+  const SellMatrix unsorted = to_sell(a, test::sell_params(2, 1));
+  const SellMatrix sorted = to_sell(a, test::sell_params(2, 4));
+  EXPECT_EQ(unsorted.slice_ptr.back(), 4 * 2 * 8);
+  EXPECT_EQ(sorted.slice_ptr.back(), 2 * 2 * 8 + 2 * 2 * 1);
+  EXPECT_EQ(sorted.row_perm, (std::vector<index_t>{0, 2, 1, 3, 4, 6, 5, 7}));
+  expect_same(to_csr(sorted), a);
+}
+
+TEST(ConvertSell, ParametersForAMatrixSortOnlyWhenUnsortedSlicesPadMuch) {
+  // Rows of 8 and 1 in turn: unsorted slices of 32 pad 9 entries to 16.
+  std::vector<index_t> alternating;
+  for (int i = 0; i < 256; ++i) alternating.push_back(i % 2 == 0 ? 8 : 1);
+  EXPECT_EQ(sell_params_for(with_row_lengths(alternating, 8)).sort_window, SellParams{}.sort_window);
+  // Rows of 5 with one row of 4 per slice of 32: 1 slot of padding in 160.
+  std::vector<index_t> nearly_even;
+  for (int i = 0; i < 256; ++i) nearly_even.push_back(i % 32 == 0 ? 4 : 5);
+  const SellParams even = sell_params_for(with_row_lengths(nearly_even, 8));
+  EXPECT_EQ(even.sort_window, 1);
+  EXPECT_EQ(even.slice_height, SellParams{}.slice_height);
+  EXPECT_TRUE(to_sell(with_row_lengths(nearly_even, 8), even).row_perm.empty());
+  // No entries at all: nothing to gain from sorting.
+  EXPECT_EQ(sell_params_for(with_row_lengths(std::vector<index_t>(40, 0), 8)).sort_window, 1);
+}
+
+TEST(ConvertSell, RejectsParametersOutsideTheContract) {
+  const CsrMatrix a = test::TeachingKit::csr();
+  for (const SellParams& params :
+       {test::sell_params(0, 1), test::sell_params(1025, 1), test::sell_params(-3, 1),
+        test::sell_params(32, 0), test::sell_params(32, -1)}) {
+    SCOPED_TRACE("C " + std::to_string(params.slice_height) + ", sigma " +
+                 std::to_string(params.sort_window));
+    EXPECT_THROW(static_cast<void>(to_sell(a, params)), std::invalid_argument);
+  }
+  EXPECT_NO_THROW(static_cast<void>(to_sell(a, test::sell_params(1024, 1))));
+  EXPECT_NO_THROW(static_cast<void>(to_sell(a, test::sell_params(1, 1000000))));
 }
 
 TEST(ConvertRoundTrip, RowLongerThan100kEntriesWithoutEll) {
@@ -265,6 +431,32 @@ TEST(ConvertLimits, HybCountsItsCooPart) {
   }
 }
 
+TEST(ConvertLimits, SellCountsEverySlotOfItsSlices) {
+  const CsrMatrix a = test::TeachingKit::csr();
+  // 10 slots (C = 2, sigma = 4) of a column and a value each.
+  const std::size_t needed = 10 * (sizeof(index_t) + sizeof(value_t));
+  EXPECT_NO_THROW(static_cast<void>(to_sell(a, test::sell_params(2, 4), {.max_bytes = needed})));
+  try {
+    static_cast<void>(to_sell(a, test::sell_params(2, 4), {.max_bytes = needed - 1}));
+    ADD_FAILURE() << "to_sell accepted " << needed << " bytes over a limit of " << needed - 1;
+  } catch (const ConversionRefused& refusal) {
+    expect_message_has(refusal.what(),
+                       {"SELL-C-sigma (C = 2, sigma = 4) of 4 rows", "10 slots for 7 entries",
+                        std::to_string(needed) + " bytes", "ConversionLimits::max_bytes",
+                        "longest row has 3 entries"});
+  }
+}
+
+TEST(ConvertLimits, SellOfOneFullRowPadsOnlyItsSlice) {
+  // What ELL refuses (46500 x 46500 slots) costs SELL one slice of the
+  // full row's width: 32 x 46500 slots, and 1 per position elsewhere.
+  const CsrMatrix a = one_full_row(46500);
+  const SellMatrix sell = to_sell(a);
+  const std::int64_t slices = (46500 + 31) / 32;
+  EXPECT_EQ(sell.slice_ptr.back(), 32 * 46500 + (slices - 1) * 32 * 1);
+  expect_round_trip(a, sell);
+}
+
 TEST(ConvertLimits, EllBytesCountsSlotsAndRowLengthsIn64Bits) {
   EXPECT_EQ(ell_bytes(0, 0), 0U);
   EXPECT_EQ(ell_bytes(46500, 46500), std::size_t{46500} * 46500 * 8 + 46500 * 4);
@@ -286,9 +478,13 @@ TEST(ConvertErrors, InvalidInputIsRejectedNotConverted) {
   broken.col_idx[3] = 9;
   EXPECT_THROW(static_cast<void>(to_ell(broken)), FormatError);
   EXPECT_THROW(static_cast<void>(to_jds(broken)), FormatError);
+  EXPECT_THROW(static_cast<void>(to_sell(broken)), FormatError);
   EllMatrix broken_ell = test::TeachingKit::ell();
   broken_ell.row_length[1] = 1;
   EXPECT_THROW(static_cast<void>(to_csr(broken_ell)), FormatError);
+  SellMatrix broken_sell = test::TeachingKit::sell_c2_sigma4();
+  broken_sell.row_perm[0] = 0;  // row 0 twice
+  EXPECT_THROW(static_cast<void>(to_csr(broken_sell)), FormatError);
 }
 
 }  // namespace

@@ -69,6 +69,14 @@ void expect_all_formats_match(const CsrMatrix& a, std::uint64_t seed) {
   expect_rounded(cpu_spmv(to_jds(a), x), expected, "JDS");
   expect_rounded(cpu_spmv(to_hyb(a), x), expected, "HYB, default width");
   expect_rounded(cpu_spmv(to_hyb(a, test::hyb_width(1)), x), expected, "HYB, width 1");
+  // Each row's terms in column order, as CSR sums them: the same bits.
+  const std::vector<float> csr_y = cpu_spmv(a, x);
+  for (const SellParams& params :
+       {SellParams{}, test::sell_params(1, 1), test::sell_params(3, 8), test::sell_params(32, 1)}) {
+    SCOPED_TRACE("SELL C " + std::to_string(params.slice_height) + ", sigma " +
+                 std::to_string(params.sort_window));
+    EXPECT_EQ(test::bits_of(cpu_spmv(to_sell(a, params), x)), test::bits_of(csr_y));
+  }
   try {
     expect_rounded(cpu_spmv(to_ell(a), x), expected, "ELL");
   } catch (const ConversionRefused&) {
@@ -85,6 +93,8 @@ TEST(CpuSpmv, TeachingKitByHand) {
   EXPECT_EQ(cpu_spmv(test::TeachingKit::ell(), x), expected);
   EXPECT_EQ(cpu_spmv(test::TeachingKit::hyb_width_2(), x), expected);
   EXPECT_EQ(cpu_spmv(test::TeachingKit::jds(), x), expected);
+  EXPECT_EQ(cpu_spmv(test::TeachingKit::sell_c2_sigma4(), x), expected);
+  EXPECT_EQ(cpu_spmv(test::TeachingKit::sell_c2_sigma1(), x), expected);
 }
 
 TEST(CpuSpmv, TextbookFigureByHand) {
@@ -96,6 +106,7 @@ TEST(CpuSpmv, TextbookFigureByHand) {
   EXPECT_EQ(cpu_spmv(test::TextbookFigure14_1::ell(), x), expected);
   EXPECT_EQ(cpu_spmv(test::TextbookFigure14_1::hyb_width_2(), x), expected);
   EXPECT_EQ(cpu_spmv(test::TextbookFigure14_1::jds(), x), expected);
+  EXPECT_EQ(cpu_spmv(test::TextbookFigure14_1::sell_c2_sigma4(), x), expected);
 }
 
 TEST(CpuSpmv, RoundsTheFp64SumOnce) {
@@ -109,6 +120,7 @@ TEST(CpuSpmv, RoundsTheFp64SumOnce) {
   EXPECT_EQ(cpu_spmv(to_ell(a), x)[0], expected);
   EXPECT_EQ(cpu_spmv(to_hyb(a, test::hyb_width(1)), x)[0], expected);
   EXPECT_EQ(cpu_spmv(to_jds(a), x)[0], expected);
+  EXPECT_EQ(cpu_spmv(to_sell(a), x)[0], expected);
 }
 
 TEST(CpuSpmv, EveryFormatMatchesFp64OnGeneratedMatrices) {
@@ -138,6 +150,8 @@ TEST(CpuSpmv, EmptyRowsGiveZero) {
   const std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 9};
   EXPECT_EQ(cpu_spmv(gen::empty(6, 9), x), std::vector<float>(6, 0.0F));
   EXPECT_EQ(cpu_spmv(to_jds(gen::empty(6, 9)), x), std::vector<float>(6, 0.0F));
+  EXPECT_EQ(cpu_spmv(to_sell(gen::empty(6, 9), test::sell_params(4, 1)), x),
+            std::vector<float>(6, 0.0F));
 }
 
 template <typename Matrix>
@@ -158,6 +172,7 @@ TEST(CpuSpmv, RejectsXOfTheWrongSize) {
   expect_x_size_rejected(test::TeachingKit::ell(), "ELL");
   expect_x_size_rejected(test::TeachingKit::hyb_width_2(), "HYB");
   expect_x_size_rejected(test::TeachingKit::jds(), "JDS");
+  expect_x_size_rejected(test::TeachingKit::sell_c2_sigma4(), "SELL");
 }
 
 TEST(CpuSpmv, RejectsInvalidContainers) {
@@ -168,6 +183,21 @@ TEST(CpuSpmv, RejectsInvalidContainers) {
   EllMatrix ell = test::TeachingKit::ell();
   ell.col_idx[0] = 4;  // would read x out of bounds
   EXPECT_THROW(static_cast<void>(cpu_spmv(ell, x)), FormatError);
+  SellMatrix sell = test::TeachingKit::sell_c2_sigma4();
+  sell.row_perm[0] = 9;  // would write y out of bounds
+  EXPECT_THROW(static_cast<void>(cpu_spmv(sell, x)), FormatError);
+}
+
+// The SELL walk visits every slot, padding and the positions past the last
+// row included, and must still give CSR's bits: padding adds nothing.
+TEST(CpuSpmv, SellPaddingAddsNothing) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  // 13 rows in slices of 8: the last slice has 3 positions past the rows.
+  const CsrMatrix a = gen::with_empty_rows(gen::uniform_random(13, 20, 6, seed), 0.5, seed);
+  const std::vector<float> x = random_x(20, seed);
+  const SellMatrix sell = to_sell(a, test::sell_params(8, 4));
+  EXPECT_EQ(test::bits_of(cpu_spmv(sell, x)), test::bits_of(cpu_spmv(a, x)));
 }
 
 }  // namespace

@@ -35,11 +35,14 @@ TEST(FormatsValidate, AcceptsTheWorkedExamples) {
   EXPECT_NO_THROW(TeachingKit::ell().validate());
   EXPECT_NO_THROW(TeachingKit::hyb_width_2().validate());
   EXPECT_NO_THROW(TeachingKit::jds().validate());
+  EXPECT_NO_THROW(TeachingKit::sell_c2_sigma4().validate());
+  EXPECT_NO_THROW(TeachingKit::sell_c2_sigma1().validate());
   EXPECT_NO_THROW(TextbookFigure14_1::csr().validate());
   EXPECT_NO_THROW(TextbookFigure14_1::coo().validate());
   EXPECT_NO_THROW(TextbookFigure14_1::ell().validate());
   EXPECT_NO_THROW(TextbookFigure14_1::hyb_width_2().validate());
   EXPECT_NO_THROW(TextbookFigure14_1::jds().validate());
+  EXPECT_NO_THROW(TextbookFigure14_1::sell_c2_sigma4().validate());
 }
 
 TEST(FormatsValidate, AcceptsEmptyContainers) {
@@ -48,10 +51,13 @@ TEST(FormatsValidate, AcceptsEmptyContainers) {
   EXPECT_NO_THROW(EllMatrix{}.validate());
   EXPECT_NO_THROW(HybMatrix{}.validate());
   EXPECT_NO_THROW(JdsMatrix{}.validate());
-  // Rows without entries: JDS has no diagonal, ELL width 0.
+  EXPECT_NO_THROW(SellMatrix{}.validate());
+  // Rows without entries: JDS has no diagonal, ELL width 0, SELL slices of
+  // width 0 (3 rows in slices of 2: two slices).
   EXPECT_NO_THROW((CsrMatrix{3, 2, {0, 0, 0, 0}, {}, {}}.validate()));
   EXPECT_NO_THROW((EllMatrix{3, 2, 0, {0, 0, 0}, {}, {}}.validate()));
   EXPECT_NO_THROW((JdsMatrix{3, 2, {0, 1, 2}, {0}, {}, {}}.validate()));
+  EXPECT_NO_THROW((SellMatrix{3, 2, 0, 2, 4, {0, 0, 0}, {}, {}, {}}.validate()));
 }
 
 TEST(FormatsValidate, EllPaddingMayExceedTheLongestRow) {
@@ -230,6 +236,131 @@ TEST(FormatsValidate, JdsRejectsEachBrokenInvariant) {
   expect_rejected<JdsMatrix>(
       a, [](auto& m) { m.col_idx[5] = 0; },
       "JDS: row 3 holds column 0 twice (diagonal 0 and diagonal 1)");
+}
+
+// Teaching-kit SELL, C = 2, sigma = 4: slice_ptr {0,6,10}, row_perm
+// {2,0,3,1}; slice 0 holds rows 2 (columns 1 2 3) and 0 (0 2) in slots
+// {1,0, 2,2, 3,-1}, slice 1 rows 3 (0 3) and 1 (empty) in {0,-1, 3,-1}.
+TEST(FormatsValidate, SellRejectsBrokenShapeAndParameters) {
+  const SellMatrix a = TeachingKit::sell_c2_sigma4();
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.rows = -1; }, "SELL: negative rows (-1)");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.cols = -1; }, "SELL: negative cols (-1)");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_height = 0; }, "SELL: slice_height 0 is outside [1, 1024]");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_height = 1025; }, "SELL: slice_height 1025 is outside [1, 1024]");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.sort_window = 0; }, "SELL: sort_window 0 is below 1");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.nnz = -1; }, "SELL: negative nnz (-1)");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.nnz = 6; }, "SELL: nnz = 6 but the slots hold 7 entries");
+}
+
+TEST(FormatsValidate, SellRejectsBrokenSlices) {
+  const SellMatrix a = TeachingKit::sell_c2_sigma4();
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_ptr.pop_back(); },
+      "SELL: slice_ptr has 2 entries, expected ceil(rows / slice_height) + 1 = ceil(4 / 2) + 1 "
+      "= 3");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_height = 1; },
+      "SELL: slice_ptr has 3 entries, expected ceil(rows / slice_height) + 1 = ceil(4 / 1) + 1 "
+      "= 5");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_ptr[0] = 2; }, "SELL: slice_ptr[0] = 2, expected 0");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_ptr[2] = 4; }, "SELL: slice_ptr[1] = 6 > slice_ptr[2] = 4");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.slice_ptr[1] = 5; },
+      "SELL: slice 0 holds 5 slots, not a multiple of slice_height 2");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.cols = 2; }, "SELL: slice 0 is 3 slots wide, more than cols = 2");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.col_idx.push_back(-1); },
+      "SELL: col_idx has 11 entries, expected slice_ptr[slices] = 10");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.values.pop_back(); },
+      "SELL: values has 9 entries, expected slice_ptr[slices] = 10");
+  expect_rejected<SellMatrix>(
+      a,
+      [](auto& m) {
+        m.slice_ptr[2] = 12;  // slice 1 one slot wider: two more padding slots
+        m.col_idx.insert(m.col_idx.end(), 2, SellMatrix::kPaddingColumn);
+        m.values.insert(m.values.end(), 2, 0.0F);
+      },
+      "SELL: slice 1 is 3 slots wide but its longest row has 2 entries");
+}
+
+TEST(FormatsValidate, SellRejectsBrokenPermutations) {
+  const SellMatrix a = TeachingKit::sell_c2_sigma4();
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.row_perm.pop_back(); },
+      "SELL: row_perm has 3 entries, expected rows (or 0 for the identity) = 4");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.row_perm[1] = 4; }, "SELL: row_perm[1] = 4 is outside [0, 4)");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.row_perm[3] = 2; },
+      "SELL: row_perm is not a permutation: row 2 appears at positions 0 and 3");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.sort_window = 2; },
+      "SELL: row_perm[0] = 2 lies outside the sorting window of position 0 (rows 0 .. 1)");
+  expect_rejected<SellMatrix>(
+      TeachingKit::sell_c2_sigma1(), [](auto& m) { m.row_perm = {0, 1, 2, 3}; },
+      "SELL: row_perm is the identity: it must then be empty");
+}
+
+TEST(FormatsValidate, SellRejectsBrokenRowOrder) {
+  // Without row_perm, a window of 4 holds rows of 2, 0, 3, 2 entries.
+  expect_rejected<SellMatrix>(
+      TeachingKit::sell_c2_sigma1(), [](auto& m) { m.sort_window = 4; },
+      "SELL: positions 1 and 2 hold rows 1 (0 entries) and 2 (3 entries) in one window of 4 rows: "
+      "rows not sorted by decreasing length (row_perm is empty");
+  // Rows 0 and 3 (2 entries each) swapped, with their slots.
+  expect_rejected<SellMatrix>(
+      TeachingKit::sell_c2_sigma4(),
+      [](auto& m) {
+        m.row_perm = {2, 3, 0, 1};
+        m.col_idx = {1, 0, 2, 3, 3, -1, 0, -1, 2, -1};
+        m.values = {2, 1, 4, 1, 1, 0, 3, 0, 1, 0};
+      },
+      "SELL: positions 1 and 2 both have 2 entries but hold rows 3 and 0: rows of equal length "
+      "must keep their original order");
+}
+
+TEST(FormatsValidate, SellRejectsBrokenSlots) {
+  const SellMatrix a = TeachingKit::sell_c2_sigma4();
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.values[5] = 1.0F; },
+      "SELL: padding slot 2 of position 1 (element 5) holds value 1, expected 0");
+  expect_rejected<SellMatrix>(
+      a,
+      [](auto& m) {
+        m.col_idx[9] = 2;  // slot 1 of position 3 (row 1), after its padding slot 0
+        m.values[9] = 5.0F;
+      },
+      "SELL: row 1: column 2 at slot 1 follows padding at slot 0");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.col_idx[0] = 4; },
+      "SELL: row 2: column 4 at slot 0 (element 0) is outside [0, 4)");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.col_idx[2] = 0; },
+      "SELL: row 2 columns not increasing: column 0 at slot 1 follows column 1 at slot 0");
+  expect_rejected<SellMatrix>(
+      a, [](auto& m) { m.col_idx[2] = 1; }, "SELL: row 2 holds column 1 twice (slot 0 and slot 1)");
+  // One row in a slice of 2: position 1 lies past the last row.
+  const SellMatrix one_row{1, 2, 1, 2, 1, {0, 2}, {}, {0, -1}, {5, 0}};
+  ASSERT_NO_THROW(one_row.validate());
+  expect_rejected<SellMatrix>(
+      one_row,
+      [](auto& m) {
+        m.col_idx[1] = 1;
+        m.values[1] = 1.0F;
+      },
+      "SELL: slot 0 of position 1 (element 1) holds column 1 but the matrix has 1 rows: positions "
+      "past the last row are all padding");
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ void convert(PreparedCase& p, spmv_format format, const ConversionLimits& limits
       return;
     }
     case SPMV_FORMAT_JDS: p.jds = to_jds(p.csr); return;
-    case SPMV_FORMAT_SELL: break;
+    case SPMV_FORMAT_SELL: p.sell = to_sell(p.csr, sell_params_for(p.csr), limits); return;
   }
   throw ConversionRefused("the grader has no " + std::string(format_name(format)) + " view to build");
 }
@@ -100,7 +100,7 @@ std::string host_side_check(const PreparedCase& p) {
   const auto pointer = [](const auto& maybe) { return maybe ? &*maybe : nullptr; };
   for (const auto& problem : {check_format(p, &p.csr, "CSR"), check_format(p, pointer(p.coo), "COO"),
                               check_format(p, pointer(p.ell), "ELL"), check_format(p, pointer(p.hyb), "HYB"),
-                              check_format(p, pointer(p.jds), "JDS")}) {
+                              check_format(p, pointer(p.jds), "JDS"), check_format(p, pointer(p.sell), "SELL")}) {
     if (!problem.empty()) return problem;
   }
   return {};
@@ -120,7 +120,15 @@ std::uint64_t compulsory_bytes(const PreparedCase& p, spmv_format format) {
     case SPMV_FORMAT_JDS:
       if (!p.jds) return 0;
       return y_and_x_bytes(p) + 4 * rows + 4 * (static_cast<std::uint64_t>(p.jds->num_diagonals()) + 1) + 8 * nnz;
-    case SPMV_FORMAT_SELL: break;
+    case SPMV_FORMAT_SELL: {
+      if (!p.sell) return 0;
+      // Padding is told only by its column, so every slot's column is read;
+      // values only of real entries.
+      const auto slots = static_cast<std::uint64_t>(p.sell->slice_ptr.back());
+      const std::uint64_t row_perm = p.sell->row_perm.empty() ? 0 : 4 * rows;
+      return y_and_x_bytes(p) + 8 * (static_cast<std::uint64_t>(p.sell->slices()) + 1) + row_perm + 4 * slots +
+             4 * nnz;
+    }
   }
   return 0;
 }

@@ -43,6 +43,7 @@ struct PreparedCase {
   std::optional<EllMatrix> ell;
   std::optional<HybMatrix> hyb;
   std::optional<JdsMatrix> jds;
+  std::optional<SellMatrix> sell;
   std::map<spmv_format, std::string> refused;  // formats that cannot hold it, and why
   std::array<std::uint64_t, kXVectors> x_seeds{};
   std::array<std::vector<float>, kXVectors> x;

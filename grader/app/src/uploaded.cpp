@@ -44,6 +44,11 @@ std::vector<ArrayRecord> arrays_of(const JdsBuffers& b, const JdsMatrix& a) {
           record("col_idx", b.col_idx, a.col_idx), record("values", b.values, a.values)};
 }
 
+std::vector<ArrayRecord> arrays_of(const SellBuffers& b, const SellMatrix& a) {
+  return {record("slice_ptr", b.slice_ptr, a.slice_ptr), record("row_perm", b.row_perm, a.row_perm),
+          record("col_idx", b.col_idx, a.col_idx), record("values", b.values, a.values)};
+}
+
 // Buffers of one format and the host matrix they came from. A kernel gets
 // a pointer to the view, so the view's bytes are kept to compare with too
 // (bytes, not a copy: a copy need not preserve the padding).
@@ -101,7 +106,7 @@ std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, spmv_format for
     case SPMV_FORMAT_ELL: return make<EllBuffers>(space, p.ell, format);
     case SPMV_FORMAT_HYB: return make<HybBuffers>(space, p.hyb, format);
     case SPMV_FORMAT_JDS: return make<JdsBuffers>(space, p.jds, format);
-    case SPMV_FORMAT_SELL: break;
+    case SPMV_FORMAT_SELL: return make<SellBuffers>(space, p.sell, format);
   }
   throw std::invalid_argument(std::string("no upload for format ") + format_name(format));
 }

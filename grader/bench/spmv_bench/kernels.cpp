@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "spmv/memory/buffer.hpp"
 #include "spmv/plugin/plugin.hpp"
+#include "spmv/reference/csr_auto.hpp"
 #include "spmv_bench/cuda_check.hpp"
 
 namespace spmv::bench {
@@ -50,6 +52,7 @@ const void* reference_view(DeviceWorkload& w, spmv_format format) {
     case SPMV_FORMAT_ELL: return &w.ell();
     case SPMV_FORMAT_HYB: return &w.hyb();
     case SPMV_FORMAT_JDS: return &w.jds();
+    case SPMV_FORMAT_SELL: return &w.sell();
     default: break;
   }
   throw NotApplicable(std::string("spmv-bench cannot build the ") + format_name(format) +
@@ -62,11 +65,19 @@ std::optional<HostFormat> host_format_of(spmv_format format) {
     case SPMV_FORMAT_ELL: return HostFormat::kEll;
     case SPMV_FORMAT_HYB: return HostFormat::kHyb;
     case SPMV_FORMAT_JDS: return HostFormat::kJds;
+    case SPMV_FORMAT_SELL: return HostFormat::kSell;
     default: return std::nullopt;  // CSR is always there; others are n/a
   }
 }
 
+// What the reference "auto" kernel picked for the workload's CSR view.
+std::string auto_choice(DeviceWorkload& w) {
+  const std::optional<reference::CsrAutoChoice> choice = reference::csr_auto_choice_for(w.csr());
+  return choice ? "auto picked " + choice->describe() : "auto's choice is unknown";
+}
+
 KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& entry) {
+  const bool is_auto = entry.format == SPMV_FORMAT_CSR && std::string_view(entry.name) == "auto";
   return KernelInfo{
       entry.name,
       plugin.name,
@@ -74,6 +85,7 @@ KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& 
       entry.description != nullptr ? entry.description : "",
       host_format_of(entry.format),
       /*poison_y=*/true,
+      is_auto ? std::function<std::string(DeviceWorkload&)>(auto_choice) : nullptr,
       [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
         return std::make_unique<ReferenceLauncher>(entry, reference_view(w, entry.format), w, context.stream);
       }};
@@ -172,6 +184,7 @@ KernelInfo cusparse_kernel(std::string name, std::string format, std::string des
                     std::move(description),
                     host_format,
                     /*poison_y=*/false,
+                    nullptr,
                     [describe, algorithm](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
                       return std::make_unique<CusparseLauncher>(context, describe(w), algorithm, w);
                     }};
@@ -203,7 +216,7 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
   for (std::uint32_t i = 0; i < reference.kernel_count; ++i) {
     kernels.push_back(reference_kernel(reference, reference.kernels[i]));
   }
-  kernels.push_back(cusparse_kernel("cusparse_csr_alg2", "csr",
+  kernels.push_back(cusparse_kernel(kSecondCsrBaseline, "csr",
                                     "cuSPARSE CSR, CUSPARSE_SPMV_CSR_ALG2 (bit-wise deterministic)", std::nullopt,
                                     describe_csr, CUSPARSE_SPMV_CSR_ALG2));
   kernels.push_back(cusparse_kernel("cusparse_coo_alg1", "coo", "cuSPARSE COO, CUSPARSE_SPMV_COO_ALG1",

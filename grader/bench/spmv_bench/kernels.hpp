@@ -42,12 +42,17 @@ struct KernelInfo {
   // alpha * A * x + beta * y; whether it reads y when beta = 0 is not what
   // the bench checks).
   bool poison_y = true;
+  // For a kernel that makes choices of its own (the reference "auto"): what
+  // it chose on this matrix, asked after it has run. Empty for the others.
+  std::function<std::string(DeviceWorkload&)> note;
   // Throws NotApplicable when the matrix cannot be given to the kernel.
   std::function<std::unique_ptr<Launcher>(DeviceWorkload&, const BenchContext&)> make;
 };
 
 // Speedups are relative to this kernel, which therefore always runs first.
 inline constexpr const char* kBaselineKernel = "cusparse_csr_alg1";
+// The other cuSPARSE CSR algorithm: "auto" is measured against the faster.
+inline constexpr const char* kSecondCsrBaseline = "cusparse_csr_alg2";
 
 // Baseline first, then the reference table in its order, then the other
 // cuSPARSE kernels. Throws std::runtime_error for a table of another ABI

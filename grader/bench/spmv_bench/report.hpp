@@ -78,7 +78,10 @@ class Report {
 
   void print_row(const ResultRow& row, const Metrics& metrics);
   void write_csv_row(const MatrixEntry& matrix, const ResultRow& row, const Metrics& metrics);
-  void print_pivot(const std::string& title, bool speedups);
+  enum class PivotValue { kGbPerS, kSpeedupOverAlg1, kSpeedupOverBestCsr };
+  void print_pivot(const std::string& title, PivotValue value);
+  // The faster of cuSPARSE's CSR ALG1 and ALG2 on this matrix, if timed.
+  [[nodiscard]] std::optional<double> best_cusparse_csr_ms(const std::string& matrix) const;
   [[nodiscard]] const ResultRow* find(const std::string& matrix, const std::string& kernel) const;
 
   std::ostream& out_;

@@ -261,6 +261,22 @@ TEST(Catalogue, PutsTheBaselineFirstAndTheTableInOrder) {
   EXPECT_EQ(kernels[5].host_format, HostFormat::kSlicedEll);
 }
 
+spmv_status fake_sell_launch(const spmv_sell_view*, const float*, float*, void*, cudaStream_t) {
+  return SPMV_NOT_IMPLEMENTED;
+}
+
+TEST(Catalogue, ASellKernelAsksForTheSellWorkload) {
+  static constexpr spmv_kernel_entry kEntries[] = {
+      contract::kernel_entry<&fake_sell_launch>("sell_fake", "a SELL-C-sigma kernel"),
+  };
+  const spmv_plugin plugin = contract::make_plugin("fake", kEntries);
+  const std::vector<KernelInfo> kernels = kernel_catalogue(plugin);
+  ASSERT_GE(kernels.size(), 2U);
+  EXPECT_EQ(kernels[1].name, "sell_fake");
+  EXPECT_EQ(kernels[1].format, "sell");
+  EXPECT_EQ(kernels[1].host_format, HostFormat::kSell);
+}
+
 TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
   static constexpr spmv_kernel_entry kEntries[] = {
       contract::kernel_entry<&fake_csr_launch>("csr_fake", "a CSR kernel"),

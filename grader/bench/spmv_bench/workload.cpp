@@ -70,6 +70,7 @@ HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<Ho
   tasks.push_back(convert_async(w.ell, wants(HostFormat::kEll), [&csr] { return to_ell(csr); }));
   tasks.push_back(convert_async(w.hyb, wants(HostFormat::kHyb), [&csr] { return to_hyb(csr); }));
   tasks.push_back(convert_async(w.jds, wants(HostFormat::kJds), [&csr] { return to_jds(csr); }));
+  tasks.push_back(convert_async(w.sell, wants(HostFormat::kSell), [&csr] { return to_sell(csr, sell_params_for(csr)); }));
   tasks.push_back(convert_async(w.sliced_ell, wants(HostFormat::kSlicedEll),
                                 [&csr] { return to_sliced_ell(csr, kSlicedEllSliceSize); }));
   // get() rethrows a task's exception; the futures of std::async join their
@@ -91,6 +92,7 @@ const spmv_coo_view& DeviceWorkload::coo() { return upload_once(coo_, host_.coo,
 const spmv_ell_view& DeviceWorkload::ell() { return upload_once(ell_, host_.ell, "ELL").view; }
 const spmv_hyb_view& DeviceWorkload::hyb() { return upload_once(hyb_, host_.hyb, "HYB").view; }
 const spmv_jds_view& DeviceWorkload::jds() { return upload_once(jds_, host_.jds, "JDS").view; }
+const spmv_sell_view& DeviceWorkload::sell() { return upload_once(sell_, host_.sell, "SELL").view; }
 const SlicedEllBuffers& DeviceWorkload::sliced_ell() {
   return upload_once(sliced_ell_, host_.sliced_ell, "sliced ELL");
 }

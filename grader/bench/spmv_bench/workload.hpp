@@ -27,7 +27,7 @@ class NotApplicable : public std::runtime_error {
 };
 
 // Formats built from the CSR matrix when a selected kernel needs them.
-enum class HostFormat { kCoo, kEll, kHyb, kJds, kSlicedEll };
+enum class HostFormat { kCoo, kEll, kHyb, kJds, kSell, kSlicedEll };
 
 // Slice height of the sliced ELL given to cuSPARSE: one warp per slice.
 inline constexpr index_t kSlicedEllSliceSize = 32;
@@ -57,6 +57,7 @@ struct HostWorkload {
   Converted<EllMatrix> ell;
   Converted<HybMatrix> hyb;
   Converted<JdsMatrix> jds;
+  Converted<SellMatrix> sell;  // default SellParams, as spmv-grade builds it
   Converted<SlicedEllMatrix> sliced_ell;
   double prepare_seconds = 0;
 };
@@ -80,6 +81,7 @@ class DeviceWorkload {
   const spmv_ell_view& ell();
   const spmv_hyb_view& hyb();
   const spmv_jds_view& jds();
+  const spmv_sell_view& sell();
   const SlicedEllBuffers& sliced_ell();
 
   [[nodiscard]] const float* x() const { return x_.data(); }
@@ -97,6 +99,7 @@ class DeviceWorkload {
   std::optional<EllBuffers> ell_;
   std::optional<HybBuffers> hyb_;
   std::optional<JdsBuffers> jds_;
+  std::optional<SellBuffers> sell_;
   std::optional<SlicedEllBuffers> sliced_ell_;
 };
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <iomanip>
 #include <limits>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -18,7 +19,8 @@ namespace {
 
 using detail::message;
 
-constexpr std::uint64_t kEllSlotBytes = sizeof(index_t) + sizeof(value_t);
+// A slot of a padded layout (ELL, SELL): a column and a value.
+constexpr std::uint64_t kSlotBytes = sizeof(index_t) + sizeof(value_t);
 constexpr std::uint64_t kCooEntryBytes = 2 * sizeof(index_t) + sizeof(value_t);
 constexpr std::uint64_t kMaxBytes = std::numeric_limits<std::size_t>::max();
 
@@ -158,7 +160,84 @@ void scatter_ell(const EllMatrix& ell, CsrMatrix& csr) {
   });
 }
 
+// The SELL row order: row_perm[p] is the row at position p, each window of
+// `window` rows stably sorted by decreasing length. Empty when no window
+// needs sorting (the identity), as for a matrix whose rows are alike: one
+// pass over the lengths then decides it.
+std::vector<index_t> sell_row_order(const std::vector<index_t>& lengths, index_t window) {
+  std::vector<index_t> order(lengths.size());
+  std::iota(order.begin(), order.end(), index_t{0});
+  const auto longer_first = [&lengths](index_t a, index_t b) { return lengths[a] > lengths[b]; };
+  const auto window_size = static_cast<std::size_t>(window);
+  bool reordered = false;
+  for (std::size_t first = 0; first < order.size(); first += window_size) {
+    const auto begin = order.begin() + static_cast<std::ptrdiff_t>(first);
+    const auto end = order.begin() + static_cast<std::ptrdiff_t>(
+                                         std::min(order.size(), first + window_size));
+    // A window already in order would stay as it is: a stable sort moves
+    // rows only when some row is longer than the one before it.
+    if (std::is_sorted(begin, end, longer_first)) continue;
+    std::stable_sort(begin, end, longer_first);
+    reordered = true;
+  }
+  if (!reordered) return {};
+  return order;
+}
+
+// slice_ptr of the positions' lengths: each slice is as wide as its longest.
+std::vector<std::int64_t> sell_slice_offsets(const std::vector<index_t>& position_lengths,
+                                             index_t height) {
+  const std::size_t positions = position_lengths.size();
+  const auto slice = static_cast<std::size_t>(height);
+  std::vector<std::int64_t> slice_ptr{0};
+  slice_ptr.reserve((positions + slice - 1) / slice + 1);
+  for (std::size_t first = 0; first < positions; first += slice) {
+    const auto begin = position_lengths.begin() + static_cast<std::ptrdiff_t>(first);
+    const auto end = position_lengths.begin() +
+                     static_cast<std::ptrdiff_t>(std::min(positions, first + slice));
+    const index_t width = *std::max_element(begin, end);
+    slice_ptr.push_back(slice_ptr.back() + std::int64_t{width} * height);
+  }
+  return slice_ptr;
+}
+
+std::size_t sell_bytes(std::int64_t slots) {
+  const auto count = static_cast<std::uint64_t>(slots);
+  if (count > kMaxBytes / kSlotBytes) return static_cast<std::size_t>(kMaxBytes);
+  return static_cast<std::size_t>(count * kSlotBytes);
+}
+
+// Calls visit(s, i, p, k) for every slot k < position_lengths[p] of every
+// slice s, local position i, position p = s * C + i: slot-major within a
+// slice, so the slice's slots stream while its C rows stay in cache (the
+// same reasoning as visit_blocked, with the slice as the block).
+template <typename Visit>
+void visit_sell(const SellMatrix& sell, const std::vector<index_t>& position_lengths,
+                Visit&& visit) {
+  const index_t height = sell.slice_height;
+  for (index_t s = 0; s < sell.slices(); ++s) {
+    const index_t first = s * height;
+    const index_t occupied = std::min(height, sell.rows - first);
+    const index_t width = sell.slice_width(s);
+    for (index_t k = 0; k < width; ++k) {
+      for (index_t i = 0; i < occupied; ++i) {
+        if (k < position_lengths[first + i]) visit(s, i, first + i, k);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void SellParams::validate() const {
+  if (slice_height < 1 || slice_height > SellMatrix::kMaxSliceHeight) {
+    throw std::invalid_argument(message("SELL: slice_height ", slice_height, " is outside [1, ",
+                                        SellMatrix::kMaxSliceHeight, "]"));
+  }
+  if (sort_window < 1) {
+    throw std::invalid_argument(message("SELL: sort_window ", sort_window, " is below 1"));
+  }
+}
 
 std::size_t ell_bytes(index_t rows, index_t width) {
   if (rows < 0 || width < 0) {
@@ -168,10 +247,10 @@ std::size_t ell_bytes(index_t rows, index_t width) {
   // rows * width < 2^62 cannot overflow; the bytes of it can.
   const std::uint64_t slots = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(width);
   const std::uint64_t row_length_bytes = static_cast<std::uint64_t>(rows) * sizeof(index_t);
-  if (slots > (kMaxBytes - row_length_bytes) / kEllSlotBytes) {
+  if (slots > (kMaxBytes - row_length_bytes) / kSlotBytes) {
     return static_cast<std::size_t>(kMaxBytes);
   }
-  return static_cast<std::size_t>(slots * kEllSlotBytes + row_length_bytes);
+  return static_cast<std::size_t>(slots * kSlotBytes + row_length_bytes);
 }
 
 index_t hyb_default_width(const CsrMatrix& csr) {
@@ -268,6 +347,48 @@ JdsMatrix to_jds(const CsrMatrix& csr) {
   return jds;
 }
 
+SellParams sell_params_for(const CsrMatrix& csr) {
+  SellParams params;
+  const std::vector<index_t> lengths = detail::row_lengths(csr);
+  const auto unsorted_slots = static_cast<double>(sell_slice_offsets(lengths, params.slice_height).back());
+  if (unsorted_slots <= (1.0 + kSellUnsortedPadding) * static_cast<double>(csr.nnz())) params.sort_window = 1;
+  return params;
+}
+
+SellMatrix to_sell(const CsrMatrix& csr, const SellParams& params, const ConversionLimits& limits) {
+  params.validate();
+  csr.validate();
+  const std::vector<index_t> lengths = detail::row_lengths(csr);
+  SellMatrix sell;
+  sell.rows = csr.rows;
+  sell.cols = csr.cols;
+  sell.nnz = csr.nnz();
+  sell.slice_height = params.slice_height;
+  sell.sort_window = params.sort_window;
+  sell.row_perm = sell_row_order(lengths, params.sort_window);
+  std::vector<index_t> position_lengths(lengths.size());
+  for (index_t p = 0; p < csr.rows; ++p) position_lengths[p] = lengths[sell.row_at(p)];
+  sell.slice_ptr = sell_slice_offsets(position_lengths, params.slice_height);
+  const std::int64_t slots = sell.slice_ptr.back();
+  const std::size_t bytes = sell_bytes(slots);
+  if (bytes > limits.max_bytes) {
+    throw ConversionRefused(message("SELL-C-sigma (C = ", params.slice_height, ", sigma = ",
+                                    params.sort_window, ") of ", csr.rows, " rows needs ", slots,
+                                    " slots for ", csr.nnz(), " entries, ", needed_text(bytes),
+                                    " of padded arrays, ", over_limit_text(limits), "; ",
+                                    row_skew_text(csr, longest_of(lengths))));
+  }
+  sell.col_idx.assign(static_cast<std::size_t>(slots), SellMatrix::kPaddingColumn);
+  sell.values.assign(static_cast<std::size_t>(slots), 0.0F);
+  visit_sell(sell, position_lengths, [&](index_t s, index_t i, index_t p, index_t k) {
+    const std::size_t slot = sell.slot(s, i, k);
+    const index_t source = csr.row_ptr[sell.row_at(p)] + k;
+    sell.col_idx[slot] = csr.col_idx[source];
+    sell.values[slot] = csr.values[source];
+  });
+  return sell;
+}
+
 CsrMatrix to_csr(const CooMatrix& coo) {
   coo.validate();
   std::vector<index_t> lengths(static_cast<std::size_t>(coo.rows), 0);
@@ -314,6 +435,20 @@ CsrMatrix to_csr(const JdsMatrix& jds) {
     const index_t target = csr.row_ptr[jds.row_perm[k]] + d;
     csr.col_idx[target] = jds.col_idx[jds.jd_ptr[d] + k];
     csr.values[target] = jds.values[jds.jd_ptr[d] + k];
+  });
+  return csr;
+}
+
+CsrMatrix to_csr(const SellMatrix& sell) {
+  const std::vector<index_t> position_lengths = detail::sell_position_lengths(sell);  // validates
+  std::vector<index_t> lengths(position_lengths.size());
+  for (index_t p = 0; p < sell.rows; ++p) lengths[sell.row_at(p)] = position_lengths[p];
+  CsrMatrix csr = csr_with_lengths(sell.rows, sell.cols, lengths);
+  visit_sell(sell, position_lengths, [&](index_t s, index_t i, index_t p, index_t k) {
+    const std::size_t slot = sell.slot(s, i, k);
+    const index_t target = csr.row_ptr[sell.row_at(p)] + k;
+    csr.col_idx[target] = sell.col_idx[slot];
+    csr.values[target] = sell.values[slot];
   });
   return csr;
 }

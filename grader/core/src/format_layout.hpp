@@ -16,4 +16,9 @@ std::vector<index_t> row_lengths(const CsrMatrix& csr);
 // lengths, which validate() checks before it relies on this.
 std::vector<index_t> jds_sorted_row_lengths(const JdsMatrix& jds);
 
+// Entries of each position p (holding row sell.row_at(p)), counted while
+// validating every invariant: throws FormatError like validate(), which
+// calls it. One walk of the slots serves both.
+std::vector<index_t> sell_position_lengths(const SellMatrix& sell);
+
 }  // namespace spmv::detail

@@ -1,4 +1,5 @@
-// A host-memory plugin (SPMV_MEMORY_HOST) with all six kernels run on the
+// A host-memory plugin (SPMV_MEMORY_HOST) with every kernel of the course
+// (the six a submission provides, and the reference-only "sell") run on the
 // CPU: the grader can then be exercised end to end without a GPU.
 //
 // Built once as the correct "host-reference" plugin and once per fault as a
@@ -165,6 +166,7 @@ constexpr spmv_kernel_entry kKernels[] = {
     kernel_entry<&launch<spmv_ell_view, 3>>("ell", "CPU: slot by slot over column-major ELL"),
     kernel_entry<&launch<spmv_hyb_view, 4>>("hyb", "CPU: the ELL part, then the COO part"),
     kernel_entry<&launch<spmv_jds_view, 5>>("jds", "CPU: diagonal by diagonal over JDS"),
+    kernel_entry<&launch<spmv_sell_view, 6>>("sell", "CPU: slice by slice over SELL-C-sigma"),
 };
 
 constexpr spmv_plugin kPlugin = spmv::contract::make_plugin(SPMV_HOST_PLUGIN_NAME, kKernels, SPMV_MEMORY_HOST);

@@ -133,6 +133,16 @@ JdsBuffers upload(MemorySpace space, const JdsMatrix& a) {
   return b;
 }
 
+SellBuffers upload(MemorySpace space, const SellMatrix& a) {
+  SellBuffers b{upload_array(space, a.slice_ptr), upload_array(space, a.row_perm),
+                upload_array(space, a.col_idx), upload_array(space, a.values), {}};
+  // The contract's NULL stands for the identity order.
+  const index_t* row_perm = a.row_perm.empty() ? nullptr : b.row_perm.data();
+  b.view = {a.rows, a.cols, a.nnz, a.slice_height, a.sort_window, a.slices(),
+            b.slice_ptr.data(), row_perm, b.col_idx.data(), b.values.data()};
+  return b;
+}
+
 int cuda_device_count() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {

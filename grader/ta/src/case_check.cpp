@@ -36,7 +36,8 @@ void with_format(const CsrMatrix& csr, spmv_format format, const ConversionLimit
       use(to_jds(csr));
       return;
     case SPMV_FORMAT_SELL:
-      break;
+      use(to_sell(csr, sell_params_for(csr), limits));
+      return;
   }
   throw ConversionRefused(std::string("the host library has no ") + format_name(format) + " container");
 }

@@ -33,6 +33,20 @@ spmv_status spmv_csr_scalar(const spmv_csr_view* A, const float* x, float* y, vo
 spmv_status spmv_csr_vector(const spmv_csr_view* A, const float* x, float* y, void* scratch,
                             cudaStream_t stream);
 
+/* Kernel "csr_merge" (reference only): merge-path load balancing, equal
+ * shares of row ends plus entries per block whatever the row lengths. Its
+ * scratch holds where each block's share starts. */
+spmv_status spmv_csr_merge(const spmv_csr_view* A, const float* x, float* y, void* scratch,
+                           cudaStream_t stream);
+size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A);
+
+/* Kernel "auto" (reference only): picks csr_scalar, csr_vector or
+ * csr_merge from the matrix's row lengths (the rule is in the reference's
+ * csr_auto.hpp). */
+spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void* scratch,
+                          cudaStream_t stream);
+size_t spmv_csr_auto_scratch_size(const spmv_csr_view* A);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define SPMV_PLUGIN_ABI_VERSION 1u
+#define SPMV_PLUGIN_ABI_VERSION 2u
 #define SPMV_PLUGIN_ENTRY spmv_plugin_entry
 #define SPMV_PLUGIN_ENTRY_NAME "spmv_plugin_entry"
 

@@ -24,6 +24,7 @@
 #include "spmv/contract/hyb.h"
 #include "spmv/contract/jds.h"
 #include "spmv/contract/plugin.h"
+#include "spmv/contract/sell.h"
 
 // Every table source defines it. Programs that link a plugin's objects
 // statically (the reference kernels in the bench and the GPU tests) call it
@@ -55,6 +56,10 @@ struct view_format<spmv_hyb_view> {
 template <>
 struct view_format<spmv_jds_view> {
   static constexpr spmv_format value = SPMV_FORMAT_JDS;
+};
+template <>
+struct view_format<spmv_sell_view> {
+  static constexpr spmv_format value = SPMV_FORMAT_SELL;
 };
 
 template <typename View>

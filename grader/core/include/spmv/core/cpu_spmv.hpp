@@ -16,5 +16,6 @@ std::vector<float> cpu_spmv(const CooMatrix& a, std::span<const float> x);
 std::vector<float> cpu_spmv(const EllMatrix& a, std::span<const float> x);
 std::vector<float> cpu_spmv(const HybMatrix& a, std::span<const float> x);
 std::vector<float> cpu_spmv(const JdsMatrix& a, std::span<const float> x);
+std::vector<float> cpu_spmv(const SellMatrix& a, std::span<const float> x);
 
 }  // namespace spmv

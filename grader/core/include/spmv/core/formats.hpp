@@ -97,4 +97,42 @@ struct JdsMatrix {
   void validate() const;
 };
 
+// SELL-C-sigma (contract/include/spmv/contract/sell.h): rows stably sorted
+// by decreasing length within each window of sort_window rows; position p
+// holds row row_perm[p] (row_perm empty: the identity, and only then).
+// Slice s is an ELL block of slice_height positions, column-major from
+// slice_ptr[s]: slot k of local position i at slice_ptr[s] + k * C + i.
+// Padding slots hold column -1 and value 0, after each row's entries.
+struct SellMatrix {
+  static constexpr index_t kPaddingColumn = -1;
+  static constexpr index_t kMaxSliceHeight = 1024;
+
+  // The parameters default to SellParams' (convert.hpp), so SellMatrix{} is
+  // what to_sell makes of a 0 x 0 matrix.
+  index_t rows = 0;
+  index_t cols = 0;
+  index_t nnz = 0;                         // real entries, padding excluded
+  index_t slice_height = 32;               // C
+  index_t sort_window = 256;               // sigma
+  std::vector<std::int64_t> slice_ptr{0};  // slices + 1
+  std::vector<index_t> row_perm;           // rows, or empty for the identity
+  std::vector<index_t> col_idx;            // slice_ptr.back()
+  std::vector<value_t> values;             // slice_ptr.back()
+
+  [[nodiscard]] index_t slices() const { return static_cast<index_t>(slice_ptr.size()) - 1; }
+  [[nodiscard]] index_t row_at(index_t position) const {
+    return row_perm.empty() ? position : row_perm[position];
+  }
+  // Slots per position of slice s (its longest row).
+  [[nodiscard]] index_t slice_width(index_t s) const {
+    return static_cast<index_t>((slice_ptr[s + 1] - slice_ptr[s]) / slice_height);
+  }
+  [[nodiscard]] std::size_t slot(index_t s, index_t local_position, index_t k) const {
+    return static_cast<std::size_t>(slice_ptr[s]) +
+           static_cast<std::size_t>(k) * static_cast<std::size_t>(slice_height) +
+           static_cast<std::size_t>(local_position);
+  }
+  void validate() const;
+};
+
 }  // namespace spmv

@@ -18,6 +18,7 @@
 #include "spmv/contract/hyb.h"
 #include "spmv/contract/jds.h"
 #include "spmv/contract/plugin.h"
+#include "spmv/contract/sell.h"
 #include "spmv/core/formats.hpp"
 
 namespace spmv {
@@ -123,12 +124,19 @@ struct JdsBuffers {
   Buffer<value_t> values;
   spmv_jds_view view{};
 };
+struct SellBuffers {
+  Buffer<std::int64_t> slice_ptr;
+  Buffer<index_t> row_perm, col_idx;  // row_perm empty (view NULL) for the identity
+  Buffer<value_t> values;
+  spmv_sell_view view{};
+};
 
 CooBuffers upload(MemorySpace space, const CooMatrix& a);
 CsrBuffers upload(MemorySpace space, const CsrMatrix& a);
 EllBuffers upload(MemorySpace space, const EllMatrix& a);
 HybBuffers upload(MemorySpace space, const HybMatrix& a);
 JdsBuffers upload(MemorySpace space, const JdsMatrix& a);
+SellBuffers upload(MemorySpace space, const SellMatrix& a);
 
 // Number of CUDA devices; 0 when there is no GPU or no driver (never throws).
 int cuda_device_count();

@@ -1,0 +1,43 @@
+// The host side of the "auto" kernel's rule (csr_auto.hpp): no CUDA, so the
+// rule is unit-tested without a GPU and shown by spmv-bench.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "spmv/reference/csr_auto.hpp"
+#include "tuning.hpp"
+
+namespace spmv::reference {
+
+std::string CsrAutoChoice::describe() const {
+  switch (kernel) {
+    case Kernel::kScalar: return "csr_scalar";
+    case Kernel::kVector: {
+      // snprintf, not std::to_string: the latter's digit table is a symbol
+      // the plugin module would export.
+      char text[48];
+      std::snprintf(text, sizeof text, "csr_vector (%d threads/row)", threads_per_row);
+      return text;
+    }
+    case Kernel::kMerge: return "csr_merge";
+  }
+  return "?";
+}
+
+CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
+  if (stats.rows <= 0 || stats.nnz <= 0) return {CsrAutoChoice::Kernel::kScalar, 1};
+  const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
+  if (static_cast<double>(stats.max_row) > tuning::kAutoSkewFactor * mean + tuning::kAutoSkewSlack) {
+    return {CsrAutoChoice::Kernel::kMerge, 1};
+  }
+  if (mean < tuning::kAutoScalarMinMean) return {CsrAutoChoice::Kernel::kMerge, 1};
+  if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
+  const bool local =
+      static_cast<double>(stats.max_span) <= tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));
+  const double entries_per_lane = local ? tuning::kAutoEntriesPerLane : 1.0;
+  int threads = 2;
+  while (threads < 32 && threads * entries_per_lane < mean) threads *= 2;
+  return {CsrAutoChoice::Kernel::kVector, threads};
+}
+
+}  // namespace spmv::reference

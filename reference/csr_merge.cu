@@ -1,0 +1,278 @@
+// Reference load-balanced CSR kernel: merge-path SpMV.
+//
+// SpMV over CSR is a merge of two sorted lists: the row ends (row_ptr[1..])
+// and the entry indices 0 .. nnz-1. Walking the merge path, each step either
+// consumes an entry (adds its product to the running sum) or consumes a row
+// end (writes the sum as y[row] and starts the next row). The path has
+// rows + nnz steps whatever the rows look like, so cutting it into equal
+// tiles gives every block the same work: a row of millions of entries spans
+// many tiles, and a million empty rows are a million cheap steps.
+//
+// Two kernels:
+//  1. merge_partition: one thread per tile boundary finds where the path
+//     crosses the boundary's diagonal (a binary search over row_ptr), and
+//     writes the start (row, entry) of each tile to scratch. A row cut by a
+//     boundary gets contributions from more than one tile; this thread sets
+//     its y to 0, the base those contributions are added onto.
+//  2. merge_tile: a block stages its tile in shared memory (the row ends it
+//     crosses and the products values[j] * x[col_idx[j]] of its entries,
+//     loaded coalesced, with the evict-first hint so that x stays in L2).
+//     When every row of the tile is short (kMergeShortRow), a thread per
+//     row sums it from shared memory. Otherwise each thread walks
+//     kMergeItems steps of the path from shared memory. A thread's first row may have started in an
+//     earlier thread: the partial sums of the rows threads stop in are
+//     combined by a block-wide segmented scan (segmented_scan.cuh), so every
+//     row that starts and ends in the tile is summed in a fixed order and
+//     stored once. Only a row cut by a tile boundary is added atomically
+//     (at most two atomics per tile), so results are bitwise repeatable
+//     unless a row spans three or more tiles.
+#include <climits>
+
+#include "common.cuh"
+#include "segmented_scan.cuh"
+#include "spmv/contract/csr.h"
+
+namespace spmv::reference {
+namespace {
+
+
+// Where tile t starts on the merge path: `row` row ends and `entry` entries
+// consumed before it (row + entry == t * kTile, clamped to the path's end).
+struct PathPoint {
+  std::int32_t row;
+  std::int32_t entry;
+};
+
+std::int64_t tile_count(const spmv_csr_view& A, int tile) {
+  const std::int64_t path = static_cast<std::int64_t>(A.rows) + A.nnz;
+  return (path + tile - 1) / tile;
+}
+
+// Tile t's start: writes starts[t] and zeroes a row the boundary cuts.
+__device__ void partition_at(int tile, std::int64_t t, std::int32_t rows, std::int32_t nnz, std::int64_t tiles,
+                             const std::int32_t* __restrict__ row_ptr, PathPoint* __restrict__ starts,
+                             float* __restrict__ y) {
+  const std::int64_t diagonal = min(t * tile, static_cast<std::int64_t>(rows) + nnz);
+  // The split is the first i (row ends consumed) whose row ends beyond entry
+  // diagonal - i - 1, i.e. row_ptr[i + 1] + i + 1 > diagonal: rows ending at
+  // or before an entry index are consumed before it. The test is monotone
+  // in i; the answer lies in [low, high].
+  const auto crosses = [&](std::int64_t i) { return row_ptr[i + 1] + i + 1 > diagonal; };
+  std::int64_t low = max(std::int64_t{0}, diagonal - nnz);
+  std::int64_t high = min(diagonal, static_cast<std::int64_t>(rows));
+  // Start where even rows would put the split and gallop outwards: a few
+  // dependent loads on regular matrices instead of log2(rows), at most
+  // twice the binary search's on any other.
+  const double share = static_cast<double>(diagonal) / (static_cast<double>(rows) + nnz);
+  const std::int64_t guess = min(max(static_cast<std::int64_t>(share * rows), low), high);
+  if (guess < high && crosses(guess)) {
+    high = guess;
+    for (std::int64_t step = 1; high - step >= low; step *= 2) {
+      if (!crosses(high - step)) {
+        low = high - step + 1;
+        break;
+      }
+      high -= step;
+    }
+  } else {
+    low = guess < high ? guess + 1 : high;
+    for (std::int64_t step = 1; low + step - 1 < high; step *= 2) {
+      if (crosses(low + step - 1)) {
+        high = low + step - 1;
+        break;
+      }
+      low += step;
+    }
+  }
+  while (low < high) {
+    const std::int64_t middle = (low + high) / 2;
+    if (crosses(middle)) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  const auto row = static_cast<std::int32_t>(low);
+  const auto entry = static_cast<std::int32_t>(diagonal - low);
+  starts[t] = PathPoint{row, entry};
+  // An inner boundary inside row `row` (past its first entry) cuts it.
+  if (t > 0 && t < tiles && row < rows && entry > row_ptr[row]) y[row] = 0.0F;
+}
+
+__global__ void merge_partition(int tile, std::int32_t rows, std::int32_t nnz, std::int64_t tiles,
+                                const std::int32_t* __restrict__ row_ptr, PathPoint* __restrict__ starts,
+                                float* __restrict__ y) {
+  for (std::int64_t t = grid_thread_index(); t <= tiles; t += grid_thread_count()) {
+    partition_at(tile, t, rows, nnz, tiles, row_ptr, starts, y);
+  }
+}
+
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks) merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr,
+                                                       const std::int32_t* __restrict__ col_idx,
+                                                       const float* __restrict__ values, const float* __restrict__ x,
+                                                       const PathPoint* __restrict__ starts, float* __restrict__ y) {
+  constexpr int kTile = kThreads * kItems;
+  // Row ends (relative to the tile's first entry) first, then the products:
+  // tile_rows + 1 + tile_entries <= kTile + 1 words.
+  __shared__ std::int32_t staged[kTile + 1];
+  __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
+  __shared__ bool first_row_cut;
+
+  const PathPoint begin = starts[blockIdx.x];
+  const PathPoint end = starts[blockIdx.x + 1];
+  const int tile_rows = end.row - begin.row;
+  const int tile_entries = end.entry - begin.entry;
+  const int tid = static_cast<int>(threadIdx.x);
+
+  std::int32_t* row_end = staged;
+  float* product = reinterpret_cast<float*>(staged + tile_rows + 1);
+  // All of a thread's loads are issued before any is used: enough bytes in
+  // flight per SM to keep the memory system busy.
+  std::int32_t tile_col[kItems];
+  float tile_value[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int i = tid + k * kThreads;
+    if (i < tile_entries) {
+      tile_col[k] = load_matrix<true>(&col_idx[begin.entry + i]);
+      tile_value[k] = load_matrix<true>(&values[begin.entry + i]);
+    }
+  }
+#pragma unroll
+  for (int k = 0; k <= kItems; ++k) {
+    const int i = tid + k * kThreads;
+    if (i <= tile_rows) {
+      const std::int32_t row = begin.row + i;
+      row_end[i] = row < rows ? load_matrix<true>(&row_ptr[row + 1]) - begin.entry : INT_MAX;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    const int i = tid + k * kThreads;
+    if (i < tile_entries) product[i] = tile_value[k] * __ldg(&x[tile_col[k]]);
+  }
+  if (tid == 0) first_row_cut = begin.row < rows && begin.entry > row_ptr[begin.row];
+  __syncthreads();
+
+  // The part of tile row i inside the tile: products [row_begin(i), row_stop(i)).
+  const auto row_begin = [&](int i) { return i == 0 ? 0 : row_end[i - 1]; };
+  const auto row_stop = [&](int i) { return min(row_end[i], tile_entries); };
+  // The tile's last row goes on in the next tile unless the tile stopped
+  // before its first entry.
+  const bool last_row_cut = end.row < rows && (tile_rows == 0 || tile_entries > row_end[tile_rows - 1]);
+
+  // Short rows only (the usual case): a thread per row sums its products
+  // from shared memory, and neighbouring threads store neighbouring rows.
+  bool my_rows_short = true;
+  for (int i = tid; i <= tile_rows; i += kThreads) {
+    my_rows_short = my_rows_short && row_stop(i) - row_begin(i) <= tuning::kMergeShortRow;
+  }
+  if (__syncthreads_and(my_rows_short) != 0) {
+    for (int i = tid; i <= tile_rows; i += kThreads) {
+      float row_sum = 0.0F;
+      for (int k = row_begin(i); k < row_stop(i); ++k) row_sum += product[k];
+      if (i == tile_rows) {
+        if (last_row_cut) atomicAdd(&y[end.row], row_sum);
+      } else if (i == 0 && first_row_cut) {
+        atomicAdd(&y[begin.row], row_sum);
+      } else {
+        y[begin.row + i] = row_sum;
+      }
+    }
+    return;
+  }
+
+  // Some row is long: each thread walks kMergeItems steps of the merge
+  // path, so a long row is shared by many threads.
+
+  // This thread's stretch of the path: items [diagonal, diagonal_end).
+  const int tile_length = tile_rows + tile_entries;
+  const int diagonal = min(tid * kItems, tile_length);
+  const int diagonal_end = min(diagonal + kItems, tile_length);
+  int low = max(0, diagonal - tile_entries);
+  int high = min(diagonal, tile_rows);
+  while (low < high) {
+    const int middle = (low + high) / 2;
+    if (row_end[middle] <= diagonal - middle - 1) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  int r = low;               // rows ended so far, within the tile
+  int j = diagonal - low;    // entries consumed so far, within the tile
+  const int first_row = r;
+  bool first_done = false;   // whether this thread ended its first row
+  float first_sum = 0.0F;    // its partial sum of that row
+  float sum = 0.0F;
+  int current_end = row_end[r];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    if (r + j < diagonal_end) {
+      if (j < current_end) {
+        sum += product[j];
+        ++j;
+      } else {
+        // Rows after the first start and end in this thread: final sums.
+        if (first_done) {
+          y[begin.row + r] = sum;
+        } else {
+          first_sum = sum;
+          first_done = true;
+        }
+        sum = 0.0F;
+        ++r;
+        current_end = row_end[r];
+      }
+    }
+  }
+
+  // What the threads before this one hold of its first row.
+  RowSum carried{};
+  RowSum tile_total{};
+  RowSumScan<kThreads>(scan_storage).ExclusiveScan(RowSum{begin.row + r, sum}, carried, ContinueRow{}, tile_total);
+  const float carried_in = (tid > 0 && carried.row == begin.row + first_row) ? carried.sum : 0.0F;
+  if (first_done) {
+    const float total = first_sum + carried_in;
+    if (first_row == 0 && first_row_cut) {
+      atomicAdd(&y[begin.row], total);
+    } else {
+      y[begin.row + first_row] = total;
+    }
+  }
+  if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], tile_total.sum);
+}
+
+}  // namespace
+}  // namespace spmv::reference
+
+namespace spmv::reference {
+namespace {
+
+template <int kThreads, int kItems, int kMinBlocks>
+cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void* scratch, cudaStream_t stream) {
+  if (A.rows == 0) return cudaSuccess;
+  constexpr int kTile = kThreads * kItems;
+  const std::int64_t tiles = tile_count(A, kTile);
+  auto* starts = static_cast<PathPoint*>(scratch);
+  merge_partition<<<grid_blocks(tiles + 1), tuning::kBlockSize, 0, stream>>>(kTile, A.rows, A.nnz, tiles, A.row_ptr,
+                                                                             starts, y);
+  merge_tile<kThreads, kItems, kMinBlocks><<<static_cast<unsigned int>(tiles), kThreads, 0, stream>>>(
+      A.rows, A.row_ptr, A.col_idx, A.values, x, starts, y);
+  return cudaGetLastError();
+}
+
+}  // namespace
+}  // namespace spmv::reference
+
+size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A) {
+  using namespace spmv::reference;
+  constexpr int kTile = tuning::kMergeThreads * tuning::kMergeItems;
+  return sizeof(PathPoint) * static_cast<size_t>(tile_count(*A, kTile) + 1);
+}
+
+spmv_status spmv_csr_merge(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream) {
+  using namespace spmv::reference;
+  return enqueue_merge<tuning::kMergeThreads, tuning::kMergeItems, tuning::kMergeMinBlocks>(*A, x, y, scratch, stream);
+}

@@ -1,0 +1,79 @@
+// The rule of the "auto" reference kernel (reference/include/spmv/reference/
+// csr_auto.hpp): host code only, so it is tested without a GPU.
+#include <gtest/gtest.h>
+
+#include "spmv/contract/plugin_table.hpp"
+#include "spmv/reference/csr_auto.hpp"
+
+namespace spmv::test {
+namespace {
+
+using reference::choose_csr_kernel;
+using reference::CsrAutoChoice;
+using reference::RowLengthStats;
+using Kernel = CsrAutoChoice::Kernel;
+
+TEST(CsrAutoRule, SkewedRowsGoToTheMergePath) {
+  // Power-law rows: mean about 11, one row of 136,849 entries.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 22'300'000, 136'849, 1'999'000}).kernel,
+            Kernel::kMerge);
+  // An arrow matrix: short rows and one full row.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{3000, 3000, 9000, 3000, 2999}).kernel, Kernel::kMerge);
+}
+
+TEST(CsrAutoRule, VeryShortRowsGoToTheMergePath) {
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{12'000'000, 12'000'000, 24'000'000, 2, 11'000'000}).kernel,
+            Kernel::kMerge);
+}
+
+TEST(CsrAutoRule, ShortEvenRowsGetAThreadEach) {
+  // 2D 5-point and 3D 7-point stencils.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096}).kernel, Kernel::kScalar);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{3'375'000, 3'375'000, 23'490'000, 7, 45'000}).kernel,
+            Kernel::kScalar);
+}
+
+TEST(CsrAutoRule, LongerEvenRowsShareThreadsByLengthAndLocality) {
+  // A 27-point stencil on 100^3: rows span 2 * 10101 columns of 1M.
+  const CsrAutoChoice stencil27 = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 26'463'592, 27, 20'202});
+  EXPECT_EQ(stencil27.kernel, Kernel::kVector);
+  EXPECT_EQ(stencil27.threads_per_row, 4);
+  // The same lengths scattered over x: a lane per entry.
+  const CsrAutoChoice random = choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 32'000'000, 16, 1'999'000});
+  EXPECT_EQ(random.kernel, Kernel::kVector);
+  EXPECT_EQ(random.threads_per_row, 16);
+  const CsrAutoChoice long_rows = choose_csr_kernel(RowLengthStats{12'000, 1'000'000, 24'000'000, 2000, 999'000});
+  EXPECT_EQ(long_rows.kernel, Kernel::kVector);
+  EXPECT_EQ(long_rows.threads_per_row, 32);
+  // Group sizes are powers of two from 2 to 32, growing with the mean.
+  for (const std::int64_t span : {std::int64_t{10}, std::int64_t{900}}) {
+    int previous = 0;
+    for (std::int64_t mean = 13; mean <= 4096; mean *= 2) {
+      const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1000, 1000 * mean, mean, span});
+      ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
+      EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
+      EXPECT_GE(choice.threads_per_row, 2);
+      EXPECT_LE(choice.threads_per_row, 32);
+      EXPECT_EQ(choice.threads_per_row & (choice.threads_per_row - 1), 0) << "not a power of two";
+      previous = choice.threads_per_row;
+    }
+  }
+}
+
+TEST(CsrAutoRule, EmptyMatricesNeedNoGroups) {
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{0, 0, 0, 0, 0}).kernel, Kernel::kScalar);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{500, 30, 0, 0, 0}).kernel, Kernel::kScalar);
+}
+
+TEST(CsrAutoRule, DescribesItsChoice) {
+  EXPECT_EQ((CsrAutoChoice{Kernel::kVector, 8}).describe(), "csr_vector (8 threads/row)");
+  EXPECT_EQ((CsrAutoChoice{Kernel::kMerge, 1}).describe(), "csr_merge");
+}
+
+TEST(CsrAutoRule, NothingIsRememberedForAMatrixAutoHasNotRun) {
+  const spmv_csr_view never_seen{10, 10, 0, nullptr, nullptr, nullptr};
+  EXPECT_FALSE(reference::csr_auto_choice_for(never_seen).has_value());
+}
+
+}  // namespace
+}  // namespace spmv::test
