@@ -32,6 +32,7 @@ CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
   }
   if (mean < tuning::kAutoScalarMinMean) return {CsrAutoChoice::Kernel::kMerge, 1};
   if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
+  if (static_cast<double>(stats.max_span) < tuning::kAutoBandSpan * mean) return {CsrAutoChoice::Kernel::kMerge, 1};
   const bool local =
       static_cast<double>(stats.max_span) <= tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));
   const double entries_per_lane = local ? tuning::kAutoEntriesPerLane : 1.0;

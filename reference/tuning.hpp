@@ -53,11 +53,17 @@ inline constexpr int kCooItems = 8;
 // sell: threads per block (a thread per sorted row).
 inline constexpr int kSellBlockSize = 256;
 
-// auto: the rule of csr_auto.hpp.
+// auto: the rule of csr_auto.hpp. Chosen from one spmv-bench run of the
+// suite on the H100 with csr_vector at 4, 8 and 16 threads per row: 4 was
+// best on the 27-point stencil (2486 GB/s against 2210 and 1869), 16 on
+// random rows of 16 (978 against 972 and 945); csr_merge was best on the
+// band (2677 against 2510 for 4 threads) and on rows of 2 (707 against 627
+// for csr_scalar).
 inline constexpr double kAutoSkewFactor = 4.0;
 inline constexpr double kAutoSkewSlack = 32.0;
 inline constexpr double kAutoScalarMinMean = 4.0;
 inline constexpr double kAutoScalarMaxMean = 12.0;
+inline constexpr double kAutoBandSpan = 4.0;
 inline constexpr double kAutoLocalSpan = 0.125;
 inline constexpr double kAutoEntriesPerLane = 8.0;
 

@@ -26,6 +26,11 @@ TEST(CsrAutoRule, VeryShortRowsGoToTheMergePath) {
             Kernel::kMerge);
 }
 
+TEST(CsrAutoRule, DenseBandsGoToTheMergePath) {
+  // A band of 25 around the diagonal: each row spans 24 columns.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 24'999'844, 25, 24}).kernel, Kernel::kMerge);
+}
+
 TEST(CsrAutoRule, ShortEvenRowsGetAThreadEach) {
   // 2D 5-point and 3D 7-point stencils.
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096}).kernel, Kernel::kScalar);
@@ -46,10 +51,10 @@ TEST(CsrAutoRule, LongerEvenRowsShareThreadsByLengthAndLocality) {
   EXPECT_EQ(long_rows.kernel, Kernel::kVector);
   EXPECT_EQ(long_rows.threads_per_row, 32);
   // Group sizes are powers of two from 2 to 32, growing with the mean.
-  for (const std::int64_t span : {std::int64_t{10}, std::int64_t{900}}) {
+  for (const std::int64_t span : {std::int64_t{100'000}, std::int64_t{900'000}}) {
     int previous = 0;
     for (std::int64_t mean = 13; mean <= 4096; mean *= 2) {
-      const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1000, 1000 * mean, mean, span});
+      const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1'000'000, 1000 * mean, mean, span});
       ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
       EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
       EXPECT_GE(choice.threads_per_row, 2);

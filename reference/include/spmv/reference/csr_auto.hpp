@@ -13,7 +13,10 @@
 //  3. a mean up to kAutoScalarMaxMean: csr_scalar. A thread per row reads
 //     neighbouring rows' entries with neighbouring threads in the same
 //     steps, and no lane idles.
-//  4. otherwise csr_vector, with a group of threads per row (a power of two,
+//  4. rows whose span stays below kAutoBandSpan times the mean (a dense
+//     band: each row reads a contiguous stretch of x): csr_merge, whose
+//     coalesced tile loads stream such rows best.
+//  5. otherwise csr_vector, with a group of threads per row (a power of two,
 //     2 to 32). When every row spans at most kAutoLocalSpan of the columns
 //     (stencils, bands: x gathers hit the same lines), one lane per
 //     kAutoEntriesPerLane entries of the mean row: fewer idle lanes. When
