@@ -18,11 +18,14 @@
 #                        secret-seed for hidden runs (default: none)
 #
 # Each test runs spmv-grade on its row alone (--kernel K --case C), writing
-# the row to <build>/grading/rows/; the final step (fixture cleanup, so it
-# also runs after a filtered `ctest -L ...`) writes <build>/grading/
-# results.json and summary.md. Without a GPU every row test exits 77 and
-# CTest shows it as skipped. Tests hold the RESOURCE_LOCK spmv_gpu: rows are
-# timed one at a time even under ctest -j.
+# the row to <build>/grading/rows/ (the first to run also leaves the GPU's
+# measured copy bandwidth there, gpu-probe.json, for the others to reuse;
+# grade.setup empties the folder, so each grading measures afresh); the
+# final step (fixture cleanup, so it also runs after a filtered
+# `ctest -L ...`) writes <build>/grading/results.json and summary.md.
+# Without a GPU every row test exits 77 and CTest shows it as skipped.
+# Tests hold the RESOURCE_LOCK spmv_gpu: rows are timed one at a time even
+# under ctest -j.
 #
 # Case names are found here as spmv-grade finds them: every *.mtx and
 # *.mtx.gz file of the folder is a case named by its file name without the

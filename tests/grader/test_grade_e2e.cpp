@@ -9,69 +9,12 @@
 #include <random>
 #include <set>
 
-#include "grade_process.hpp"
-#include "random_csr.hpp"
-#include "spmv/core/generators.hpp"
+#include "grade_end_to_end.hpp"
 
 namespace spmv::test {
 namespace {
 
 using grade::JsonValue;
-
-const std::filesystem::path kHostReference = SPMV_HOST_REFERENCE;
-const std::filesystem::path kFakesDir = SPMV_FAKES_DIR;
-
-std::filesystem::path fake(const std::string& fault) { return kFakesDir / ("libspmv_fake_" + fault + ".so"); }
-
-// Verdict and cause fields of a row or a results.json test's extra_data.
-std::string verdict_of(const JsonValue& row) { return row.at("verdict").as_string(); }
-std::string cause_of(const JsonValue& row) { return row.at("cause").as_string(); }
-
-std::set<std::string> names_of_tests(const JsonValue& results) {
-  std::set<std::string> names;
-  for (const auto& test : results.at("tests").as_array()) names.insert(test.at("name").as_string());
-  return names;
-}
-
-// Small cases written fresh for every test from a new seed: one with empty
-// rows and rows of very different lengths, one tiny and rectangular. Values
-// of magnitude 0.25 to 1 (the generators'), so that a fault changing one
-// row by 1 is always far outside the tolerance.
-class GradeEndToEnd : public ::testing::Test {
- protected:
-  void SetUp() override {
-    write_case(cases_dir(), "mixed_rows", gen::with_empty_rows(gen::power_law(60, 50, 1.5, 45, seed_), 0.2, seed_));
-    write_case(cases_dir(), "tiny_wide", gen::uniform_random(5, 9, 3, seed_ + 1));
-  }
-
-  [[nodiscard]] std::filesystem::path cases_dir() const { return scratch_ / "cases"; }
-  [[nodiscard]] std::filesystem::path output_dir() const { return scratch_ / "out"; }
-
-  // Quick timing settings: these tests are about verdicts, not speed.
-  [[nodiscard]] std::vector<std::string> args(const std::filesystem::path& submission,
-                                              std::vector<std::string> more = {}) const {
-    std::vector<std::string> all{"--submission", submission.string(), "--reference", kHostReference.string(),
-                                 "--cases", cases_dir().string(), "--output-dir", output_dir().string(),
-                                 "--min-runs", "2", "--min-time-ms", "0", "--warmup-runs", "1",
-                                 "--seed", std::to_string(seed_)};
-    all.insert(all.end(), more.begin(), more.end());
-    return all;
-  }
-
-  GradeResult grade(const std::filesystem::path& submission, std::vector<std::string> more = {}) {
-    auto result = run_grade(args(submission, std::move(more)), scratch_.path());
-    context_ = "spmv-grade exit " + std::to_string(result.exit_code) + "\nstdout:\n" + result.out + "\nstderr:\n" +
-               result.err + "\n" + seed_note(seed_);
-    return result;
-  }
-
-  [[nodiscard]] JsonValue results() const { return read_json(output_dir() / "results.json"); }
-  [[nodiscard]] std::vector<JsonValue> rows() const { return read_json_lines(output_dir() / "rows.jsonl"); }
-
-  std::uint64_t seed_ = fresh_seed();
-  ScratchDir scratch_;
-  std::string context_;
-};
 
 TEST_F(GradeEndToEnd, HostReferencePassesEveryKernelOnEveryCase) {
   const auto run = grade(kHostReference);
@@ -93,28 +36,6 @@ TEST_F(GradeEndToEnd, HostReferencePassesEveryKernelOnEveryCase) {
   EXPECT_NEAR(report.at("extra_data").at("max_score").as_number(), 100, 0.05);
   EXPECT_GE(report.at("score").as_number(), 69.9) << context_;
   EXPECT_TRUE(std::filesystem::exists(output_dir() / "summary.md"));
-}
-
-// One row per fake in fakes.tsv (written by grader/hostpath's build): the
-// verdict the grader must give, checked on two kernels of different formats
-// and both cases.
-struct FakeCase {
-  std::string fault;
-  std::string expected;  // fakes.tsv's label
-};
-
-std::vector<FakeCase> read_fakes() {
-  std::vector<FakeCase> fakes;
-  std::istringstream text(read_text(kFakesDir / "fakes.tsv"));
-  for (std::string line; std::getline(text, line);) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream fields(line);
-    FakeCase fake_case;
-    std::getline(fields, fake_case.fault, '\t');
-    std::getline(fields, fake_case.expected, '\t');
-    fakes.push_back(fake_case);
-  }
-  return fakes;
 }
 
 // fakes.tsv's labels as (verdict, cause); an empty cause is not checked.
@@ -140,6 +61,8 @@ std::pair<std::string, std::string> expected_row(const FakeCase& fake_case) {
   return expected;
 }
 
+// One row per fake in fakes.tsv: the verdict the grader must give, checked
+// on two kernels of different formats and both cases.
 class FakeVerdict : public GradeEndToEnd, public ::testing::WithParamInterface<FakeCase> {};
 
 TEST_P(FakeVerdict, EveryRowGetsTheFaultsVerdict) {
@@ -349,7 +272,8 @@ INSTANTIATE_TEST_SUITE_P(
     Options, UsageErrors,
     ::testing::Values(UsageCase{{"--bogus"}, "--bogus"}, UsageCase{{"--timeout", "abc"}, "timeout"},
                       UsageCase{{"--timeout", "-1"}, "timeout"}, UsageCase{{"--seed", "-5"}, "--seed"},
-                      UsageCase{{"--min-runs", "0"}, "min-runs"}, UsageCase{{"stray"}, "stray"},
+                      UsageCase{{"--min-runs", "0"}, "min-runs"}, UsageCase{{"--prestart", "9"}, "prestart"},
+                      UsageCase{{"stray"}, "stray"},
                       UsageCase{{"--config", "/nonexistent/grade.cfg"}, "/nonexistent/grade.cfg"},
                       UsageCase{{"--policy", "/nonexistent/policy.ini"}, "policy"}));
 
@@ -377,7 +301,7 @@ TEST_F(GradeEndToEnd, BadConfigAndPolicyValuesAreUsageErrors) {
 TEST_F(GradeEndToEnd, HelpHasExamplesAndExitCodes) {
   const auto run = run_grade({"--help"}, scratch_.path());
   EXPECT_EQ(run.exit_code, 0);
-  for (const std::string part : {"Examples:", "Exit status:", "--submission", "--strict-gpu", "77"}) {
+  for (const std::string part : {"Examples:", "Exit status:", "--submission", "--strict-gpu", "--prestart", "77"}) {
     EXPECT_NE(run.out.find(part), std::string::npos) << part;
   }
 }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <new>
+#include <set>
 #include <stdexcept>
 #include <utility>
 
@@ -19,6 +20,12 @@ std::size_t area_words(std::int64_t rows) { return 2 * kGuardWords + static_cast
 static_assert(std::atomic<std::int32_t>::is_always_lock_free,
               "the stage field is shared between processes and must not need a lock");
 
+// Every live region of this process (the grader is single-threaded).
+std::set<const SharedRegion*>& live_regions() {
+  static std::set<const SharedRegion*> regions;
+  return regions;
+}
+
 }  // namespace
 
 SharedRegion::SharedRegion(std::size_t bytes) : bytes_(bytes) {
@@ -27,13 +34,30 @@ SharedRegion::SharedRegion(std::size_t bytes) : bytes_(bytes) {
     throw std::runtime_error("mmap of " + std::to_string(bytes) + " shared bytes failed: " + std::strerror(errno));
   }
   data_ = mapped;
+  live_regions().insert(this);
 }
 
 SharedRegion::SharedRegion(SharedRegion&& other) noexcept
-    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
+    : data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {
+  if (data_ != nullptr) {
+    live_regions().erase(&other);
+    live_regions().insert(this);
+  }
+}
 
 SharedRegion::~SharedRegion() {
-  if (data_ != nullptr) ::munmap(data_, bytes_);
+  if (data_ != nullptr) {
+    ::munmap(data_, bytes_);
+    live_regions().erase(this);
+  }
+}
+
+void SharedRegion::keep_only(const SharedRegion& kept) {
+  // The objects stay as they are: in the child they belong to the parent's
+  // stack frames, which are never unwound (the child ends with _exit).
+  for (const SharedRegion* region : live_regions()) {
+    if (region != &kept) ::munmap(region->data_, region->bytes_);
+  }
 }
 
 void SharedRegion::set_writable(bool writable) const {
@@ -46,6 +70,7 @@ const char* describe(Stage stage) {
     case Stage::kLoadingPlugins: return "loading the submission's plugin";
     case Stage::kLoadingReference: return "loading the reference plugin";
     case Stage::kStartingCuda: return "CUDA start-up";
+    case Stage::kWaitingForTurn: return "the wait for its turn";
     case Stage::kUploading: return "the upload of the matrix";
     case Stage::kScratchSize: return "the scratch-size query";
     case Stage::kCusparse: return "the cuSPARSE timing";

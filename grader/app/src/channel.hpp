@@ -21,6 +21,12 @@ namespace spmv::grade {
 // An anonymous MAP_SHARED region, unmapped on destruction. Move-only.
 class SharedRegion {
  public:
+  // In a freshly forked child: unmaps every region the child inherited
+  // except `kept`. A child forked ahead of its turn shares the process
+  // with the regions of the rows still running or waiting; the code it
+  // runs (a plugin's constructors) must not reach their results.
+  static void keep_only(const SharedRegion& kept);
+
   explicit SharedRegion(std::size_t bytes);
   SharedRegion(SharedRegion&& other) noexcept;
   SharedRegion& operator=(SharedRegion&&) = delete;
@@ -49,6 +55,7 @@ enum class Stage : std::int32_t {
   kLoadingPlugins,    // the submission's plugin (its constructors run)
   kLoadingReference,
   kStartingCuda,
+  kWaitingForTurn,    // started up; waiting for the row before it to finish
   kUploading,
   kScratchSize,
   kCusparse,
@@ -82,6 +89,9 @@ inline constexpr std::size_t kGuardWords = 1024;
 inline constexpr std::uint32_t kGuardBits = 0x6b8b4567;
 
 struct RowReport {
+  // The one field the grader writes and the child reads: set before the
+  // child is started, since it depends on the rows finished before.
+  std::atomic<std::int32_t> measure_cusparse{0};
   std::atomic<std::int32_t> stage{static_cast<std::int32_t>(Stage::kStarting)};
   Outcome outcome = Outcome::kNone;
   std::int32_t status = 0;  // the failing launch's return value, or the CUDA error code

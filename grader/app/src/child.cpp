@@ -46,18 +46,25 @@ void check_launch(spmv_status status, int error, const std::string& who) {
   if (error != 0) throw RowFailure(Outcome::kCudaError, error, who + ": " + cuda_error_name(error));
 }
 
+}  // namespace
+
 class RowRun {
  public:
   RowRun(const RowTask& task, const RowChannel& channel)
       : task_(task), prepared_(*task.prepared), channel_(channel), report_(channel.report()) {}
 
-  void run() {
+  void start_up() {
     load_plugins();
     channel_.set_stage(Stage::kStartingCuda);
     executor_ = task_.memory == SPMV_MEMORY_HOST ? make_host_executor() : make_device_executor(task_.device);
+    channel_.set_stage(Stage::kWaitingForTurn);
+  }
+
+  void run() {
     upload();
     size_scratch();
-    if (task_.measure_cusparse && executor_->space() == MemorySpace::kDevice) time_cusparse();
+    const bool measure_cusparse = report_.measure_cusparse.load(std::memory_order_acquire) != 0;
+    if (measure_cusparse && executor_->space() == MemorySpace::kDevice) time_cusparse();
     for (int run = 0; run < kRunsPerRow; ++run) run_submission(run);
     check_inputs();
     // Verify first, then time: a wrong kernel is not timed.
@@ -215,6 +222,8 @@ class RowRun {
   RawBuffer submission_scratch_, reference_scratch_;
 };
 
+namespace {
+
 void record_failure(const RowChannel& channel, Outcome outcome, int status, const char* message) {
   RowReport& report = channel.report();
   report.outcome = outcome;
@@ -225,22 +234,40 @@ void record_failure(const RowChannel& channel, Outcome outcome, int status, cons
 
 }  // namespace
 
-void run_row_child(const RowTask& task, const RowChannel& channel) {
+void RowChild::start_up() {
+  // Before any plugin code runs: the regions of the rows before this one
+  // are still in use.
+  SharedRegion::keep_only(channel_.region());
   try {
-    // Deliberately never destroyed: the process ends right after, and
-    // unloading plugins or freeing device memory after a kernel fault can
-    // itself crash or hang, which would blame a finished row.
-    auto* row = new RowRun(task, channel);
-    row->run();
-    channel.report().outcome = Outcome::kCompleted;
+    // Deliberately never destroyed: the process ends right after the row,
+    // and unloading plugins or freeing device memory after a kernel fault
+    // can itself crash or hang, which would blame a finished row.
+    auto* row = new RowRun(task_, channel_);
+    row->start_up();
+    row_ = row;
   } catch (const RowFailure& e) {
-    record_failure(channel, e.outcome(), e.status(), e.what());
+    record_failure(channel_, e.outcome(), e.status(), e.what());
   } catch (const CudaError& e) {
-    record_failure(channel, Outcome::kCudaError, e.code(), e.what());
+    record_failure(channel_, Outcome::kCudaError, e.code(), e.what());
   } catch (const std::exception& e) {
-    record_failure(channel, Outcome::kGraderFailure, 0, e.what());
+    record_failure(channel_, Outcome::kGraderFailure, 0, e.what());
   }
-  channel.set_stage(Stage::kDone);
+  if (row_ == nullptr) channel_.set_stage(Stage::kDone);
+}
+
+void RowChild::run() {
+  if (row_ == nullptr) return;  // the start-up failed; the channel says why
+  try {
+    row_->run();
+    channel_.report().outcome = Outcome::kCompleted;
+  } catch (const RowFailure& e) {
+    record_failure(channel_, e.outcome(), e.status(), e.what());
+  } catch (const CudaError& e) {
+    record_failure(channel_, Outcome::kCudaError, e.code(), e.what());
+  } catch (const std::exception& e) {
+    record_failure(channel_, Outcome::kGraderFailure, 0, e.what());
+  }
+  channel_.set_stage(Stage::kDone);
 }
 
 }  // namespace spmv::grade

@@ -1,7 +1,10 @@
-// The body of a row's child process: load both plugins, upload the case in
-// the kernel's format, run the submission three times between guard zones,
-// check the inputs, and time a correct kernel against the reference. Every
-// result goes into the RowChannel as raw data; nothing is printed.
+// The work of a row's child process, in two parts. Start-up, which may run
+// while another row is being timed: load both plugins, start CUDA (the
+// context only: nothing that uses the device's memory or runs on it).
+// Then, once the grader lets the row run: upload the case in the kernel's
+// format, run the submission three times between guard zones, check the
+// inputs, and time a correct kernel against the reference. Every result
+// goes into the RowChannel as raw data; nothing is printed.
 #pragma once
 
 #include <filesystem>
@@ -23,10 +26,24 @@ struct RowTask {
   spmv_memory_space memory = SPMV_MEMORY_DEVICE;
   int device = 0;
   TimingOptions timing;
-  bool measure_cusparse = false;
 };
 
-// Never throws: failures are written to the channel, which ends at kDone.
-void run_row_child(const RowTask& task, const RowChannel& channel);
+class RowRun;
+
+// Made in the parent before fork(); used only in the child. Neither part
+// throws: a failure is written to the channel, which then ends at kDone,
+// and a failed start-up leaves nothing for run() to do.
+class RowChild {
+ public:
+  RowChild(const RowTask& task, const RowChannel& channel) : task_(task), channel_(channel) {}
+  void start_up();
+  // Times cuSPARSE too if the channel's measure_cusparse says so.
+  void run();
+
+ private:
+  const RowTask& task_;
+  const RowChannel& channel_;
+  RowRun* row_ = nullptr;  // deliberately never destroyed (see child.cpp)
+};
 
 }  // namespace spmv::grade

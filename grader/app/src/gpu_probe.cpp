@@ -1,6 +1,9 @@
 #include <cuda_runtime_api.h>
 
 #include <atomic>
+#include <cstdio>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "channel.hpp"
@@ -20,10 +23,43 @@ struct GpuProbe {
   std::atomic<std::int32_t> done{0};
   std::int32_t count = 0;
   std::int32_t measured = 0;
+  std::int32_t from_cache = 0;  // copy_gbps is the cache's, not measured now
   double copy_gbps = 0;
   char name[256] = {};
   char note[512] = {};
+  char gpu_key[512] = {};
 };
+
+// What identifies the GPU for the cache: its name, UUID and PCI address.
+// Device numbers are not enough: CUDA_VISIBLE_DEVICES may reorder them.
+std::string gpu_key(const cudaDeviceProp& properties) {
+  std::string key = properties.name;
+  key += " GPU-";
+  char hex[3];
+  for (std::size_t i = 0; i < sizeof properties.uuid.bytes; ++i) {
+    std::snprintf(hex, sizeof hex, "%02x", static_cast<unsigned char>(properties.uuid.bytes[i]));
+    key += hex;
+  }
+  char pci[32];
+  std::snprintf(pci, sizeof pci, " %04x:%02x:%02x", static_cast<unsigned>(properties.pciDomainID),
+                static_cast<unsigned>(properties.pciBusID), static_cast<unsigned>(properties.pciDeviceID));
+  return key + pci;
+}
+
+// The cached bandwidth if it is this GPU's. The device's properties are
+// read without cudaSetDevice, which would create a CUDA context: skipping
+// that is most of what the cache saves.
+bool take_from_cache(GpuProbe& probe, int device, const GpuProbeCache& cache) {
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, device) != cudaSuccess) return false;
+  const std::string key = gpu_key(properties);
+  if (key != cache.gpu_key) return false;
+  store_text(probe.name, properties.name);
+  store_text(probe.gpu_key, key);
+  probe.copy_gbps = cache.copy_gbps;
+  probe.from_cache = 1;
+  return true;
+}
 
 // Median of timed device-to-device copies; bytes read plus bytes written.
 double copy_bandwidth_gbps() {
@@ -46,7 +82,7 @@ double copy_bandwidth_gbps() {
   return 2.0 * static_cast<double>(kCopyBytes) / (median(ms) * 1e6);
 }
 
-void fill_probe(GpuProbe& probe, int device) {
+void fill_probe(GpuProbe& probe, int device, const std::optional<GpuProbeCache>& cache) {
   try {
     const cudaError_t counted = cudaGetDeviceCount(&probe.count);
     if (counted != cudaSuccess) {
@@ -57,11 +93,14 @@ void fill_probe(GpuProbe& probe, int device) {
       store_text(probe.note, "device " + std::to_string(device) + " asked for, " + std::to_string(probe.count) +
                                  " present");
       probe.count = 0;
+    } else if (cache && take_from_cache(probe, device, *cache)) {
+      probe.measured = 1;
     } else {
       check_cuda(cudaSetDevice(device), "cudaSetDevice");
       cudaDeviceProp properties{};
       check_cuda(cudaGetDeviceProperties(&properties, device), "cudaGetDeviceProperties");
       store_text(probe.name, properties.name);
+      store_text(probe.gpu_key, gpu_key(properties));
       probe.copy_gbps = copy_bandwidth_gbps();
       probe.measured = 1;
     }
@@ -73,10 +112,12 @@ void fill_probe(GpuProbe& probe, int device) {
 
 }  // namespace
 
-GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log) {
+GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log,
+                  const std::optional<std::filesystem::path>& cache) {
+  const std::optional<GpuProbeCache> cached = cache ? read_gpu_probe_cache(*cache) : std::nullopt;
   SharedRegion region(sizeof(GpuProbe));
   auto* probe = new (region.data()) GpuProbe();
-  const ChildExit exit = run_isolated([&] { fill_probe(*probe, device); }, timeout_s, log);
+  const ChildExit exit = run_isolated([&] { fill_probe(*probe, device, cached); }, timeout_s, log);
   GpuInfo info;
   if (probe->done.load(std::memory_order_acquire) == 0) {
     info.note = "the GPU check " + describe_exit(exit, timeout_s);
@@ -86,6 +127,13 @@ GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log
   info.name = probe->name;
   info.note = probe->note;
   if (probe->measured != 0) info.copy_gbps = probe->copy_gbps;
+  if (cache && probe->measured != 0 && probe->from_cache == 0) {
+    try {
+      write_gpu_probe_cache(*cache, {probe->gpu_key, probe->copy_gbps});
+    } catch (const std::runtime_error&) {
+      // Only the next run's time is lost: it measures again.
+    }
+  }
   return info;
 }
 

@@ -3,8 +3,11 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <deque>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -13,6 +16,7 @@
 #include "exit_codes.hpp"
 #include "policy.hpp"
 #include "probe.hpp"
+#include "process.hpp"
 #include "reporter.hpp"
 #include "row_json.hpp"
 #include "spmv/plugin/plugin.hpp"
@@ -24,6 +28,9 @@ namespace {
 // Loading a plugin or starting CUDA takes well under this; the row timeout
 // may be set much shorter for tests of hanging kernels.
 constexpr double kMinimumProbeTimeout = 60;
+
+// Beside the journals; --aggregate reads only *.jsonl files there.
+constexpr const char* kGpuProbeCacheFile = "gpu-probe.json";
 
 struct CaseEntry {
   TestCase test_case;
@@ -163,30 +170,81 @@ std::vector<RowResult> plan_rows(const Setup& setup, std::uint64_t run_seed, boo
   return rows;
 }
 
+// A case's data for its rows: read and converted once, or why it could not be.
+struct CaseState {
+  std::optional<PreparedCase> prepared;
+  std::string error;  // the PrepareError's message
+};
+
+// A row's child, forked ahead of the row's turn (--prestart) or at it.
+struct ForkedRow {
+  std::size_t index = 0;  // into the rows
+  std::unique_ptr<RowChannel> channel;
+  std::filesystem::path log;
+  std::unique_ptr<PendingChild> child;  // declared last: killed before the channel goes
+};
+
+// A row's verdict when it needs no child.
+struct Decision {
+  Verdict verdict;
+  std::string cause;
+  std::string why;
+};
+
+// Grades the rows in order, one child at a time. With --prestart N, up to N
+// children of the following rows are forked while a row runs, each doing
+// its start-up (plugins, CUDA) and then waiting for its turn; a row's
+// verdict and its place in the reports do not depend on N. Children never
+// started (the grader stopped early) are killed and reaped when the
+// Grading goes.
 class Grading {
  public:
   Grading(const Options& options, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu)
       : options_(options), setup_(setup), reporter_(reporter), gpu_(std::move(gpu)), needs_gpu_(needs_gpu) {}
 
   void run(std::vector<RowResult>& rows, std::uint64_t run_seed) {
-    PrepareOptions prepare{options_.cache_dir, options_.format_limit_bytes, run_seed};
-    for (const auto& entry : setup_.cases) {
+    prepare_ = {options_.cache_dir, options_.format_limit_bytes, run_seed};
+    for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
       std::vector<std::size_t> indices;
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].case_name == entry.test_case.name) indices.push_back(i);
+        if (rows[i].case_name == setup_.cases[c].test_case.name) indices.push_back(i);
       }
-      grade_case(entry, rows, indices, prepare);
+      for (const auto i : indices) order_.push_back({i, c});
+      case_rows_.push_back(std::move(indices));
     }
+    for (std::size_t c = 0; c < setup_.cases.size(); ++c) grade_case(rows, c);
   }
 
   [[nodiscard]] int cases_checked_on_host() const { return cases_checked_on_host_; }
   [[nodiscard]] bool gpu_missing() const { return needs_gpu_ && gpu_.count == 0; }
 
  private:
+  struct Turn {
+    std::size_t row;
+    std::size_t case_index;
+  };
+
   std::set<spmv_format> formats_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) const {
     std::set<spmv_format> formats;
     for (const auto i : indices) formats.insert(setup_.reference.find(rows[i].kernel)->format);
     return formats;
+  }
+
+  // The case prepared on first use, at its turn or earlier to fork the
+  // child of one of its rows ahead.
+  CaseState& case_state(const std::vector<RowResult>& rows, std::size_t c) {
+    const auto [it, fresh] = cases_.try_emplace(c);
+    if (fresh) {
+      try {
+        it->second.prepared = prepare_case(setup_.cases[c].test_case, formats_of(rows, case_rows_[c]), prepare_);
+      } catch (const PrepareError& e) {
+        it->second.error = e.what();
+      } catch (...) {
+        cases_.erase(it);
+        throw;
+      }
+    }
+    return it->second;
   }
 
   void finish_all(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices, Verdict verdict,
@@ -198,15 +256,16 @@ class Grading {
     }
   }
 
-  void grade_case(const CaseEntry& entry, std::vector<RowResult>& rows, const std::vector<std::size_t>& indices,
-                  const PrepareOptions& prepare) {
-    PreparedCase prepared;
-    try {
-      prepared = prepare_case(entry.test_case, formats_of(rows, indices), prepare);
-    } catch (const PrepareError& e) {
-      finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + e.what());
+  void grade_case(std::vector<RowResult>& rows, std::size_t c) {
+    const CaseEntry& entry = setup_.cases[c];
+    const std::vector<std::size_t>& indices = case_rows_[c];
+    CaseState& state = case_state(rows, c);
+    if (!state.prepared) {
+      finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
+      cases_.erase(c);
       return;
     }
+    PreparedCase& prepared = *state.prepared;
     for (const auto i : indices) {
       rows[i].rows = prepared.csr.rows;
       rows[i].cols = prepared.csr.cols;
@@ -219,62 +278,114 @@ class Grading {
       ++cases_checked_on_host_;
       if (!problem.empty()) {
         finish_all(rows, indices, Verdict::kGraderError, "host_check", "host-side check failed: " + problem);
+        cases_.erase(c);
         return;
       }
     }
     for (const auto i : indices) {
       reporter_.row_started(rows, i);
-      grade_row(rows[i], prepared);
+      if (const auto decision = decide_without_child(rows[i], prepared)) {
+        set_verdict(rows[i], decision->verdict, decision->cause, decision->why);
+      } else {
+        run_child(rows, i, prepared);
+      }
       reporter_.row_finished(rows, i);
     }
+    cases_.erase(c);
   }
 
-  void grade_row(RowResult& row, PreparedCase& prepared) {
+  // Everything that settles a row before any plugin code runs; nullopt
+  // when the row needs its child.
+  std::optional<Decision> decide_without_child(const RowResult& row, const PreparedCase& prepared) const {
     const KernelInfo& reference_kernel = *setup_.reference.find(row.kernel);
-    if (!setup_.submission.loaded) {
-      set_verdict(row, Verdict::kLoadError, "load_error", setup_.submission.error);
-      return;
-    }
+    if (!setup_.submission.loaded) return Decision{Verdict::kLoadError, "load_error", setup_.submission.error};
     if (const auto refused = prepared.refused.find(reference_kernel.format); refused != prepared.refused.end()) {
-      set_verdict(row, Verdict::kNotApplicable, "format_refused", refused->second);
-      return;
+      return Decision{Verdict::kNotApplicable, "format_refused", refused->second};
     }
-    if (gpu_missing()) {
-      // The reason is given once, in the run's notes.
-      set_verdict(row, Verdict::kSkipped, "no_gpu", "");
-      return;
-    }
+    // The reason is given once, in the run's notes.
+    if (gpu_missing()) return Decision{Verdict::kSkipped, "no_gpu", ""};
     const KernelInfo* submission_kernel = setup_.submission.find(row.kernel);
     if (submission_kernel == nullptr) {
-      set_verdict(row, Verdict::kNotImplemented, "missing_kernel",
-                  "the submission has no kernel named " + row.kernel + " (it has: " +
-                      setup_.submission.kernel_names() + ")");
-      return;
+      return Decision{Verdict::kNotImplemented, "missing_kernel",
+                      "the submission has no kernel named " + row.kernel + " (it has: " +
+                          setup_.submission.kernel_names() + ")"};
     }
     if (submission_kernel->format != reference_kernel.format) {
-      set_verdict(row, Verdict::kLoadError, "format_mismatch",
-                  "the submission's kernel " + row.kernel + " takes a " + format_name(submission_kernel->format) +
-                      " view; it must take a " + format_name(reference_kernel.format) + " view");
-      return;
+      return Decision{Verdict::kLoadError, "format_mismatch",
+                      "the submission's kernel " + row.kernel + " takes a " + format_name(submission_kernel->format) +
+                          " view; it must take a " + format_name(reference_kernel.format) + " view"};
     }
-    run_child(row, prepared, reference_kernel.format);
+    return std::nullopt;
   }
 
-  void run_child(RowResult& row, PreparedCase& prepared, spmv_format format) {
-    const RowChannel channel(prepared.csr.rows);
+  ForkedRow fork_row(const RowResult& row, std::size_t index, const PreparedCase& prepared) const {
+    ForkedRow forked;
+    forked.index = index;
+    forked.channel = std::make_unique<RowChannel>(prepared.csr.rows);
     RowTask task;
     task.prepared = &prepared;
     task.kernel = row.kernel;
-    task.format = format;
+    task.format = setup_.reference.find(row.kernel)->format;
     task.submission = setup_.submission.path;
     task.reference = setup_.reference.path;
     task.memory = setup_.reference.memory;
     task.device = options_.device;
     task.timing = {options_.min_runs, options_.max_runs, options_.warmup_runs, options_.min_time_ms};
-    task.measure_cusparse = options_.cusparse && !prepared.cusparse_ms;
-    const auto log = logs_dir(options_) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
-    const ChildExit exit = run_isolated([&] { run_row_child(task, channel); }, options_.timeout_s, log);
-    judge_row(row, exit, channel, RowContext{prepared, format, options_.timeout_s, gpu_.copy_gbps, log});
+    forked.log = logs_dir(options_) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
+    // Used only in the child, which gets its own copy of this frame.
+    RowChild body(task, *forked.channel);
+    forked.child = std::make_unique<PendingChild>([&] { body.start_up(); }, [&] { body.run(); }, forked.log);
+    return forked;
+  }
+
+  // Walks the rows after `position` (in grading order) that need a child
+  // until --prestart of them would wait, looking no further than the case
+  // after the current one (at most two prepared cases are held). Without
+  // `fork` it only prepares their cases: that is done before the current
+  // row starts, since the parent must be quick while a row runs, or it
+  // would notice the row's time limit late and judge a late finish as in
+  // time. With `fork` it forks their children.
+  void look_ahead(const std::vector<RowResult>& rows, std::size_t position, bool fork) {
+    if (options_.prestart == 0) return;
+    const std::size_t current_case = order_[position].case_index;
+    std::size_t waiting = forked_.size();
+    std::size_t next = std::max(next_to_fork_, position + 1);
+    for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
+      const Turn turn = order_[next];
+      if (turn.case_index > current_case + 1) break;
+      CaseState& state = case_state(rows, turn.case_index);
+      if (state.prepared && !decide_without_child(rows[turn.row], *state.prepared)) {
+        if (fork) forked_.push_back(fork_row(rows[turn.row], turn.row, *state.prepared));
+        ++waiting;
+      }
+    }
+    if (fork) next_to_fork_ = next;
+  }
+
+  std::size_t position_of(std::size_t row) const {
+    const auto it = std::find_if(order_.begin(), order_.end(), [&](const Turn& turn) { return turn.row == row; });
+    return static_cast<std::size_t>(it - order_.begin());
+  }
+
+  void run_child(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
+    RowResult& row = rows[index];
+    ForkedRow forked;
+    if (!forked_.empty() && forked_.front().index == index) {
+      forked = std::move(forked_.front());
+      forked_.pop_front();
+    } else {
+      forked = fork_row(row, index, prepared);
+    }
+    // Decided only now: an earlier row of the case may have measured it.
+    const bool measure_cusparse = options_.cusparse && !prepared.cusparse_ms;
+    forked.channel->report().measure_cusparse.store(measure_cusparse ? 1 : 0, std::memory_order_release);
+    const std::size_t position = position_of(index);
+    look_ahead(rows, position, false);
+    forked.child->start();
+    look_ahead(rows, position, true);
+    const ChildExit exit = forked.child->wait(options_.timeout_s);
+    const spmv_format format = setup_.reference.find(row.kernel)->format;
+    judge_row(row, exit, *forked.channel, RowContext{prepared, format, options_.timeout_s, gpu_.copy_gbps, forked.log});
     if (row.cusparse_ms && !prepared.cusparse_ms) prepared.cusparse_ms = row.cusparse_ms;
   }
 
@@ -284,7 +395,22 @@ class Grading {
   GpuInfo gpu_;
   bool needs_gpu_;
   int cases_checked_on_host_ = 0;
+  PrepareOptions prepare_;
+  std::vector<std::vector<std::size_t>> case_rows_;  // each case's rows, in order
+  std::vector<Turn> order_;                          // every row, in grading order
+  std::map<std::size_t, CaseState> cases_;           // prepared cases still needed
+  std::deque<ForkedRow> forked_;                     // started up, waiting for their turn, in order
+  std::size_t next_to_fork_ = 0;                     // position in order_ not yet looked at
 };
+
+// In CTest mode every row is a run of its own: the GPU's copy bandwidth,
+// measured by the first, is kept beside the journals for the others (the
+// folder is emptied before each CTest grading).
+std::optional<std::filesystem::path> gpu_probe_cache(const Options& options) {
+  if (!options.journal) return std::nullopt;
+  const auto folder = options.journal->parent_path();
+  return (folder.empty() ? std::filesystem::path(".") : folder) / kGpuProbeCacheFile;
+}
 
 std::uint64_t fresh_seed() {
   std::random_device device;
@@ -342,7 +468,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
 
   const bool needs_gpu = setup.reference.memory == SPMV_MEMORY_DEVICE;
   const GpuInfo gpu = needs_gpu ? probe_gpu(options.device, std::max(options.timeout_s, kMinimumProbeTimeout),
-                                            logs_dir(options) / "probe-gpu.log")
+                                            logs_dir(options) / "probe-gpu.log", gpu_probe_cache(options))
                                 : GpuInfo{};
   const std::uint64_t seed = options.seed.value_or(fresh_seed());
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;

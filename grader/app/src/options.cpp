@@ -52,10 +52,15 @@ Reports (in --output-dir): results.json (Gradescope), summary.md,
 rows.jsonl (one line per row), logs/ (each row's captured submission output).
 GB/s counts the bytes a kernel must move at least: the matrix arrays of its
 format, read once (CSR: 4(rows+1) + 8 nnz; COO: 12 nnz; ELL: 4 rows + 8 nnz;
-HYB: its ELL and COO parts; JDS: 4 rows + 4(diagonals+1) + 8 nnz), x read
-once (4 cols) and y written once (4 rows).
+HYB: its ELL and COO parts; JDS: 4 rows + 4(diagonals+1) + 8 nnz; SELL:
+8(slices+1) + 4 rows if rows are permuted + 4 slots + 4 nnz, as padding is
+told only by its column), x read once (4 cols) and y written once (4 rows).
 )";
 }
+
+// Each waiting child holds a CUDA context (some hundred MB of device
+// memory); a few cover any start-up cost.
+constexpr int kMaxPrestart = 8;
 
 // Wider than Boost's default of 80 columns, so option names and their
 // descriptions sit side by side.
@@ -100,7 +105,10 @@ void describe_options(Described& d) {
       ("timeout", po::value<double>()->value_name("SECONDS"), "time limit of one (kernel, case) row (default 60)")
       ("format-limit-mib", po::value<std::uint64_t>()->value_name("MIB"),
        "largest padded format (ELL, HYB) to build; larger is \"not applicable\" (default 4096)")
-      ("cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)");
+      ("cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)")
+      ("prestart", po::value<int>()->value_name("N"),
+       "fork the children of the next N rows ahead, each loading the plugins and starting CUDA while the "
+       "current row runs, then waiting for its turn (default 1; 0: start each child at its row's turn)");
   d.measuring.add_options()
       ("min-runs", po::value<int>()->value_name("N"), "timed launches per side, at least (default 20)")
       ("min-time-ms", po::value<double>()->value_name("MS"), "wall-clock time spent timing each side, at least (default 25)")
@@ -187,6 +195,9 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
     o.format_limit_bytes = *v << 20;
   }
   o.cache_dir = get<std::string>(vm, "cache-dir").value_or(defaults.cache_dir.string());
+  o.prestart = get<int>(vm, "prestart").value_or(o.prestart);
+  require(o.prestart >= 0 && o.prestart <= kMaxPrestart, "prestart", ("0 to " + std::to_string(kMaxPrestart)).c_str(),
+          o.prestart);
   o.device = get<int>(vm, "device").value_or(o.device);
   require(o.device >= 0, "device", "an index >= 0", o.device);
   o.output_dir = get<std::string>(vm, "output-dir").value_or(o.output_dir.string());

@@ -1,8 +1,15 @@
 #include "probe.hpp"
 
+#include <unistd.h>
+
 #include <atomic>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 #include "channel.hpp"
+#include "json.hpp"
 #include "process.hpp"
 #include "spmv/plugin/plugin.hpp"
 
@@ -65,6 +72,51 @@ std::string PluginInfo::kernel_names() const {
   std::string names;
   for (const auto& info : kernels) names += (names.empty() ? "" : ", ") + info.name;
   return names.empty() ? "none" : names;
+}
+
+std::optional<GpuProbeCache> read_gpu_probe_cache(const std::filesystem::path& file) {
+  std::ifstream stream(file, std::ios::binary);
+  if (!stream) return std::nullopt;
+  std::ostringstream text;
+  text << stream.rdbuf();
+  try {
+    const JsonValue document = parse_json(text.str());
+    GpuProbeCache cache{document.at("gpu").as_string(), document.at("copy_gbps").as_number()};
+    if (cache.gpu_key.empty() || !std::isfinite(cache.copy_gbps) || cache.copy_gbps <= 0) return std::nullopt;
+    return cache;
+  } catch (const JsonError&) {
+    return std::nullopt;
+  }
+}
+
+void write_gpu_probe_cache(const std::filesystem::path& file, const GpuProbeCache& cache) {
+  JsonWriter json(0);
+  json.begin_object().field("gpu", cache.gpu_key).field("copy_gbps", cache.copy_gbps).end_object();
+  // Named after this process: two graders writing at once each rename a
+  // whole file of their own.
+  auto temporary = file;
+  temporary += ".tmp." + std::to_string(::getpid());
+  if (file.has_parent_path()) {
+    std::error_code ignored;  // if it cannot be made, opening the file says so
+    std::filesystem::create_directories(file.parent_path(), ignored);
+  }
+  {
+    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
+    stream << json.str() << '\n';
+    stream.flush();
+    if (!stream) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      throw std::runtime_error(temporary.string() + ": cannot write");
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temporary, file, error);
+  if (error) {
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    throw std::runtime_error(file.string() + ": cannot replace: " + error.message());
+  }
 }
 
 PluginInfo probe_plugin(const std::filesystem::path& plugin, bool forbid_vendor_libraries, double timeout_s,

@@ -40,6 +40,23 @@ struct GpuInfo {
 PluginInfo probe_plugin(const std::filesystem::path& plugin, bool forbid_vendor_libraries, double timeout_s,
                         const std::filesystem::path& log);
 
-GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log);
+// With `cache` (CTest mode, where every row is a run of its own), the copy
+// bandwidth measured by an earlier run on the same GPU is read from that
+// file instead of measured again, and a fresh measurement is written to it.
+GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log,
+                  const std::optional<std::filesystem::path>& cache = std::nullopt);
+
+// The GPU check's measurement as kept between runs: valid only for the GPU
+// whose key (name, UUID and PCI address) it names.
+struct GpuProbeCache {
+  std::string gpu_key;
+  double copy_gbps = 0;
+};
+
+// nullopt if the file is missing, unreadable or not a valid cache.
+std::optional<GpuProbeCache> read_gpu_probe_cache(const std::filesystem::path& file);
+// Written to a temporary file of this process, then renamed over `file`, so
+// a reader never sees half of it. Throws std::runtime_error naming the file.
+void write_gpu_probe_cache(const std::filesystem::path& file, const GpuProbeCache& cache);
 
 }  // namespace spmv::grade

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,13 +14,28 @@
 #include <cstring>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 namespace spmv::grade {
 namespace {
 
 // Exit status of a child whose grader code threw (distinct from the
-// submission's own exit() calls, which the stage field tells apart anyway).
+// submission's own exit() calls, which the stage field tells apart anyway),
+// or that found its start channel closed without being started.
 constexpr int kChildInternalFailure = 70;
+
+// The parent's ends of the start channels of children not started yet. A
+// child forked later inherits them and closes them at once: code running in
+// it must not be able to start another child early.
+std::vector<int>& unstarted_channels() {
+  static std::vector<int> fds;
+  return fds;
+}
+
+void forget_channel(int fd) {
+  auto& fds = unstarted_channels();
+  fds.erase(std::remove(fds.begin(), fds.end(), fd), fds.end());
+}
 
 void redirect_output(const std::filesystem::path& log_file) {
   const int log = ::open(log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -32,13 +48,29 @@ void redirect_output(const std::filesystem::path& log_file) {
   ::close(null_input);
 }
 
-[[noreturn]] void child_main(const std::function<void()>& body, pid_t parent, const std::filesystem::path& log) {
+// Blocks until the parent sends the start byte; ends the child if the
+// parent closed its end (or died) without sending it.
+void wait_for_start(int fd) {
+  char start = 0;
+  ssize_t got = 0;
+  do {
+    got = ::read(fd, &start, 1);
+  } while (got < 0 && errno == EINTR);
+  if (got != 1) ::_exit(kChildInternalFailure);
+  ::close(fd);
+}
+
+[[noreturn]] void child_main(const std::function<void()>& start_up, const std::function<void()>& body, pid_t parent,
+                             const std::filesystem::path& log, int start_fd) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The parent may have died between fork() and prctl().
   if (::getppid() != parent) ::_exit(kChildInternalFailure);
+  for (const int fd : unstarted_channels()) ::close(fd);
   redirect_output(log);
   try {
+    start_up();
+    wait_for_start(start_fd);
     body();
   } catch (...) {
     ::_exit(kChildInternalFailure);
@@ -62,19 +94,59 @@ int reap(pid_t child) {
 
 }  // namespace
 
-ChildExit run_isolated(const std::function<void()>& body, double timeout_s, const std::filesystem::path& log_file) {
+PendingChild::PendingChild(const std::function<void()>& start_up, const std::function<void()>& body,
+                           const std::filesystem::path& log_file) {
+  int channel[2] = {-1, -1};
+  // A socket rather than a pipe: sending to a child that already died
+  // fails with EPIPE under MSG_NOSIGNAL instead of raising SIGPIPE here.
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, channel) != 0) {
+    throw std::runtime_error(std::string("socketpair failed: ") + std::strerror(errno));
+  }
   // Buffered output would otherwise be written twice, once by each process.
   std::fflush(stdout);
   std::fflush(stderr);
   const pid_t parent = ::getpid();
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t child = ::fork();
-  if (child < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
-  if (child == 0) child_main(body, parent, log_file);
-  ::setpgid(child, child);  // both sides set it: whichever runs first wins the race
+  pid_ = ::fork();
+  if (pid_ < 0) {
+    const int error = errno;
+    ::close(channel[0]);
+    ::close(channel[1]);
+    throw std::runtime_error(std::string("fork failed: ") + std::strerror(error));
+  }
+  if (pid_ == 0) {
+    ::close(channel[0]);
+    child_main(start_up, body, parent, log_file, channel[1]);
+  }
+  ::setpgid(pid_, pid_);  // both sides set it: whichever runs first wins the race
+  ::close(channel[1]);
+  start_fd_ = channel[0];
+  unstarted_channels().push_back(start_fd_);
+}
 
+PendingChild::~PendingChild() {
+  if (start_fd_ >= 0) {
+    forget_channel(start_fd_);
+    ::close(start_fd_);
+  }
+  if (!reaped_) {
+    kill_group(pid_);
+    reap(pid_);
+  }
+}
+
+void PendingChild::start() {
+  const char go = 1;
+  // A child that died already cannot take it; how it ended is its result.
+  static_cast<void>(::send(start_fd_, &go, 1, MSG_NOSIGNAL));
+  forget_channel(start_fd_);
+  ::close(start_fd_);
+  start_fd_ = -1;
+  started_ = std::chrono::steady_clock::now();
+}
+
+ChildExit PendingChild::wait(double timeout_s) {
   ChildExit result;
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(); };
   // Polling with a short, growing sleep: quick rows end within a millisecond
   // of finishing, long ones cost little CPU.
   auto pause = std::chrono::microseconds(200);
@@ -82,12 +154,13 @@ ChildExit run_isolated(const std::function<void()>& body, double timeout_s, cons
     // WNOWAIT leaves the child a zombie: its pid, and so its process group
     // id, cannot be reused before the group is killed below.
     siginfo_t info{};
-    const int polled = ::waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOHANG | WNOWAIT);
-    if (polled == 0 && info.si_pid == child) break;
+    const int polled = ::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (polled == 0 && info.si_pid == pid_) break;
     if (polled < 0 && errno != EINTR) throw std::runtime_error(std::string("waitid failed: ") + std::strerror(errno));
     if (elapsed() >= timeout_s) {
-      kill_group(child);
-      reap(child);
+      kill_group(pid_);
+      reap(pid_);
+      reaped_ = true;
       result.kind = ChildExit::Kind::kTimedOut;
       result.seconds = elapsed();
       return result;
@@ -96,8 +169,9 @@ ChildExit run_isolated(const std::function<void()>& body, double timeout_s, cons
     pause = std::min(pause * 2, std::chrono::microseconds(20000));
   }
   // Whatever the submission may have left running in the group goes too.
-  ::kill(-child, SIGKILL);
-  const int status = reap(child);
+  ::kill(-pid_, SIGKILL);
+  const int status = reap(pid_);
+  reaped_ = true;
   result.seconds = elapsed();
   if (WIFSIGNALED(status)) {
     result.kind = ChildExit::Kind::kSignaled;
@@ -107,6 +181,12 @@ ChildExit run_isolated(const std::function<void()>& body, double timeout_s, cons
     result.code = WEXITSTATUS(status);
   }
   return result;
+}
+
+ChildExit run_isolated(const std::function<void()>& body, double timeout_s, const std::filesystem::path& log_file) {
+  PendingChild child([] {}, body, log_file);
+  child.start();
+  return child.wait(timeout_s);
 }
 
 std::string describe_signal(int signal) {

@@ -1,0 +1,313 @@
+// spmv-grade with children forked ahead of their rows (--prestart), end to
+// end on the host path: the rows are the same whatever the number; a
+// crash, hang or exit() costs only its own row; a grader killed or stopped
+// mid-run leaves no child behind. And, on a GPU only, the GPU check's cache
+// shared by CTest's one-row runs.
+#include <gtest/gtest.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <csignal>
+#include <map>
+
+#include "grade_end_to_end.hpp"
+#include "probe.hpp"
+
+namespace spmv::test {
+namespace {
+
+using grade::JsonValue;
+
+const std::filesystem::path kRowFaultsPlugin = SPMV_ROW_FAULTS_PLUGIN;
+// The exit status of a child that finds its start channel closed.
+constexpr int kNeverStartedStatus = 70;
+
+// Fields whose values are measured times (or follow from them).
+const std::set<std::string> kTimingFields{"submission_ms", "reference_ms",       "cusparse_ms",
+                                          "speedup",       "gbps",               "percent_of_copy",
+                                          "cusparse_gbps", "submission_samples", "reference_samples"};
+
+std::string render(const JsonValue& value) {
+  if (value.is_null()) return "null";
+  if (value.is_bool()) return value.as_bool() ? "true" : "false";
+  if (value.is_number()) return std::to_string(value.as_number());
+  if (value.is_string()) return '"' + value.as_string() + '"';
+  if (value.is_object()) {
+    std::string text = "{";
+    for (const auto& [name, member] : value.as_object()) text += name + ":" + render(member) + ",";
+    return text + "}";
+  }
+  std::string text = "[";
+  for (const auto& item : value.as_array()) text += render(item) + ",";
+  return text + "]";
+}
+
+// A row as text, without what differs from run to run: its times, the
+// part of a pass's summary that quotes them, and the output folder.
+std::string row_signature(const JsonValue& row) {
+  std::string text;
+  for (const auto& [name, value] : row.as_object()) {
+    if (kTimingFields.count(name) != 0) continue;
+    std::string shown = render(value);
+    if (name == "summary" && verdict_of(row) == "pass") shown = shown.substr(0, shown.find(';'));
+    if (name == "log_file") shown = std::filesystem::path(value.as_string()).filename().string();
+    text += name + "=" + shown + "\n";
+  }
+  return text;
+}
+
+// The state letter of /proc/<pid>/stat ('R', 'S', 'Z', ...), '\0' if gone.
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() ? '\0' : text[close + 2];
+}
+
+pid_t parent_of(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto close = text.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream fields(text.substr(close + 2));
+  char state = 0;
+  pid_t parent = 0;
+  fields >> state >> parent;
+  return parent;
+}
+
+std::set<pid_t> children_of(pid_t parent) {
+  std::set<pid_t> children;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = entry.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    const auto pid = static_cast<pid_t>(std::stol(name));
+    if (parent_of(pid) == parent) children.insert(pid);
+  }
+  return children;
+}
+
+class Prestart : public GradeEndToEnd {
+ protected:
+  // The rows of a run with --prestart N, each as its signature, in order.
+  std::vector<std::string> signatures(const std::filesystem::path& submission, int prestart,
+                                      std::vector<std::string> more) {
+    more.insert(more.end(), {"--prestart", std::to_string(prestart)});
+    last_run_ = grade(submission, std::move(more));
+    std::vector<std::string> all;
+    for (const auto& row : rows()) all.push_back(row_signature(row));
+    return all;
+  }
+
+  GradeResult last_run_;
+};
+
+class PrestartWithFake : public Prestart, public ::testing::WithParamInterface<FakeCase> {};
+
+TEST_P(PrestartWithFake, RowsAreTheSameWhateverTheNumberOfChildrenAhead) {
+  const FakeCase& fake_case = GetParam();
+  // A hang costs the whole limit per row: two rows are enough.
+  const std::vector<std::string> selection =
+      fake_case.fault == "hang"
+          ? std::vector<std::string>{"--kernel", "coo,csr_scalar", "--case", "tiny_wide", "--timeout", "1"}
+          : std::vector<std::string>{"--timeout", "30"};
+  const auto one_at_a_time = signatures(fake(fake_case.fault), 0, selection);
+  const int exit_code = last_run_.exit_code;
+  ASSERT_FALSE(one_at_a_time.empty()) << context_;
+  for (const int prestart : {1, 2}) {
+    const auto ahead = signatures(fake(fake_case.fault), prestart, selection);
+    EXPECT_EQ(last_run_.exit_code, exit_code) << "--prestart " << prestart << "\n" << context_;
+    ASSERT_EQ(ahead.size(), one_at_a_time.size()) << "--prestart " << prestart << "\n" << context_;
+    for (std::size_t i = 0; i < ahead.size(); ++i) {
+      EXPECT_EQ(ahead[i], one_at_a_time[i]) << "row " << i << " with --prestart " << prestart << "\n" << context_;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(HostFakes, PrestartWithFake, ::testing::ValuesIn(read_fakes()),
+                         [](const ::testing::TestParamInfo<FakeCase>& param) { return param.param.fault; });
+
+// The row-faults plugin fails in csr_scalar (SIGSEGV), ell (hangs) and hyb
+// (exit(0)) and is correct in coo, csr_vector and jds; its constructor
+// aborts in the rows of the case abort_in_ctor, while their children start
+// up ahead of their turn.
+TEST_F(Prestart, AFailingRowCostsOnlyItself) {
+  write_case(cases_dir(), "abort_in_ctor", gen::uniform_random(7, 7, 2, seed_ + 2));
+  const std::vector<std::string> selection{"--timeout", "1"};
+  const auto ahead = signatures(kRowFaultsPlugin, 2, selection);
+  EXPECT_EQ(last_run_.exit_code, 1) << context_;
+  const auto all_rows = rows();
+  ASSERT_EQ(all_rows.size(), 18U) << "6 kernels x 3 cases\n" << context_;
+  const std::map<std::string, std::pair<std::string, std::string>> expected{
+      {"coo", {"pass", ""}},          {"csr_scalar", {"crash", "signal"}}, {"csr_vector", {"pass", ""}},
+      {"ell", {"timeout", "timeout"}}, {"hyb", {"crash", "exit"}},         {"jds", {"pass", ""}}};
+  for (const auto& row : all_rows) {
+    const std::string kernel = row.at("kernel").as_string();
+    const std::string where = kernel + " / " + row.at("case").as_string() + ": " + row.at("summary").as_string();
+    if (row.at("case").as_string() == "abort_in_ctor") {
+      EXPECT_EQ(verdict_of(row), "crash") << where << "\n" << context_;
+      EXPECT_EQ(cause_of(row), "signal") << where;
+      EXPECT_NE(row.at("summary").as_string().find("SIGABRT"), std::string::npos) << where;
+      EXPECT_EQ(row.at("stage").as_string(), "loading the submission's plugin") << where;
+      continue;
+    }
+    EXPECT_EQ(verdict_of(row), expected.at(kernel).first) << where << "\n" << context_;
+    EXPECT_EQ(cause_of(row), expected.at(kernel).second) << where;
+  }
+  const auto one_at_a_time = signatures(kRowFaultsPlugin, 0, selection);
+  ASSERT_EQ(one_at_a_time.size(), ahead.size()) << context_;
+  for (std::size_t i = 0; i < ahead.size(); ++i) EXPECT_EQ(ahead[i], one_at_a_time[i]) << "row " << i;
+}
+
+// The test process adopts the grader's orphans (a child subreaper), so it
+// sees whether they were left alive, and reaps them.
+class PrestartStopped : public Prestart {
+ protected:
+  void SetUp() override {
+    Prestart::SetUp();
+    ASSERT_EQ(::prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+  }
+  void TearDown() override { ::prctl(PR_SET_CHILD_SUBREAPER, 0); }
+
+  // Starts the hanging fake with two children ahead and waits until its
+  // first row has timed out: returns the grader's children then (the row
+  // running and the two waiting).
+  std::set<pid_t> start_hanging_grader(std::unique_ptr<GradeProcess>& process) {
+    process = std::make_unique<GradeProcess>(
+        args(fake("hang"), {"--kernel", "coo,csr_scalar,ell", "--timeout", "2", "--prestart", "2"}), scratch_.path());
+    const auto rows_file = output_dir() / "rows.jsonl";
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    std::set<pid_t> children;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (!read_json_lines(rows_file).empty()) {
+        children = children_of(process->pid());
+        if (children.size() >= 3) break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return children;
+  }
+
+  // Reaps what the test adopted; true if all of `pids` ended by SIGKILL,
+  // or (a waiting child) by status 70 on finding its start channel closed
+  // by the grader's death a moment before SIGKILL came, or had already
+  // been reaped by the grader. A child that ran its row would hang.
+  static bool all_killed(const std::set<pid_t>& pids, std::string& report) {
+    bool killed = true;
+    for (const pid_t pid : pids) {
+      int status = 0;
+      pid_t reaped = 0;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+      while ((reaped = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      const bool never_ran = (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
+                             (WIFEXITED(status) && WEXITSTATUS(status) == kNeverStartedStatus);
+      if (reaped == pid && !never_ran) {
+        killed = false;
+        report += "child " + std::to_string(pid) + " ended with status " + std::to_string(status) + "\n";
+      } else if (reaped == 0) {
+        killed = false;
+        report += "child " + std::to_string(pid) + " still running (state " + process_state(pid) + ")\n";
+      }
+    }
+    return killed;
+  }
+
+  void expect_finished_rows_written() const {
+    const JsonValue report = results();  // parses: never half-written
+    const auto& tests = report.at("tests").as_array();
+    ASSERT_EQ(tests.size(), 6U) << "every planned row is in the report";
+    int finished = 0;
+    for (const auto& test : tests) {
+      const std::string verdict = test.at("extra_data").at("verdict").as_string();
+      EXPECT_TRUE(verdict == "timeout" || verdict == "not_run") << verdict;
+      finished += verdict == "timeout" ? 1 : 0;
+    }
+    EXPECT_GE(finished, 1);
+    EXPECT_EQ(read_json_lines(output_dir() / "rows.jsonl").size(), static_cast<std::size_t>(finished));
+  }
+};
+
+class PrestartKilled : public PrestartStopped, public ::testing::WithParamInterface<int> {};
+
+TEST_P(PrestartKilled, NoChildOutlivesTheGrader) {
+  std::unique_ptr<GradeProcess> process;
+  const std::set<pid_t> children = start_hanging_grader(process);
+  ASSERT_EQ(children.size(), 3U) << "expected the running row's child and two waiting ones";
+  ::kill(process->pid(), GetParam());
+  process->wait();
+  std::string report;
+  EXPECT_TRUE(all_killed(children, report)) << report;
+  expect_finished_rows_written();
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, PrestartKilled, ::testing::Values(SIGKILL, SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& param) {
+                           return std::string(sigabbrev_np(param.param));
+                         });
+
+// A grader that stops on an error of its own (here: results.json cannot be
+// replaced) kills and reaps its waiting children itself, before it exits.
+TEST_F(PrestartStopped, AGraderStoppingEarlyReapsItsWaitingChildren) {
+  std::unique_ptr<GradeProcess> process;
+  const std::set<pid_t> children = start_hanging_grader(process);
+  ASSERT_EQ(children.size(), 3U) << "expected the running row's child and two waiting ones";
+  std::filesystem::remove(output_dir() / "results.json");
+  write_text(output_dir() / "results.json" / "in_the_way", "");
+  EXPECT_EQ(process->wait(), 3) << process->err();
+  for (const pid_t pid : children) {
+    EXPECT_EQ(::waitpid(pid, nullptr, WNOHANG), -1) << "child " << pid << " was left to the test to reap";
+  }
+}
+
+// CTest mode: the first row's run measures the GPU's copy bandwidth and
+// keeps it beside the journals; later runs on the same GPU reuse it, a
+// corrupt or foreign cache file is measured over. Needs a GPU.
+TEST_F(GradeEndToEnd, CtestRowsShareTheGpuMeasurement) {
+  const std::filesystem::path reference = SPMV_DEVICE_REFERENCE;
+  if (reference.empty()) GTEST_SKIP() << "the device plugins are not part of this build";
+  const auto rows_dir = scratch_ / "rows";
+  const auto cache = rows_dir / "gpu-probe.json";
+  int runs = 0;
+  const auto grade_row = [&](const std::string& kernel) -> std::optional<double> {
+    const auto journal = rows_dir / (kernel + "." + std::to_string(++runs) + ".jsonl");
+    const auto run = run_grade({"--submission", reference.string(), "--reference", reference.string(), "--cases",
+                                cases_dir().string(), "--case", "tiny_wide", "--kernel", kernel, "--journal",
+                                journal.string(), "--output-dir", output_dir().string(), "--strict-gpu", "--quiet",
+                                "--min-runs", "2", "--min-time-ms", "0"},
+                               scratch_.path());
+    context_ = run.out + run.err;
+    if (run.exit_code == 77) return std::nullopt;
+    EXPECT_EQ(run.exit_code, 0) << context_;
+    const auto lines = read_json_lines(journal);
+    EXPECT_EQ(lines.size(), 1U) << context_;
+    if (lines.empty() || !lines[0].at("copy_gbps").is_number()) return 0.0;
+    return lines[0].at("copy_gbps").as_number();
+  };
+
+  const auto first = grade_row("coo");
+  if (!first) GTEST_SKIP() << "no CUDA GPU";
+  const auto measured = grade::read_gpu_probe_cache(cache);
+  ASSERT_TRUE(measured.has_value()) << "no cache after the first row\n" << context_;
+  EXPECT_EQ(*first, measured->copy_gbps);
+  const std::string cache_text = read_text(cache);
+
+  EXPECT_EQ(grade_row("csr_scalar"), measured->copy_gbps) << "the second row measured again";
+  EXPECT_EQ(read_text(cache), cache_text);
+
+  write_text(cache, "{\"gpu\": \"not json");
+  const auto after_corrupt = grade_row("ell");
+  const auto remeasured = grade::read_gpu_probe_cache(cache);
+  ASSERT_TRUE(remeasured.has_value()) << "a corrupt cache is replaced";
+  EXPECT_EQ(remeasured->gpu_key, measured->gpu_key);
+  EXPECT_EQ(after_corrupt, remeasured->copy_gbps);
+
+  grade::write_gpu_probe_cache(cache, {"another GPU", 1.0});
+  const auto after_foreign = grade_row("jds");
+  EXPECT_NE(after_foreign, 1.0) << "another GPU's figure was used";
+  EXPECT_EQ(grade::read_gpu_probe_cache(cache)->gpu_key, measured->gpu_key);
+}
+
+}  // namespace
+}  // namespace spmv::test
