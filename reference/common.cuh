@@ -49,11 +49,8 @@ cudaError_t enqueue_coo_accumulate(const spmv_coo_view& A, const float* x, float
 // The CSR kernels auto picks from, with the choice made by the caller:
 // csr_scalar's kernel, and csr_vector's with `threads_per_row` threads
 // (2, 4, 8, 16 or 32) per row. Defined in csr_scalar.cu, csr_vector.cu.
-// `streaming` loads the matrix with load_matrix<true> (the csr_scalar and
-// csr_vector entries themselves use plain loads).
-cudaError_t enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream,
-                               bool streaming = false);
+cudaError_t enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream);
 cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, const float* x, float* y,
-                               cudaStream_t stream, bool streaming = false);
+                               cudaStream_t stream);
 
 }  // namespace spmv::reference

@@ -1,7 +1,5 @@
 // Reference "auto" kernel over CSR: picks csr_scalar, csr_vector (with its
-// own group size) or csr_merge by the rule of csr_auto.hpp. Its csr_scalar
-// and csr_vector load the matrix with the evict-first hint (load_matrix in
-// common.cuh), as csr_merge does.
+// own group size) or csr_merge by the rule of csr_auto.hpp.
 //
 // The rule needs the longest row and the widest row span, which only the
 // device arrays hold. The first call on a matrix measures them (a

@@ -13,7 +13,7 @@ using spmv::reference::grid_thread_index;
 using spmv::reference::kWarpSize;
 namespace tuning = spmv::reference::tuning;
 
-template <int G, bool kStreaming>
+template <int G>
 __global__ void csr_vector_kernel(std::int32_t rows, const std::int32_t* __restrict__ row_ptr,
                                   const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
                                   const float* __restrict__ x, float* __restrict__ y) {
@@ -31,8 +31,7 @@ __global__ void csr_vector_kernel(std::int32_t rows, const std::int32_t* __restr
     if (row < rows) {
       const std::int64_t end = row_ptr[row + 1];
       for (std::int64_t j = static_cast<std::int64_t>(row_ptr[row]) + lane; j < end; j += G) {
-        sum += spmv::reference::load_matrix<kStreaming>(&values[j]) *
-               __ldg(&x[spmv::reference::load_matrix<kStreaming>(&col_idx[j])]);
+        sum += values[j] * __ldg(&x[col_idx[j]]);
       }
     }
     for (int offset = G / 2; offset > 0; offset /= 2) {
@@ -51,10 +50,9 @@ int threads_per_row(const spmv_csr_view& A) {
 }
 
 template <int G>
-cudaError_t launch(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream, bool streaming) {
+cudaError_t launch(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream) {
   const auto blocks = spmv::reference::grid_blocks(static_cast<std::int64_t>(A.rows) * G);
-  auto* const kernel = streaming ? csr_vector_kernel<G, true> : csr_vector_kernel<G, false>;
-  kernel<<<blocks, tuning::kBlockSize, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values, x, y);
+  csr_vector_kernel<G><<<blocks, tuning::kBlockSize, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values, x, y);
   return cudaGetLastError();
 }
 
@@ -63,14 +61,14 @@ cudaError_t launch(const spmv_csr_view& A, const float* x, float* y, cudaStream_
 namespace spmv::reference {
 
 cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, const float* x, float* y,
-                               cudaStream_t stream, bool streaming) {
+                               cudaStream_t stream) {
   if (A.rows == 0) return cudaSuccess;
   switch (threads_per_row) {
-    case 2: return launch<2>(A, x, y, stream, streaming);
-    case 4: return launch<4>(A, x, y, stream, streaming);
-    case 8: return launch<8>(A, x, y, stream, streaming);
-    case 16: return launch<16>(A, x, y, stream, streaming);
-    case 32: return launch<32>(A, x, y, stream, streaming);
+    case 2: return launch<2>(A, x, y, stream);
+    case 4: return launch<4>(A, x, y, stream);
+    case 8: return launch<8>(A, x, y, stream);
+    case 16: return launch<16>(A, x, y, stream);
+    case 32: return launch<32>(A, x, y, stream);
     default: return cudaErrorInvalidConfiguration;  // a group size with no kernel
   }
 }
