@@ -53,4 +53,10 @@ cudaError_t enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y,
 cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, const float* x, float* y,
                                cudaStream_t stream);
 
+// Row blocks (csr_row_blocks.cu): `rows_per_block` consecutive rows a block,
+// their entries staged in shared memory (see choose_csr_kernel for the
+// number).
+cudaError_t enqueue_csr_row_blocks(const spmv_csr_view& A, int rows_per_block, const float* x, float* y,
+                                   cudaStream_t stream);
+
 }  // namespace spmv::reference

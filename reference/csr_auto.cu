@@ -126,6 +126,7 @@ spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void
     case CsrAutoChoice::Kernel::kScalar: return enqueue_csr_scalar(*A, x, y, stream);
     case CsrAutoChoice::Kernel::kVector: return enqueue_csr_vector(*A, choice->threads_per_row, x, y, stream);
     case CsrAutoChoice::Kernel::kMerge: return spmv_csr_merge(A, x, y, scratch, stream);
+    case CsrAutoChoice::Kernel::kRowBlocks: return enqueue_csr_row_blocks(*A, choice->rows_per_block, x, y, stream);
   }
   return cudaErrorInvalidValue;
 }

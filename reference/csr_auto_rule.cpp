@@ -20,9 +20,27 @@ std::string CsrAutoChoice::describe() const {
       return text;
     }
     case Kernel::kMerge: return "csr_merge";
+    case Kernel::kRowBlocks: {
+      char text[48];
+      std::snprintf(text, sizeof text, "csr_stream (%d rows/block)", rows_per_block);
+      return text;
+    }
   }
   return "?";
 }
+
+namespace {
+
+// Row blocks as large as the stage allows when no row is longer than the
+// longest one.
+CsrAutoChoice row_blocks(const RowLengthStats& stats) {
+  const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
+  const std::int64_t fit = stage / std::max<std::int64_t>(stats.max_row, 1);
+  return {CsrAutoChoice::Kernel::kRowBlocks, 1,
+          static_cast<int>(std::clamp<std::int64_t>(fit, 1, tuning::kRowBlockMaxRows))};
+}
+
+}  // namespace
 
 CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
   if (stats.rows <= 0 || stats.nnz <= 0) return {CsrAutoChoice::Kernel::kScalar, 1};
@@ -30,11 +48,12 @@ CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
   if (static_cast<double>(stats.max_row) > tuning::kAutoSkewFactor * mean + tuning::kAutoSkewSlack) {
     return {CsrAutoChoice::Kernel::kMerge, 1};
   }
-  if (mean < tuning::kAutoScalarMinMean) return {CsrAutoChoice::Kernel::kMerge, 1};
+  if (mean < tuning::kAutoScalarMinMean) return row_blocks(stats);
   if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
   if (static_cast<double>(stats.max_span) < tuning::kAutoBandSpan * mean) return {CsrAutoChoice::Kernel::kMerge, 1};
-  const bool local =
-      static_cast<double>(stats.max_span) <= tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));
+  const bool local = static_cast<double>(stats.max_span) <=
+                     tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));
+  if (!local && stats.max_row <= tuning::kAutoRowBlockMaxRow) return row_blocks(stats);
   const double entries_per_lane = local ? tuning::kAutoEntriesPerLane : 1.0;
   int threads = 2;
   while (threads < 32 && threads * entries_per_lane < mean) threads *= 2;

@@ -9,18 +9,21 @@
 // many tiles, and a million empty rows are a million cheap steps.
 //
 // Two kernels:
-//  1. merge_partition: one thread per tile boundary finds where the path
-//     crosses the boundary's diagonal (a binary search over row_ptr), and
-//     writes the start (row, entry) of each tile to scratch. A row cut by a
-//     boundary gets contributions from more than one tile; this thread sets
-//     its y to 0, the base those contributions are added onto.
-//  2. merge_tile: a block stages its tile in shared memory (the row ends it
+//  1. merge_partition: one warp per tile boundary finds where the path
+//     crosses the boundary's diagonal (a 32-way search over row_ptr that
+//     starts around where even rows would put it: a few dependent loads),
+//     and writes the start (row, entry) of each tile to scratch. A row cut
+//     by a boundary gets contributions from more than one tile; the warp
+//     sets its y to 0, the base those contributions are added onto.
+//  2. merge_tile, launched as a programmatic dependent of the partition
+//     (sm_90): its blocks become resident while the partition runs and wait
+//     for its results, so no launch gap separates the two. A block stages its tile in shared memory (the row ends it
 //     crosses and the products values[j] * x[col_idx[j]] of its entries,
 //     loaded coalesced, with the evict-first hint so that x stays in L2).
 //     When every row of the tile is short (kMergeShortRow), a thread per
 //     row sums it from shared memory. Otherwise each thread walks
-//     kMergeItems steps of the path from shared memory. A thread's first row may have started in an
-//     earlier thread: the partial sums of the rows threads stop in are
+//     kMergeItems steps of the path from shared memory. A thread's first
+//     row may have started in an earlier thread: the partial sums of the rows threads stop in are
 //     combined by a block-wide segmented scan (segmented_scan.cuh), so every
 //     row that starts and ends in the tile is summed in a fixed order and
 //     stored once. Only a row cut by a tile boundary is added atomically
@@ -35,7 +38,6 @@
 namespace spmv::reference {
 namespace {
 
-
 // Where tile t starts on the merge path: `row` row ends and `entry` entries
 // consumed before it (row + entry == t * kTile, clamped to the path's end).
 struct PathPoint {
@@ -48,62 +50,77 @@ std::int64_t tile_count(const spmv_csr_view& A, int tile) {
   return (path + tile - 1) / tile;
 }
 
-// Tile t's start: writes starts[t] and zeroes a row the boundary cuts.
-__device__ void partition_at(int tile, std::int64_t t, std::int32_t rows, std::int32_t nnz, std::int64_t tiles,
-                             const std::int32_t* __restrict__ row_ptr, PathPoint* __restrict__ starts,
-                             float* __restrict__ y) {
-  const std::int64_t diagonal = min(t * tile, static_cast<std::int64_t>(rows) + nnz);
-  // The split is the first i (row ends consumed) whose row ends beyond entry
-  // diagonal - i - 1, i.e. row_ptr[i + 1] + i + 1 > diagonal: rows ending at
-  // or before an entry index are consumed before it. The test is monotone
-  // in i; the answer lies in [low, high].
-  const auto crosses = [&](std::int64_t i) { return row_ptr[i + 1] + i + 1 > diagonal; };
+// Where the merge path crosses `diagonal`, found by one warp: the first i
+// (row ends consumed) with row_ptr[i + 1] + i + 1 > diagonal, i.e. rows
+// ending at or before an entry index are consumed before it. The test is
+// monotone in i and the answer lies in [low, high]. The first round probes
+// 32 points at exponentially growing distances on both sides of where even
+// rows would put the split, which brackets an answer d rows away within
+// about d rows; every later round probes 32 evenly spaced points of what is
+// left. A few dependent loads on regular matrices, log32(rows) + 1 on any.
+__device__ PathPoint search_path(int lane, std::int64_t diagonal, std::int32_t rows, std::int32_t nnz,
+                                 const std::int32_t* __restrict__ row_ptr) {
+  constexpr unsigned int kAll = 0xffffffffU;
   std::int64_t low = max(std::int64_t{0}, diagonal - nnz);
   std::int64_t high = min(diagonal, static_cast<std::int64_t>(rows));
-  // Start where even rows would put the split and gallop outwards: a few
-  // dependent loads on regular matrices instead of log2(rows), at most
-  // twice the binary search's on any other.
   const double share = static_cast<double>(diagonal) / (static_cast<double>(rows) + nnz);
-  const std::int64_t guess = min(max(static_cast<std::int64_t>(share * rows), low), high);
-  if (guess < high && crosses(guess)) {
-    high = guess;
-    for (std::int64_t step = 1; high - step >= low; step *= 2) {
-      if (!crosses(high - step)) {
-        low = high - step + 1;
-        break;
-      }
-      high -= step;
-    }
-  } else {
-    low = guess < high ? guess + 1 : high;
-    for (std::int64_t step = 1; low + step - 1 < high; step *= 2) {
-      if (crosses(low + step - 1)) {
-        high = low + step - 1;
-        break;
-      }
-      low += step;
-    }
-  }
+  const std::int64_t guess = static_cast<std::int64_t>(share * rows);
+  bool first_round = true;
   while (low < high) {
-    const std::int64_t middle = (low + high) / 2;
-    if (crosses(middle)) {
-      high = middle;
+    const std::int64_t span = high - low;
+    std::int64_t probe;
+    if (first_round && span > kWarpSize) {
+      constexpr int kHalf = kWarpSize / 2;
+      const std::int64_t step = tuning::kMergeSearchStep;
+      probe = guess + (lane < kHalf ? -(step << (kHalf - 1 - lane)) : lane == kHalf ? 0 : step << (lane - kHalf - 1));
+    } else if (span <= kWarpSize) {
+      probe = low + lane;
     } else {
-      low = middle + 1;
+      probe = low + span * lane / kWarpSize;
     }
+    first_round = false;
+    const bool valid = probe >= low && probe < high;
+    const bool crosses = valid && row_ptr[probe + 1] + probe + 1 > diagonal;
+    const unsigned int crossing = __ballot_sync(kAll, crosses);
+    const unsigned int short_of = __ballot_sync(kAll, valid && !crosses);
+    if (crossing != 0) high = __shfl_sync(kAll, probe, __ffs(static_cast<int>(crossing)) - 1);
+    if (short_of != 0) low = __shfl_sync(kAll, probe, kWarpSize - 1 - __clz(static_cast<int>(short_of))) + 1;
   }
-  const auto row = static_cast<std::int32_t>(low);
-  const auto entry = static_cast<std::int32_t>(diagonal - low);
-  starts[t] = PathPoint{row, entry};
-  // An inner boundary inside row `row` (past its first entry) cuts it.
-  if (t > 0 && t < tiles && row < rows && entry > row_ptr[row]) y[row] = 0.0F;
+  return PathPoint{static_cast<std::int32_t>(low), static_cast<std::int32_t>(diagonal - low)};
 }
 
+// Programmatic dependent launch (sm_90 and later): the tile kernel is
+// launched while the partition kernel runs, so its blocks are resident and
+// waiting when the partition ends instead of being launched then.
+__device__ inline void allow_tiles_to_launch() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+__device__ inline void wait_for_partition() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
+// One warp per tile boundary t (0 .. tiles): writes where tile t starts on
+// the merge path, and zeroes y of a row the boundary cuts (past the row's
+// first entry): the base the row's parts are added onto.
 __global__ void merge_partition(int tile, std::int32_t rows, std::int32_t nnz, std::int64_t tiles,
                                 const std::int32_t* __restrict__ row_ptr, PathPoint* __restrict__ starts,
                                 float* __restrict__ y) {
-  for (std::int64_t t = grid_thread_index(); t <= tiles; t += grid_thread_count()) {
-    partition_at(tile, t, rows, nnz, tiles, row_ptr, starts, y);
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const std::int64_t warps = grid_thread_count() / kWarpSize;
+  const std::int64_t path = static_cast<std::int64_t>(rows) + nnz;
+  // The tile kernel may be launched now: it waits for this grid's results
+  // (wait_for_partition) but not for its launch.
+  allow_tiles_to_launch();
+  for (std::int64_t t = grid_thread_index() / kWarpSize; t <= tiles; t += warps) {
+    const PathPoint start = search_path(lane, min(t * tile, path), rows, nnz, row_ptr);
+    if (lane == 0) {
+      starts[t] = start;
+      if (t > 0 && t < tiles && start.row < rows && start.entry > row_ptr[start.row]) y[start.row] = 0.0F;
+    }
   }
 }
 
@@ -119,6 +136,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) merge_tile(std::int32_t 
   __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
   __shared__ bool first_row_cut;
 
+  wait_for_partition();
   const PathPoint begin = starts[blockIdx.x];
   const PathPoint end = starts[blockIdx.x + 1];
   const int tile_rows = end.row - begin.row;
@@ -256,11 +274,22 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
   constexpr int kTile = kThreads * kItems;
   const std::int64_t tiles = tile_count(A, kTile);
   auto* starts = static_cast<PathPoint*>(scratch);
-  merge_partition<<<grid_blocks(tiles + 1), tuning::kBlockSize, 0, stream>>>(kTile, A.rows, A.nnz, tiles, A.row_ptr,
-                                                                             starts, y);
-  merge_tile<kThreads, kItems, kMinBlocks><<<static_cast<unsigned int>(tiles), kThreads, 0, stream>>>(
-      A.rows, A.row_ptr, A.col_idx, A.values, x, starts, y);
-  return cudaGetLastError();
+  merge_partition<<<grid_blocks((tiles + 1) * kWarpSize), tuning::kBlockSize, 0, stream>>>(
+      kTile, A.rows, A.nnz, tiles, A.row_ptr, starts, y);
+  const cudaError_t partitioned = cudaGetLastError();
+  if (partitioned != cudaSuccess) return partitioned;
+
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned int>(tiles));
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &overlap;
+  config.numAttrs = 1;
+  return cudaLaunchKernelEx(&config, merge_tile<kThreads, kItems, kMinBlocks>, A.rows, A.row_ptr, A.col_idx,
+                            A.values, x, static_cast<const PathPoint*>(starts), y);
 }
 
 }  // namespace

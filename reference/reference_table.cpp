@@ -16,10 +16,11 @@ constexpr spmv_kernel_entry kKernels[] = {
     kernel_entry<&spmv_jds>("jds", "JDS, one thread per sorted row, stops at the first short diagonal"),
     kernel_entry<&spmv_csr_merge, &spmv_csr_merge_scratch_size>(
         "csr_merge", "CSR, merge-path tiles of equal work, block segmented scan"),
+    kernel_entry<&spmv_csr_stream>("csr_stream", "CSR, blocks of consecutive rows staged in shared memory"),
     kernel_entry<&spmv_coo_segmented>("coo_segmented", "COO, equal tiles of entries, block segmented scan"),
     kernel_entry<&spmv_sell>("sell", "SELL-C-sigma, one thread per sorted row, slices of C rows"),
     kernel_entry<&spmv_csr_auto, &spmv_csr_auto_scratch_size>(
-        "auto", "CSR, picks csr_scalar, csr_vector or csr_merge from the row lengths"),
+        "auto", "CSR, picks csr_scalar, csr_vector, csr_merge or csr_stream from the row lengths"),
 };
 
 constexpr spmv_plugin kPlugin = spmv::contract::make_plugin("reference", kKernels);

@@ -47,18 +47,38 @@ inline constexpr int kMergeMinBlocks = 8;
 // summed a thread per row (coalesced stores, no scan); otherwise by walking
 // the merge path.
 inline constexpr int kMergeShortRow = 32;
+// csr_merge: the nearest of the rows a tile's search probes first on either
+// side of where even rows would put the tile's ends; the others lie 2, 4, ...
+// 2^15 times as far.
+inline constexpr std::int64_t kMergeSearchStep = 4;
 inline constexpr int kCooThreads = 256;
 inline constexpr int kCooItems = 8;
+
+// csr_stream's row blocks (also one of auto's candidates): threads per
+// block, entries a thread stages (the stage holds kRowBlockThreads *
+// kRowBlockItems), most rows a block takes, and resident blocks asked of the
+// compiler. The shape of csr_merge's tiles; on the H100, 256 x 16 with four
+// blocks per SM was 0-15% slower on every suite matrix.
+inline constexpr int kRowBlockThreads = 256;
+inline constexpr int kRowBlockItems = 8;
+inline constexpr int kRowBlockMaxRows = 2 * kRowBlockThreads - 1;
+inline constexpr int kRowBlockMinBlocks = 8;
+// csr_stream on its own (no row statistics): a block takes as many rows as
+// fit in the stage when rows are up to this many times the mean length.
+inline constexpr double kStreamRowSlack = 1.25;
 
 // sell: threads per block (a thread per sorted row).
 inline constexpr int kSellBlockSize = 256;
 
-// auto: the rule of csr_auto.hpp. Chosen from one spmv-bench run of the
-// suite on the H100 with csr_vector at 4, 8 and 16 threads per row: 4 was
-// best on the 27-point stencil (2486 GB/s against 2210 and 1869), 16 on
-// random rows of 16 (978 against 972 and 945); csr_merge was best on the
-// band (2677 against 2510 for 4 threads) and on rows of 2 (707 against 627
-// for csr_scalar).
+// auto: the rule of csr_auto.hpp. Chosen from spmv-bench runs of the suite
+// on the H100 with csr_vector at 4, 8 and 16 threads per row: 4 was best on
+// the 27-point stencil (2486 GB/s against 2210 and 1869), 16 on random rows
+// of 16 (978 against 972 and 945); csr_merge was best on the band (2677
+// against 2510 for 4 threads). Row blocks (csr_stream's kernel, rows per
+// block from the longest row) beat every other candidate on rows of 2
+// (1.09x cuSPARSE against 1.04x for csr_merge) and on random rows of 16
+// (1.02x against 0.97x for csr_vector), and lost to csr_vector on the
+// 27-point stencil and on rows of 2000 (0.97x against 1.15x).
 inline constexpr double kAutoSkewFactor = 4.0;
 inline constexpr double kAutoSkewSlack = 32.0;
 inline constexpr double kAutoScalarMinMean = 4.0;
@@ -66,5 +86,6 @@ inline constexpr double kAutoScalarMaxMean = 12.0;
 inline constexpr double kAutoBandSpan = 4.0;
 inline constexpr double kAutoLocalSpan = 0.125;
 inline constexpr double kAutoEntriesPerLane = 8.0;
+inline constexpr std::int64_t kAutoRowBlockMaxRow = 64;
 
 }  // namespace spmv::reference::tuning

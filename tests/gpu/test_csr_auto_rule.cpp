@@ -21,9 +21,19 @@ TEST(CsrAutoRule, SkewedRowsGoToTheMergePath) {
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{3000, 3000, 9000, 3000, 2999}).kernel, Kernel::kMerge);
 }
 
-TEST(CsrAutoRule, VeryShortRowsGoToTheMergePath) {
-  EXPECT_EQ(choose_csr_kernel(RowLengthStats{12'000'000, 12'000'000, 24'000'000, 2, 11'000'000}).kernel,
-            Kernel::kMerge);
+TEST(CsrAutoRule, VeryShortRowsGoToRowBlocksAsLargeAsTheStageAllows) {
+  // Rows of 2: the stage of 2048 entries holds 1024 rows, above the cap.
+  const CsrAutoChoice pairs = choose_csr_kernel(RowLengthStats{12'000'000, 12'000'000, 24'000'000, 2, 11'000'000});
+  EXPECT_EQ(pairs.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(pairs.rows_per_block, 511);
+  // Mostly single entries, a few rows of 8: the longest row sets the count.
+  const CsrAutoChoice mixed = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 1'500'000, 8, 900'000});
+  EXPECT_EQ(mixed.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(mixed.rows_per_block, 256);
+  // Empty rows with a few entries in between.
+  const CsrAutoChoice sparse = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 1000, 1, 0});
+  EXPECT_EQ(sparse.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(sparse.rows_per_block, 511);
 }
 
 TEST(CsrAutoRule, DenseBandsGoToTheMergePath) {
@@ -43,17 +53,21 @@ TEST(CsrAutoRule, LongerEvenRowsShareThreadsByLengthAndLocality) {
   const CsrAutoChoice stencil27 = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 26'463'592, 27, 20'202});
   EXPECT_EQ(stencil27.kernel, Kernel::kVector);
   EXPECT_EQ(stencil27.threads_per_row, 4);
-  // The same lengths scattered over x: a lane per entry.
+  // Rows of 16 scattered over x: row blocks, 128 rows of 16 fill the stage.
   const CsrAutoChoice random = choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 32'000'000, 16, 1'999'000});
-  EXPECT_EQ(random.kernel, Kernel::kVector);
-  EXPECT_EQ(random.threads_per_row, 16);
+  EXPECT_EQ(random.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(random.rows_per_block, 128);
+  // Scattered rows longer than kAutoRowBlockMaxRow: a lane per entry.
+  const CsrAutoChoice scattered = choose_csr_kernel(RowLengthStats{100'000, 1'000'000, 10'000'000, 100, 999'000});
+  EXPECT_EQ(scattered.kernel, Kernel::kVector);
+  EXPECT_EQ(scattered.threads_per_row, 32);
   const CsrAutoChoice long_rows = choose_csr_kernel(RowLengthStats{12'000, 1'000'000, 24'000'000, 2000, 999'000});
   EXPECT_EQ(long_rows.kernel, Kernel::kVector);
   EXPECT_EQ(long_rows.threads_per_row, 32);
   // Group sizes are powers of two from 2 to 32, growing with the mean.
   for (const std::int64_t span : {std::int64_t{100'000}, std::int64_t{900'000}}) {
     int previous = 0;
-    for (std::int64_t mean = 13; mean <= 4096; mean *= 2) {
+    for (std::int64_t mean = span == 100'000 ? 13 : 104; mean <= 4096; mean *= 2) {
       const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1'000'000, 1000 * mean, mean, span});
       ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
       EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
@@ -73,6 +87,7 @@ TEST(CsrAutoRule, EmptyMatricesNeedNoGroups) {
 TEST(CsrAutoRule, DescribesItsChoice) {
   EXPECT_EQ((CsrAutoChoice{Kernel::kVector, 8}).describe(), "csr_vector (8 threads/row)");
   EXPECT_EQ((CsrAutoChoice{Kernel::kMerge, 1}).describe(), "csr_merge");
+  EXPECT_EQ((CsrAutoChoice{Kernel::kRowBlocks, 1, 75}).describe(), "csr_stream (75 rows/block)");
 }
 
 TEST(CsrAutoRule, NothingIsRememberedForAMatrixAutoHasNotRun) {

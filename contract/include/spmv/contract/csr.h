@@ -40,9 +40,15 @@ spmv_status spmv_csr_merge(const spmv_csr_view* A, const float* x, float* y, voi
                            cudaStream_t stream);
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A);
 
-/* Kernel "auto" (reference only): picks csr_scalar, csr_vector or
- * csr_merge from the matrix's row lengths (the rule is in the reference's
- * csr_auto.hpp). */
+/* Kernel "csr_stream" (reference only): blocks of consecutive rows whose
+ * entries are loaded coalesced into shared memory and summed from there
+ * (CSR-stream); no partition, no atomics. */
+spmv_status spmv_csr_stream(const spmv_csr_view* A, const float* x, float* y, void* scratch,
+                            cudaStream_t stream);
+
+/* Kernel "auto" (reference only): picks csr_scalar, csr_vector, csr_merge
+ * or row blocks (csr_stream's kernel) from the matrix's row lengths (the
+ * rule is in the reference's csr_auto.hpp). */
 spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void* scratch,
                           cudaStream_t stream);
 size_t spmv_csr_auto_scratch_size(const spmv_csr_view* A);
