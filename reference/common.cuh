@@ -48,10 +48,12 @@ cudaError_t enqueue_coo_accumulate(const spmv_coo_view& A, const float* x, float
 
 // The CSR kernels auto picks from, with the choice made by the caller:
 // csr_scalar's kernel, and csr_vector's with `threads_per_row` threads
-// (2, 4, 8, 16 or 32) per row. Defined in csr_scalar.cu, csr_vector.cu.
+// (2, 4, 8, 16 or 32) per row, each lane loading `loads_per_lane` entries
+// (1, csr_vector's own, or tuning::kAutoLoadsPerLane) before using them.
+// Defined in csr_scalar.cu, csr_vector.cu.
 cudaError_t enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream);
-cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, const float* x, float* y,
-                               cudaStream_t stream);
+cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, int loads_per_lane, const float* x,
+                               float* y, cudaStream_t stream);
 
 // Row blocks (csr_row_blocks.cu): `rows_per_block` consecutive rows a block,
 // their entries staged in shared memory (see choose_csr_kernel for the

@@ -1,5 +1,6 @@
 // Reference "auto" kernel over CSR: picks csr_scalar, csr_vector (with its
-// own group size) or csr_merge by the rule of csr_auto.hpp.
+// own group size and loads in flight), csr_merge or csr_stream's row blocks
+// by the rule of csr_auto.hpp.
 //
 // The rule needs the longest row and the widest row span, which only the
 // device arrays hold. The first call on a matrix measures them (a
@@ -124,7 +125,8 @@ spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void
   }
   switch (choice->kernel) {
     case CsrAutoChoice::Kernel::kScalar: return enqueue_csr_scalar(*A, x, y, stream);
-    case CsrAutoChoice::Kernel::kVector: return enqueue_csr_vector(*A, choice->threads_per_row, x, y, stream);
+    case CsrAutoChoice::Kernel::kVector:
+      return enqueue_csr_vector(*A, choice->threads_per_row, choice->loads_per_lane, x, y, stream);
     case CsrAutoChoice::Kernel::kMerge: return spmv_csr_merge(A, x, y, scratch, stream);
     case CsrAutoChoice::Kernel::kRowBlocks: return enqueue_csr_row_blocks(*A, choice->rows_per_block, x, y, stream);
   }

@@ -16,7 +16,12 @@ std::string CsrAutoChoice::describe() const {
       // snprintf, not std::to_string: the latter's digit table is a symbol
       // the plugin module would export.
       char text[48];
-      std::snprintf(text, sizeof text, "csr_vector (%d threads/row)", threads_per_row);
+      if (loads_per_lane == 1) {
+        std::snprintf(text, sizeof text, "csr_vector (%d threads/row)", threads_per_row);
+      } else {
+        std::snprintf(text, sizeof text, "csr_vector (%d threads/row, %d loads/lane)", threads_per_row,
+                      loads_per_lane);
+      }
       return text;
     }
     case Kernel::kMerge: return "csr_merge";
@@ -50,14 +55,12 @@ CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
   }
   if (mean < tuning::kAutoScalarMinMean) return row_blocks(stats);
   if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
-  if (static_cast<double>(stats.max_span) < tuning::kAutoBandSpan * mean) return {CsrAutoChoice::Kernel::kMerge, 1};
   const bool local = static_cast<double>(stats.max_span) <=
                      tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));
   if (!local && stats.max_row <= tuning::kAutoRowBlockMaxRow) return row_blocks(stats);
-  const double entries_per_lane = local ? tuning::kAutoEntriesPerLane : 1.0;
   int threads = 2;
-  while (threads < 32 && threads * entries_per_lane < mean) threads *= 2;
-  return {CsrAutoChoice::Kernel::kVector, threads};
+  while (threads < tuning::kAutoMaxGroup && threads * tuning::kAutoLoadsPerLane < mean) threads *= 2;
+  return {CsrAutoChoice::Kernel::kVector, threads, 1, tuning::kAutoLoadsPerLane};
 }
 
 }  // namespace spmv::reference

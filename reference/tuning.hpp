@@ -70,22 +70,27 @@ inline constexpr double kStreamRowSlack = 1.25;
 // sell: threads per block (a thread per sorted row).
 inline constexpr int kSellBlockSize = 256;
 
-// auto: the rule of csr_auto.hpp. Chosen from spmv-bench runs of the suite
-// on the H100 with csr_vector at 4, 8 and 16 threads per row: 4 was best on
-// the 27-point stencil (2486 GB/s against 2210 and 1869), 16 on random rows
-// of 16 (978 against 972 and 945); csr_merge was best on the band (2677
-// against 2510 for 4 threads). Row blocks (csr_stream's kernel, rows per
-// block from the longest row) beat every other candidate on rows of 2
-// (1.09x cuSPARSE against 1.04x for csr_merge) and on random rows of 16
-// (1.02x against 0.97x for csr_vector), and lost to csr_vector on the
-// 27-point stencil and on rows of 2000 (0.97x against 1.15x).
+// auto: the rule of csr_auto.hpp, from spmv-bench runs of the suite on the
+// H100 (speedups over cuSPARSE CSR ALG1):
+// - csr_scalar is the best CSR kernel on stencil rows of 5 and 7 (1.28x,
+//   1.18x);
+// - row blocks (csr_stream's kernel, rows per block from the longest row)
+//   beat every other candidate on rows of 2 (1.05-1.09x against 1.04x for
+//   csr_merge) and on random rows of 16 (1.02x against 0.97x for
+//   csr_vector with 16 threads);
+// - csr_vector's kernel with 4 loads in flight per lane and 8 threads per
+//   row beat csr_vector's own (one load at a time) on the 27-point stencil
+//   (1.07x against 0.94x with 4 threads), the band of 25 (1.09x against
+//   1.00x for csr_merge) and rows of 2000 (1.20x against 1.15x with 32
+//   threads); 4 threads with 4 loads, which takes two steps for a row of
+//   27, measured 0.82x there.
 inline constexpr double kAutoSkewFactor = 4.0;
 inline constexpr double kAutoSkewSlack = 32.0;
 inline constexpr double kAutoScalarMinMean = 4.0;
 inline constexpr double kAutoScalarMaxMean = 12.0;
-inline constexpr double kAutoBandSpan = 4.0;
 inline constexpr double kAutoLocalSpan = 0.125;
-inline constexpr double kAutoEntriesPerLane = 8.0;
 inline constexpr std::int64_t kAutoRowBlockMaxRow = 64;
+inline constexpr int kAutoLoadsPerLane = 4;
+inline constexpr int kAutoMaxGroup = 8;
 
 }  // namespace spmv::reference::tuning

@@ -112,6 +112,8 @@ const std::vector<MatrixCase>& matrix_cases() {
       {"random", [](std::uint64_t seed) { return gen::uniform_random(10'000, 10'000, 12, seed); }},
       {"power_law", [](std::uint64_t seed) { return gen::power_law(8000, 8000, 1.8, 2000, seed); }},
       {"banded", [](std::uint64_t seed) { return gen::banded(4000, 9, seed); }},
+      // Rows of 121 within a band: groups of lanes take several steps a row.
+      {"wide_band", [](std::uint64_t seed) { return gen::banded(3000, 60, seed); }},
       {"block_diagonal", [](std::uint64_t seed) { return gen::block_diagonal(50, 40, seed); }},
       // The load-balanced kernels (csr_merge, coo_segmented) cut work into
       // tiles of 2048 items (tuning.hpp): one row spanning some 1500 tiles;

@@ -36,9 +36,13 @@ TEST(CsrAutoRule, VeryShortRowsGoToRowBlocksAsLargeAsTheStageAllows) {
   EXPECT_EQ(sparse.rows_per_block, 511);
 }
 
-TEST(CsrAutoRule, DenseBandsGoToTheMergePath) {
-  // A band of 25 around the diagonal: each row spans 24 columns.
-  EXPECT_EQ(choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 24'999'844, 25, 24}).kernel, Kernel::kMerge);
+TEST(CsrAutoRule, DenseBandsGetGroupsWithLoadsInFlight) {
+  // A band of 25 around the diagonal: each row spans 24 columns. 8 lanes of
+  // 4 loads cover a row in one step.
+  const CsrAutoChoice band = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 24'999'844, 25, 24});
+  EXPECT_EQ(band.kernel, Kernel::kVector);
+  EXPECT_EQ(band.threads_per_row, 8);
+  EXPECT_EQ(band.loads_per_lane, 4);
 }
 
 TEST(CsrAutoRule, ShortEvenRowsGetAThreadEach) {
@@ -48,34 +52,40 @@ TEST(CsrAutoRule, ShortEvenRowsGetAThreadEach) {
             Kernel::kScalar);
 }
 
-TEST(CsrAutoRule, LongerEvenRowsShareThreadsByLengthAndLocality) {
+TEST(CsrAutoRule, LongerRowsShareThreadsByLengthAndLocality) {
   // A 27-point stencil on 100^3: rows span 2 * 10101 columns of 1M.
   const CsrAutoChoice stencil27 = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 26'463'592, 27, 20'202});
   EXPECT_EQ(stencil27.kernel, Kernel::kVector);
-  EXPECT_EQ(stencil27.threads_per_row, 4);
+  EXPECT_EQ(stencil27.threads_per_row, 8);
+  EXPECT_EQ(stencil27.loads_per_lane, 4);
   // Rows of 16 scattered over x: row blocks, 128 rows of 16 fill the stage.
   const CsrAutoChoice random = choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 32'000'000, 16, 1'999'000});
   EXPECT_EQ(random.kernel, Kernel::kRowBlocks);
   EXPECT_EQ(random.rows_per_block, 128);
-  // Scattered rows longer than kAutoRowBlockMaxRow: a lane per entry.
-  const CsrAutoChoice scattered = choose_csr_kernel(RowLengthStats{100'000, 1'000'000, 10'000'000, 100, 999'000});
-  EXPECT_EQ(scattered.kernel, Kernel::kVector);
-  EXPECT_EQ(scattered.threads_per_row, 32);
-  const CsrAutoChoice long_rows = choose_csr_kernel(RowLengthStats{12'000, 1'000'000, 24'000'000, 2000, 999'000});
-  EXPECT_EQ(long_rows.kernel, Kernel::kVector);
-  EXPECT_EQ(long_rows.threads_per_row, 32);
-  // Group sizes are powers of two from 2 to 32, growing with the mean.
-  for (const std::int64_t span : {std::int64_t{100'000}, std::int64_t{900'000}}) {
-    int previous = 0;
-    for (std::int64_t mean = span == 100'000 ? 13 : 104; mean <= 4096; mean *= 2) {
-      const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1'000'000, 1000 * mean, mean, span});
-      ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
-      EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
-      EXPECT_GE(choice.threads_per_row, 2);
-      EXPECT_LE(choice.threads_per_row, 32);
-      EXPECT_EQ(choice.threads_per_row & (choice.threads_per_row - 1), 0) << "not a power of two";
-      previous = choice.threads_per_row;
-    }
+  // Scattered rows longer than kAutoRowBlockMaxRow, and rows of 2000: the
+  // largest group, several steps a row.
+  for (const RowLengthStats& stats : {RowLengthStats{100'000, 1'000'000, 10'000'000, 100, 999'000},
+                                      RowLengthStats{12'000, 1'000'000, 24'000'000, 2000, 999'000}}) {
+    const CsrAutoChoice choice = choose_csr_kernel(stats);
+    EXPECT_EQ(choice.kernel, Kernel::kVector) << stats.max_row;
+    EXPECT_EQ(choice.threads_per_row, 8) << stats.max_row;
+    EXPECT_EQ(choice.loads_per_lane, 4) << stats.max_row;
+  }
+  // Local rows of 13 to 16 entries: 4 lanes of 4 loads.
+  const CsrAutoChoice sixteen = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 16'000'000, 16, 5000});
+  EXPECT_EQ(sixteen.kernel, Kernel::kVector);
+  EXPECT_EQ(sixteen.threads_per_row, 4);
+  // Group sizes are powers of two from 2 to 8, growing with the mean.
+  int previous = 0;
+  for (std::int64_t mean = 13; mean <= 4096; mean *= 2) {
+    const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1'000'000, 1000 * mean, mean, 100'000});
+    ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
+    EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
+    EXPECT_GE(choice.threads_per_row, 2);
+    EXPECT_LE(choice.threads_per_row, 8);
+    EXPECT_EQ(choice.threads_per_row & (choice.threads_per_row - 1), 0) << "not a power of two";
+    EXPECT_EQ(choice.loads_per_lane, 4);
+    previous = choice.threads_per_row;
   }
 }
 
@@ -86,6 +96,7 @@ TEST(CsrAutoRule, EmptyMatricesNeedNoGroups) {
 
 TEST(CsrAutoRule, DescribesItsChoice) {
   EXPECT_EQ((CsrAutoChoice{Kernel::kVector, 8}).describe(), "csr_vector (8 threads/row)");
+  EXPECT_EQ((CsrAutoChoice{Kernel::kVector, 8, 1, 4}).describe(), "csr_vector (8 threads/row, 4 loads/lane)");
   EXPECT_EQ((CsrAutoChoice{Kernel::kMerge, 1}).describe(), "csr_merge");
   EXPECT_EQ((CsrAutoChoice{Kernel::kRowBlocks, 1, 75}).describe(), "csr_stream (75 rows/block)");
 }

@@ -15,16 +15,14 @@
 //  3. a mean up to kAutoScalarMaxMean: csr_scalar. A thread per row reads
 //     neighbouring rows' entries with neighbouring threads in the same
 //     steps, and no lane idles.
-//  4. rows whose span stays below kAutoBandSpan times the mean (a dense
-//     band: each row reads a contiguous stretch of x): csr_merge, whose
-//     coalesced tile loads stream such rows best.
-//  5. rows scattered over x (a span above kAutoLocalSpan of the columns)
-//     with none longer than kAutoRowBlockMaxRow: row blocks, as in 2.
-//  6. otherwise csr_vector, with a group of threads per row (a power of two,
-//     2 to 32). When every row spans at most kAutoLocalSpan of the columns
-//     (stencils, bands: x gathers hit the same lines), one lane per
-//     kAutoEntriesPerLane entries of the mean row: fewer idle lanes. When
-//     rows scatter over x, one lane per entry: more gathers in flight.
+//  4. rows scattered over x (a span above kAutoLocalSpan of the columns)
+//     with none longer than kAutoRowBlockMaxRow: row blocks, as in 2: the
+//     random gathers of x are the cost, and a block has its whole stage of
+//     them in flight.
+//  5. otherwise (longer rows: stencils with many points, bands, long
+//     rows) csr_vector's kernel with kAutoLoadsPerLane loads in flight per
+//     lane and the smallest group (a power of two, 2 to kAutoMaxGroup) whose
+//     lanes load the mean row in one step.
 #pragma once
 
 #include <cstdint>
@@ -48,8 +46,9 @@ struct CsrAutoChoice {
   Kernel kernel = Kernel::kMerge;
   int threads_per_row = 1;  // kVector only
   int rows_per_block = 1;   // kRowBlocks only
+  int loads_per_lane = 1;   // kVector only: 1 is csr_vector's own kernel
 
-  // "csr_scalar", "csr_vector (4 threads/row)", "csr_merge",
+  // "csr_scalar", "csr_vector (8 threads/row, 4 loads/lane)", "csr_merge",
   // "csr_stream (75 rows/block)"
   [[nodiscard]] std::string describe() const;
   friend bool operator==(const CsrAutoChoice&, const CsrAutoChoice&) = default;
