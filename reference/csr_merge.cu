@@ -125,10 +125,10 @@ __global__ void merge_partition(int tile, std::int32_t rows, std::int32_t nnz, s
 }
 
 template <int kThreads, int kItems, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks) merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr,
-                                                       const std::int32_t* __restrict__ col_idx,
-                                                       const float* __restrict__ values, const float* __restrict__ x,
-                                                       const PathPoint* __restrict__ starts, float* __restrict__ y) {
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+               const float* __restrict__ values, const float* __restrict__ x, const PathPoint* __restrict__ starts,
+               float* __restrict__ y) {
   constexpr int kTile = kThreads * kItems;
   // Row ends (relative to the tile's first entry) first, then the products:
   // tile_rows + 1 + tile_entries <= kTile + 1 words.
@@ -268,6 +268,15 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks) merge_tile(std::int32_t 
 namespace spmv::reference {
 namespace {
 
+// Programmatic dependent launch needs compute capability 9.0; older GPUs
+// get an ordinary launch (the device code's wait is compiled out for them).
+bool supports_dependent_launch() {
+  int device = 0;
+  int major = 0;
+  return cudaGetDevice(&device) == cudaSuccess &&
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess && major >= 9;
+}
+
 template <int kThreads, int kItems, int kMinBlocks>
 cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void* scratch, cudaStream_t stream) {
   if (A.rows == 0) return cudaSuccess;
@@ -287,7 +296,7 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
   overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   overlap.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &overlap;
-  config.numAttrs = 1;
+  config.numAttrs = supports_dependent_launch() ? 1 : 0;
   return cudaLaunchKernelEx(&config, merge_tile<kThreads, kItems, kMinBlocks>, A.rows, A.row_ptr, A.col_idx,
                             A.values, x, static_cast<const PathPoint*>(starts), y);
 }

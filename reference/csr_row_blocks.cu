@@ -45,7 +45,7 @@ __global__ void __launch_bounds__(kThreads, tuning::kRowBlockMinBlocks)
     for (int i = tid / kWarpSize; i < block_rows; i += kThreads / kWarpSize) {
       if (row_start[i + 1] - row_start[i] > kStage) continue;
       float sum = 0.0F;
-      for (std::int32_t j = row_start[i] + lane; j < row_start[i + 1]; j += kWarpSize) {
+      for (std::int64_t j = std::int64_t{row_start[i]} + lane; j < row_start[i + 1]; j += kWarpSize) {
         sum += load_matrix<true>(&values[j]) * __ldg(&x[load_matrix<true>(&col_idx[j])]);
       }
       for (int offset = kWarpSize / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kAll, sum, offset);
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(kThreads, tuning::kRowBlockMinBlocks)
     for (int i = 0; i < block_rows; ++i) {
       if (row_start[i + 1] - row_start[i] <= kStage) continue;
       float sum = 0.0F;
-      for (std::int32_t j = row_start[i] + tid; j < row_start[i + 1]; j += kThreads) {
+      for (std::int64_t j = std::int64_t{row_start[i]} + tid; j < row_start[i + 1]; j += kThreads) {
         sum += load_matrix<true>(&values[j]) * __ldg(&x[load_matrix<true>(&col_idx[j])]);
       }
       sum = BlockSum(reduce_storage).Sum(sum);

@@ -39,13 +39,14 @@ __global__ void csr_vector_kernel(std::int32_t rows, const std::int32_t* __restr
           sum += values[j] * __ldg(&x[col_idx[j]]);
         }
       } else {
-        const std::int32_t end = row_ptr[row + 1];
-        for (std::int32_t step = row_ptr[row] + lane; step < end; step += G * kLoads) {
+        // Unsigned: step + G * kLoads stays below 2^32 for any int32 row end.
+        const auto end = static_cast<std::uint32_t>(row_ptr[row + 1]);
+        for (std::uint32_t step = static_cast<std::uint32_t>(row_ptr[row]) + lane; step < end; step += G * kLoads) {
           std::int32_t col[kLoads];
           float value[kLoads];
 #pragma unroll
           for (int k = 0; k < kLoads; ++k) {
-            const std::int32_t j = step + k * G;
+            const std::uint32_t j = step + k * G;
             if (j < end) {
               col[k] = spmv::reference::load_matrix<true>(&col_idx[j]);
               value[k] = spmv::reference::load_matrix<true>(&values[j]);
