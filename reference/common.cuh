@@ -41,6 +41,44 @@ __device__ inline T load_matrix(const T* address) {
   }
 }
 
+// A block's tile of entries held kItems a thread (entry tid + k * kThreads
+// of the tile), loaded coalesced with the evict-first hint. load() issues
+// all of a thread's loads before any is used, so an SM has enough bytes in
+// flight to keep the memory system busy; stage_products() then gathers x
+// and writes each entry's product to shared memory. csr_merge's tiles and
+// csr_stream's row blocks stage their entries with it (coo_segmented loads
+// a row index with each entry, interleaved, which keeps its registers low).
+template <int kThreads, int kItems>
+struct TileEntries {
+  std::int32_t col[kItems];
+  float value[kItems];
+
+  // `Index` is the type of the tile's first entry index: int32 where it
+  // fits (fewer registers than 64-bit address arithmetic), int64 otherwise.
+  template <typename Index>
+  __device__ void load(const std::int32_t* __restrict__ col_idx, const float* __restrict__ values, Index first,
+                       int count) {
+    const int tid = static_cast<int>(threadIdx.x);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int i = tid + k * kThreads;
+      if (i < count) {
+        col[k] = load_matrix<true>(&col_idx[first + i]);
+        value[k] = load_matrix<true>(&values[first + i]);
+      }
+    }
+  }
+
+  __device__ void stage_products(const float* __restrict__ x, float* product, int count) const {
+    const int tid = static_cast<int>(threadIdx.x);
+#pragma unroll
+    for (int k = 0; k < kItems; ++k) {
+      const int i = tid + k * kThreads;
+      if (i < count) product[i] = value[k] * __ldg(&x[col[k]]);
+    }
+  }
+};
+
 // Enqueues y[row_idx[e]] += values[e] * x[col_idx[e]] for every COO entry
 // (atomically); y must already hold values. coo zeroes y first, hyb runs it
 // after its ELL pass. Defined in coo.cu.

@@ -145,18 +145,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 
   std::int32_t* row_end = staged;
   float* product = reinterpret_cast<float*>(staged + tile_rows + 1);
-  // All of a thread's loads are issued before any is used: enough bytes in
-  // flight per SM to keep the memory system busy.
-  std::int32_t tile_col[kItems];
-  float tile_value[kItems];
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int i = tid + k * kThreads;
-    if (i < tile_entries) {
-      tile_col[k] = load_matrix<true>(&col_idx[begin.entry + i]);
-      tile_value[k] = load_matrix<true>(&values[begin.entry + i]);
-    }
-  }
+  // The row ends are loaded while the entries are in flight.
+  TileEntries<kThreads, kItems> entries;
+  entries.load(col_idx, values, begin.entry, tile_entries);
 #pragma unroll
   for (int k = 0; k <= kItems; ++k) {
     const int i = tid + k * kThreads;
@@ -165,11 +156,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       row_end[i] = row < rows ? load_matrix<true>(&row_ptr[row + 1]) - begin.entry : INT_MAX;
     }
   }
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int i = tid + k * kThreads;
-    if (i < tile_entries) product[i] = tile_value[k] * __ldg(&x[tile_col[k]]);
-  }
+  entries.stage_products(x, product, tile_entries);
   if (tid == 0) first_row_cut = begin.row < rows && begin.entry > row_ptr[begin.row];
   __syncthreads();
 

@@ -65,21 +65,9 @@ __global__ void __launch_bounds__(kThreads, tuning::kRowBlockMinBlocks)
     return;
   }
 
-  std::int32_t col[kItems];
-  float value[kItems];
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int e = tid + k * kThreads;
-    if (e < entries) {
-      col[k] = load_matrix<true>(&col_idx[first_entry + e]);
-      value[k] = load_matrix<true>(&values[first_entry + e]);
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    const int e = tid + k * kThreads;
-    if (e < entries) product[e] = value[k] * __ldg(&x[col[k]]);
-  }
+  TileEntries<kThreads, kItems> staged;
+  staged.load(col_idx, values, first_entry, entries);
+  staged.stage_products(x, product, entries);
   __syncthreads();
 
   // `group` threads (a power of two up to the warp size) per row; every lane
