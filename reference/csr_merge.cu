@@ -17,19 +17,19 @@
 //     sets its y to 0, the base those contributions are added onto.
 //  2. merge_tile, launched as a programmatic dependent of the partition
 //     (sm_90): its blocks become resident while the partition runs and wait
-//     for its results, so no launch gap separates the two. A block stages its tile in shared memory (the row ends it
-//     crosses and the products values[j] * x[col_idx[j]] of its entries,
-//     loaded coalesced; the entries with the evict-first hint, so that x and
-//     the row pointers stay in L2).
-//     When every row of the tile is short (kMergeShortRow), a thread per
-//     row sums it from shared memory. Otherwise each thread walks
-//     kMergeItems steps of the path from shared memory. A thread's first
-//     row may have started in an earlier thread: the partial sums of the rows threads stop in are
-//     combined by a block-wide segmented scan (segmented_scan.cuh), so every
-//     row that starts and ends in the tile is summed in a fixed order and
-//     stored once. Only a row cut by a tile boundary is added atomically
-//     (at most two atomics per tile), so results are bitwise repeatable
-//     unless a row spans three or more tiles.
+//     for its results, so no launch gap separates the two. A block stages
+//     its tile in shared memory: the row ends it crosses and the products
+//     values[j] * x[col_idx[j]] of its entries, loaded coalesced (the
+//     entries with the evict-first hint, so that x and the row pointers stay
+//     in L2). When every row of the tile is short (kMergeShortRow), a thread
+//     per row sums it from shared memory. Otherwise each thread walks
+//     kMergeItems steps of the path from shared memory. A thread's first row
+//     may have started in an earlier thread: the partial sums of the rows
+//     threads stop in are combined by a block-wide segmented scan
+//     (segmented_scan.cuh), so every row that starts and ends in the tile is
+//     summed in a fixed order and stored once. Only a row cut by a tile
+//     boundary is added atomically (at most two atomics per tile), so
+//     results are bitwise repeatable unless a row spans three or more tiles.
 #include <climits>
 
 #include "common.cuh"

@@ -1,6 +1,7 @@
 // CSR by row blocks (CSR-stream): a block takes a fixed number of
-// consecutive rows, chosen so that their entries fit in shared memory
-// (rows_per_block = stage / longest row), loads those entries coalesced,
+// consecutive rows, chosen so that their entries fit in shared memory (auto:
+// stage / longest row, which it has measured; csr_stream on its own: from
+// the mean row length), loads those entries coalesced,
 // stages their products and sums each row from shared memory with a group of
 // threads. Unlike csr_merge it needs no partition kernel (a block's rows
 // follow from its index) and no atomics (every row lies in one block), so it
