@@ -36,8 +36,8 @@ std::string CsrAutoChoice::describe() const {
 
 namespace {
 
-// Row blocks as large as the stage allows when no row is longer than the
-// longest one.
+// Row blocks of as many rows as the stage holds when every row is as long
+// as the longest.
 CsrAutoChoice row_blocks(const RowLengthStats& stats) {
   const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
   const std::int64_t fit = stage / std::max<std::int64_t>(stats.max_row, 1);
