@@ -9,12 +9,18 @@
 // many tiles, and a million empty rows are a million cheap steps.
 //
 // Two kernels:
-//  1. merge_partition: one warp per tile boundary finds where the path
-//     crosses the boundary's diagonal (a 32-way search over row_ptr that
-//     starts around where even rows would put it: a few dependent loads),
-//     and writes the start (row, entry) of each tile to scratch. A row cut
-//     by a boundary gets contributions from more than one tile; the warp
-//     sets its y to 0, the base those contributions are added onto.
+//  1. merge_partition: a thread per tile boundary makes sure scratch holds
+//     where the path crosses the boundary's diagonal, the start (row,
+//     entry) of a tile. Scratch keeps what the previous call found there,
+//     so the thread first checks that point against row_ptr (two adjacent
+//     row pointers): on a repeated call that is all it does, like cuSPARSE's
+//     ALG1, whose partition is made once by cusparseSpMV_preprocess. A point
+//     that fails the check (the first call, another matrix in the same
+//     memory, scratch never written) is searched for by the thread's whole
+//     warp: a 32-way search over row_ptr that starts around where even rows
+//     would put it (a few dependent loads). A row cut by a boundary gets
+//     contributions from more than one tile; the thread sets its y to 0,
+//     the base those contributions are added onto.
 //  2. merge_tile, launched as a programmatic dependent of the partition
 //     (sm_90): its blocks become resident while the partition runs and wait
 //     for its results, so no launch gap separates the two. A block stages
@@ -90,6 +96,25 @@ __device__ PathPoint search_path(int lane, std::int64_t diagonal, std::int32_t r
   return PathPoint{static_cast<std::int32_t>(low), static_cast<std::int32_t>(diagonal - low)};
 }
 
+// Whether `point` (read from scratch, so possibly anything) is where the
+// path crosses `diagonal`: on the diagonal, within the rows the crossing
+// can be at, with the search's test failing one row before it and holding
+// at it (each side holds trivially at the ends of that range). Reads
+// row_ptr[point.row] and row_ptr[point.row + 1] only for a point within
+// that range.
+__device__ inline bool is_crossing(PathPoint point, std::int64_t diagonal, std::int32_t rows, std::int32_t nnz,
+                                   const std::int32_t* __restrict__ row_ptr) {
+  const std::int64_t low = max(std::int64_t{0}, diagonal - nnz);
+  const std::int64_t high = min(diagonal, static_cast<std::int64_t>(rows));
+  if (point.row < low || point.row > high || static_cast<std::int64_t>(point.row) + point.entry != diagonal) {
+    return false;
+  }
+  // Both loads issued at once (one line, usually).
+  const std::int32_t row_start = row_ptr[point.row];
+  const std::int32_t row_stop = row_ptr[min(point.row + 1, rows)];
+  return (point.row == low || row_start <= point.entry) && (point.row == high || row_stop >= point.entry);
+}
+
 // Programmatic dependent launch (sm_90 and later): the tile kernel is
 // launched while the partition kernel runs, so its blocks are resident and
 // waiting when the partition ends instead of being launched then.
@@ -104,24 +129,38 @@ __device__ inline void wait_for_partition() {
 #endif
 }
 
-// One warp per tile boundary t (0 .. tiles): writes where tile t starts on
-// the merge path, and zeroes y of a row the boundary cuts (past the row's
-// first entry): the base the row's parts are added onto.
+// A thread per tile boundary t (0 .. tiles), 32 consecutive boundaries a
+// warp: makes starts[t] where tile t starts on the merge path, keeping what
+// is there when it checks out, and zeroes y of a row the boundary cuts
+// (past the row's first entry): the base the row's parts are added onto.
+// The warp searches for the boundaries that fail the check one at a time.
 __global__ void merge_partition(int tile, std::int32_t rows, std::int32_t nnz, std::int64_t tiles,
                                 const std::int32_t* __restrict__ row_ptr, PathPoint* __restrict__ starts,
                                 float* __restrict__ y) {
+  constexpr unsigned int kAll = 0xffffffffU;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
-  const std::int64_t warps = grid_thread_count() / kWarpSize;
   const std::int64_t path = static_cast<std::int64_t>(rows) + nnz;
   // The tile kernel may be launched now: it waits for this grid's results
   // (wait_for_partition) but not for its launch.
   allow_tiles_to_launch();
-  for (std::int64_t t = grid_thread_index() / kWarpSize; t <= tiles; t += warps) {
-    const PathPoint start = search_path(lane, min(t * tile, path), rows, nnz, row_ptr);
-    if (lane == 0) {
-      starts[t] = start;
-      if (t > 0 && t < tiles && start.row < rows && start.entry > row_ptr[start.row]) y[start.row] = 0.0F;
+  for (std::int64_t first = grid_thread_index() - lane; first <= tiles; first += grid_thread_count()) {
+    const std::int64_t t = first + lane;
+    const std::int64_t diagonal = min(t * tile, path);
+    PathPoint start{};
+    bool holds = true;
+    if (t <= tiles) {
+      start = starts[t];
+      holds = is_crossing(start, diagonal, rows, nnz, row_ptr);
     }
+    for (unsigned int lost = __ballot_sync(kAll, !holds); lost != 0; lost &= lost - 1) {
+      const int owner = __ffs(static_cast<int>(lost)) - 1;
+      const PathPoint found = search_path(lane, __shfl_sync(kAll, diagonal, owner), rows, nnz, row_ptr);
+      if (lane == owner) {
+        start = found;
+        starts[t] = found;
+      }
+    }
+    if (t > 0 && t < tiles && start.row < rows && start.entry > row_ptr[start.row]) y[start.row] = 0.0F;
   }
 }
 
@@ -275,7 +314,7 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
   constexpr int kTile = kThreads * kItems;
   const std::int64_t tiles = tile_count(A, kTile);
   auto* starts = static_cast<PathPoint*>(scratch);
-  merge_partition<<<grid_blocks((tiles + 1) * kWarpSize), tuning::kBlockSize, 0, stream>>>(
+  merge_partition<<<grid_blocks(tiles + 1), tuning::kBlockSize, 0, stream>>>(
       kTile, A.rows, A.nnz, tiles, A.row_ptr, starts, y);
   const cudaError_t partitioned = cudaGetLastError();
   if (partitioned != cudaSuccess) return partitioned;
