@@ -35,7 +35,9 @@ spmv_status spmv_csr_vector(const spmv_csr_view* A, const float* x, float* y, vo
 
 /* Kernel "csr_merge" (reference only): merge-path load balancing, equal
  * shares of row ends plus entries per block whatever the row lengths. Its
- * scratch holds where each block's share starts. */
+ * scratch holds where each block's share starts; a call checks what an
+ * earlier call left there and searches only where the check fails, so the
+ * scratch may hold anything. */
 spmv_status spmv_csr_merge(const spmv_csr_view* A, const float* x, float* y, void* scratch,
                            cudaStream_t stream);
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A);
