@@ -41,40 +41,54 @@ __device__ inline T load_matrix(const T* address) {
   }
 }
 
-// A block's tile of entries held kItems a thread (entry tid + k * kThreads
-// of the tile), loaded coalesced with the evict-first hint. load() issues
-// all of a thread's loads before any is used, so an SM has enough bytes in
-// flight to keep the memory system busy; stage_products() then gathers x
-// and writes each entry's product to shared memory. csr_merge's tiles and
-// csr_stream's row blocks stage their entries with it (coo_segmented loads
-// a row index with each entry, interleaved, which keeps its registers low).
+// A block's tile of entries held kItems a thread, loaded coalesced with the
+// evict-first hint. load() issues all of a thread's loads before any is
+// used, so an SM has enough bytes in flight to keep the memory system busy;
+// stage_products() then gathers x and writes each entry's product to shared
+// memory. csr_merge's tiles and csr_stream's row blocks stage their entries
+// with it (coo_segmented loads a row index with each entry, interleaved,
+// which keeps its registers low).
+//
+// A tile rarely starts on a 128-byte line, and a warp's 32 loads of a
+// misaligned stretch touch two lines: two L2 requests instead of one, on a
+// path where L2 requests are the limit once x is gathered at random. So
+// when the tile leaves room, its entries go to slots shifted by `lead`
+// (the first entry's offset in its line): slot i holds entry
+// first - lead + i, and every warp's loads fall on one line.
 template <int kThreads, int kItems>
 struct TileEntries {
+  static constexpr int kSlots = kThreads * kItems;
   std::int32_t col[kItems];
   float value[kItems];
+  int lead;
 
   // `Index` is the type of the tile's first entry index: int32 where it
   // fits (fewer registers than 64-bit address arithmetic), int64 otherwise.
   template <typename Index>
   __device__ void load(const std::int32_t* __restrict__ col_idx, const float* __restrict__ values, Index first,
                        int count) {
+    constexpr int kLine = 32;  // entries of 4 bytes in a 128-byte line
+    lead = static_cast<int>(first % kLine);
+    if (count + lead > kSlots) lead = 0;
+    const Index base = first - lead;
     const int tid = static_cast<int>(threadIdx.x);
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
       const int i = tid + k * kThreads;
-      if (i < count) {
-        col[k] = load_matrix<true>(&col_idx[first + i]);
-        value[k] = load_matrix<true>(&values[first + i]);
+      if (static_cast<unsigned int>(i - lead) < static_cast<unsigned int>(count)) {
+        col[k] = load_matrix<true>(&col_idx[base + i]);
+        value[k] = load_matrix<true>(&values[base + i]);
       }
     }
   }
 
+  // product[j] = the tile's entry j times its x, for j < count.
   __device__ void stage_products(const float* __restrict__ x, float* product, int count) const {
     const int tid = static_cast<int>(threadIdx.x);
 #pragma unroll
     for (int k = 0; k < kItems; ++k) {
-      const int i = tid + k * kThreads;
-      if (i < count) product[i] = value[k] * __ldg(&x[col[k]]);
+      const int j = tid + k * kThreads - lead;
+      if (static_cast<unsigned int>(j) < static_cast<unsigned int>(count)) product[j] = value[k] * __ldg(&x[col[k]]);
     }
   }
 };

@@ -46,11 +46,19 @@ namespace spmv::reference {
 namespace {
 
 // Where tile t starts on the merge path: `row` row ends and `entry` entries
-// consumed before it (row + entry == t * kTile, clamped to the path's end).
+// consumed before it (row + entry == t * kTileItems, clamped to the path's
+// end).
 struct PathPoint {
   std::int32_t row;
   std::int32_t entry;
 };
+
+// Merge-path items (row ends plus entries) in a tile of kThreads x kItems
+// slots: a warp's worth fewer, so that however the tile's entries sit in
+// their 128-byte lines, TileEntries can load them line-aligned (its `lead`
+// always fits).
+template <int kThreads, int kItems>
+inline constexpr int kTileItems = kThreads * kItems - kWarpSize;
 
 std::int64_t tile_count(const spmv_csr_view& A, int tile) {
   const std::int64_t path = static_cast<std::int64_t>(A.rows) + A.nnz;
@@ -169,10 +177,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
                const float* __restrict__ values, const float* __restrict__ x, const PathPoint* __restrict__ starts,
                float* __restrict__ y) {
-  constexpr int kTile = kThreads * kItems;
   // Row ends (relative to the tile's first entry) first, then the products:
-  // tile_rows + 1 + tile_entries <= kTile + 1 words.
-  __shared__ std::int32_t staged[kTile + 1];
+  // tile_rows + 1 + tile_entries <= kTileItems + 1 words.
+  __shared__ std::int32_t staged[kTileItems<kThreads, kItems> + 1];
   __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
   __shared__ bool first_row_cut;
 
@@ -311,7 +318,7 @@ bool supports_dependent_launch() {
 template <int kThreads, int kItems, int kMinBlocks>
 cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void* scratch, cudaStream_t stream) {
   if (A.rows == 0) return cudaSuccess;
-  constexpr int kTile = kThreads * kItems;
+  constexpr int kTile = kTileItems<kThreads, kItems>;
   const std::int64_t tiles = tile_count(A, kTile);
   auto* starts = static_cast<PathPoint*>(scratch);
   merge_partition<<<grid_blocks(tiles + 1), tuning::kBlockSize, 0, stream>>>(
@@ -337,7 +344,7 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
 
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A) {
   using namespace spmv::reference;
-  constexpr int kTile = tuning::kMergeThreads * tuning::kMergeItems;
+  constexpr int kTile = kTileItems<tuning::kMergeThreads, tuning::kMergeItems>;
   return sizeof(PathPoint) * static_cast<size_t>(tile_count(*A, kTile) + 1);
 }
 

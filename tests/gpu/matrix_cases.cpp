@@ -115,8 +115,9 @@ const std::vector<MatrixCase>& matrix_cases() {
       // Rows of 121 within a band: groups of lanes take several steps a row.
       {"wide_band", [](std::uint64_t seed) { return gen::banded(3000, 60, seed); }},
       {"block_diagonal", [](std::uint64_t seed) { return gen::block_diagonal(50, 40, seed); }},
-      // The load-balanced kernels (csr_merge, coo_segmented) cut work into
-      // tiles of 2048 items (tuning.hpp): one row spanning some 1500 tiles;
+      // The load-balanced kernels cut work into tiles of 2048 items
+      // (coo_segmented) and 2016 (csr_merge, 32 fewer than its 2048 slots):
+      // one row spanning some 1500 tiles;
       // whole tiles of empty rows; rows that end exactly at, just before
       // and just after tile boundaries (a row of n entries is n + 1 merge
       // path items).
@@ -129,7 +130,7 @@ const std::vector<MatrixCase>& matrix_cases() {
        }},
       {"rows_at_tile_edges",
        [](std::uint64_t seed) {
-         return rows_of_lengths(60, 9000, {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0}, seed);
+         return rows_of_lengths(60, 9000, {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2015, 2014, 2016, 4031}, seed);
        }},
       // More rows than one grid has threads: one thread per row loops.
       {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},
