@@ -32,10 +32,11 @@ inline constexpr std::array<CsrVectorGroup, 4> kCsrVectorGroups{{{2, 2}, {4, 4},
 inline constexpr int kCsrVectorMaxGroup = 32;
 
 // csr_merge and coo_segmented: threads per block and work items per thread.
-// A block's tile is kMergeThreads * kMergeItems items (csr_merge: row ends
-// plus entries along the merge path; coo_segmented: entries); the tile is
-// staged in shared memory (4 bytes an item), so 256 x 8 takes 8 KiB and
-// leaves room for eight resident blocks per SM.
+// A block's tile has kMergeThreads * kMergeItems slots (csr_merge: row
+// ends plus entries along the merge path, a warp's worth fewer items than
+// slots so that its entries load line-aligned; coo_segmented: entries);
+// the tile is staged in shared memory (4 bytes an item), so 256 x 8 takes
+// 8 KiB and leaves room for eight resident blocks per SM.
 // Measured on the H100 (spmv-bench suite): 256 x 8 with eight resident
 // blocks asked of the compiler (__launch_bounds__, at most 32 registers)
 // beat 256 x 4, 128 x 8 and 128 x 16 by 2-25% on the regular matrices and
