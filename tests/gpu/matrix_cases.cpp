@@ -57,8 +57,8 @@ CsrMatrix with_long_row(const CsrMatrix& a, index_t long_row, index_t length, st
   return out;
 }
 
-// A cols-wide matrix whose row r has lengths[r % lengths.size()] distinct
-// random columns (each length at most cols).
+}  // namespace
+
 CsrMatrix rows_of_lengths(index_t rows, index_t cols, const std::vector<index_t>& lengths, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<index_t> column(0, cols - 1);
@@ -81,8 +81,6 @@ CsrMatrix rows_of_lengths(index_t rows, index_t cols, const std::vector<index_t>
   out.values = random_vector(out.col_idx.size(), seed + 1);
   return out;
 }
-
-}  // namespace
 
 // Sizes keep every case to about a second on the GPU machine while going
 // past a warp (32), a block (256) and, in the last two, one full grid of
@@ -130,7 +128,8 @@ const std::vector<MatrixCase>& matrix_cases() {
        }},
       {"rows_at_tile_edges",
        [](std::uint64_t seed) {
-         return rows_of_lengths(60, 9000, {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2015, 2014, 2016, 4031}, seed);
+         return rows_of_lengths(60, 9000,
+                                {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2015, 2014, 2016, 4031}, seed);
        }},
       // More rows than one grid has threads: one thread per row loops.
       {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},

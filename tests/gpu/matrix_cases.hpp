@@ -18,4 +18,8 @@ struct MatrixCase {
 
 const std::vector<MatrixCase>& matrix_cases();
 
+// A cols-wide matrix whose row r has lengths[r % lengths.size()] distinct
+// random columns (each length at most cols), with random values.
+CsrMatrix rows_of_lengths(index_t rows, index_t cols, const std::vector<index_t>& lengths, std::uint64_t seed);
+
 }  // namespace spmv::test

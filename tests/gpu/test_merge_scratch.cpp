@@ -9,12 +9,12 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
 #include <random>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "matrix_cases.hpp"
 #include "sparse_test_support.hpp"
 #include "spmv/contract/plugin_table.hpp"
 #include "spmv/core/golden.hpp"
@@ -23,39 +23,6 @@
 
 namespace spmv::test {
 namespace {
-
-// A matrix whose row r holds lengths[r] distinct random columns of `cols`.
-CsrMatrix with_row_lengths(index_t cols, const std::vector<index_t>& lengths, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<index_t> column(0, cols - 1);
-  CsrMatrix a;
-  a.rows = static_cast<index_t>(lengths.size());
-  a.cols = cols;
-  std::vector<index_t> all(static_cast<std::size_t>(cols));
-  std::vector<char> taken(static_cast<std::size_t>(cols), 0);
-  for (const index_t length : lengths) {
-    std::vector<index_t> row;
-    if (length > cols / 4) {  // long: a prefix of a shuffle
-      std::iota(all.begin(), all.end(), 0);
-      std::shuffle(all.begin(), all.end(), rng);
-      row.assign(all.begin(), all.begin() + length);
-    } else {  // short: draws until `length` distinct columns
-      while (static_cast<index_t>(row.size()) < length) {
-        const index_t c = column(rng);
-        if (taken[static_cast<std::size_t>(c)] == 0) {
-          taken[static_cast<std::size_t>(c)] = 1;
-          row.push_back(c);
-        }
-      }
-      for (const index_t c : row) taken[static_cast<std::size_t>(c)] = 0;
-    }
-    std::sort(row.begin(), row.end());
-    a.col_idx.insert(a.col_idx.end(), row.begin(), row.end());
-    a.row_ptr.push_back(a.nnz());
-  }
-  a.values = random_vector(a.col_idx.size(), seed + 1);
-  return a;
-}
 
 // Row lengths summing to the same total in a different order: the same
 // rows, columns and entries, different tile boundaries. Long rows (spanning
@@ -104,9 +71,9 @@ TEST_P(MergeScratchTest, ScratchLeftByAnotherMatrixOfTheSameShape) {
   const std::uint64_t seed = fresh_seed();
   SPMV_TRACE_SEED(seed);
   std::vector<index_t> lengths = mixed_lengths(seed);
-  const CsrMatrix a = with_row_lengths(30'000, lengths, seed + 2);
+  const CsrMatrix a = rows_of_lengths(static_cast<index_t>(lengths.size()), 30'000, lengths, seed + 2);
   std::reverse(lengths.begin(), lengths.end());
-  const CsrMatrix b = with_row_lengths(30'000, lengths, seed + 3);
+  const CsrMatrix b = rows_of_lengths(static_cast<index_t>(lengths.size()), 30'000, lengths, seed + 3);
   ASSERT_EQ(a.nnz(), b.nnz());
   const CsrBuffers a_uploaded = upload(MemorySpace::kDevice, a);
   const CsrBuffers b_uploaded = upload(MemorySpace::kDevice, b);
@@ -122,7 +89,8 @@ TEST_P(MergeScratchTest, ScratchLeftByAnotherMatrixOfTheSameShape) {
 TEST_P(MergeScratchTest, ScratchOfArbitraryWords) {
   const std::uint64_t seed = fresh_seed();
   SPMV_TRACE_SEED(seed);
-  const CsrMatrix a = with_row_lengths(30'000, mixed_lengths(seed), seed + 1);
+  const std::vector<index_t> lengths = mixed_lengths(seed);
+  const CsrMatrix a = rows_of_lengths(static_cast<index_t>(lengths.size()), 30'000, lengths, seed + 1);
   const CsrBuffers uploaded = upload(MemorySpace::kDevice, a);
   const std::size_t bytes = (std::max<std::size_t>(kernel_->scratch_size(&uploaded.view), 4) + 3) / 4 * 4;
   RawBuffer scratch(MemorySpace::kDevice, bytes);
