@@ -31,19 +31,28 @@ struct CsrVectorGroup {
 inline constexpr std::array<CsrVectorGroup, 4> kCsrVectorGroups{{{2, 2}, {4, 4}, {8, 8}, {16, 16}}};
 inline constexpr int kCsrVectorMaxGroup = 32;
 
-// csr_merge and coo_segmented: threads per block and work items per thread.
-// A block's tile has kMergeThreads * kMergeItems slots (csr_merge: row
-// ends plus entries along the merge path, a warp's worth fewer items than
-// slots so that its entries load line-aligned; coo_segmented: entries);
-// the tile is staged in shared memory (4 bytes an item), so 256 x 8 takes
-// 8 KiB and leaves room for eight resident blocks per SM.
-// Measured on the H100 (spmv-bench suite): 256 x 8 with eight resident
-// blocks asked of the compiler (__launch_bounds__, at most 32 registers)
-// beat 256 x 4, 128 x 8 and 128 x 16 by 2-25% on the regular matrices and
-// came within 4% of the best of them on the others.
-inline constexpr int kMergeThreads = 256;
-inline constexpr int kMergeItems = 8;
-inline constexpr int kMergeMinBlocks = 8;
+// csr_merge: threads per block, work items per thread and resident blocks
+// asked of the compiler. A block's tile has kMergeThreads * kMergeItems
+// slots for row ends plus entries along the merge path, a warp's worth fewer
+// items than slots so that its entries load line-aligned (2528 items in
+// 2560 slots), staged in shared memory at 4 bytes an item.
+// Measured on the H100 (spmv-bench suite, speedups over cuSPARSE ALG1 on
+// stencil2d, stencil27, stencil7, banded; random, powerlaw, shortrows and
+// longrows stayed within 0.99-1.07x for every shape below):
+// - 512 x 5, four blocks (32 registers): 1.16/1.05/1.08/1.09x, geometric
+//   mean over the suite 1.05x;
+// - 256 x 5, eight blocks: 1.18/1.04/1.10/1.09x, but 0.99x on powerlaw;
+// - 384 x 5, five blocks: 1.16/1.04/1.07/1.08x; 512 x 4: 1.11/1.04/1.03/1.08x;
+// - 256 x 8, eight blocks (the earlier choice): 1.00/1.02/1.00/1.10x; with
+//   eight items a thread holds 16 registers of entries, and at 32 registers
+//   the compiler issues the tile's row-pointer loads and x gathers in
+//   dependent batches (Nsight Compute: 30% of stall samples on the second
+//   row-pointer load);
+// - 256 x 16, 128 x 16, 512 x 3, 512 x 6 and 1024 x 2: 0.64-0.98x on some
+//   regular matrix.
+inline constexpr int kMergeThreads = 512;
+inline constexpr int kMergeItems = 5;
+inline constexpr int kMergeMinBlocks = 4;
 // csr_merge: a tile whose rows all hold at most this many of its entries is
 // summed a thread per row (coalesced stores, no scan); otherwise by walking
 // the merge path.
@@ -52,6 +61,8 @@ inline constexpr int kMergeShortRow = 32;
 // side of where even rows would put the tile's ends; the others lie 2, 4, ...
 // 2^15 times as far.
 inline constexpr std::int64_t kMergeSearchStep = 4;
+// coo_segmented: threads per block and entries per thread; its tile of
+// 2048 entries is staged in shared memory (8 KiB) with eight resident blocks.
 inline constexpr int kCooThreads = 256;
 inline constexpr int kCooItems = 8;
 

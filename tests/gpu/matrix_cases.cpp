@@ -114,7 +114,7 @@ const std::vector<MatrixCase>& matrix_cases() {
       {"wide_band", [](std::uint64_t seed) { return gen::banded(3000, 60, seed); }},
       {"block_diagonal", [](std::uint64_t seed) { return gen::block_diagonal(50, 40, seed); }},
       // The load-balanced kernels cut work into tiles of 2048 items
-      // (coo_segmented) and 2016 (csr_merge, 32 fewer than its 2048 slots):
+      // (coo_segmented) and 2528 (csr_merge, 32 fewer than its 2560 slots):
       // one row spanning some 1500 tiles;
       // whole tiles of empty rows; rows that end exactly at, just before
       // and just after tile boundaries (a row of n entries is n + 1 merge
@@ -129,7 +129,7 @@ const std::vector<MatrixCase>& matrix_cases() {
       {"rows_at_tile_edges",
        [](std::uint64_t seed) {
          return rows_of_lengths(60, 9000,
-                                {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2015, 2014, 2016, 4031}, seed);
+                                {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2527, 2526, 2528, 5055, 2016}, seed);
        }},
       // More rows than one grid has threads: one thread per row loops.
       {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},

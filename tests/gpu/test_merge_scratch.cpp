@@ -26,13 +26,13 @@ namespace {
 
 // Row lengths summing to the same total in a different order: the same
 // rows, columns and entries, different tile boundaries. Long rows (spanning
-// several 2048-item tiles), runs of empty rows and short rows.
+// several of csr_merge's tiles), runs of empty rows and short rows.
 std::vector<index_t> mixed_lengths(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::vector<index_t> lengths;
   std::uniform_int_distribution<index_t> short_row(0, 12);
   for (int i = 0; i < 6000; ++i) lengths.push_back(short_row(rng));
-  for (const index_t length : {5000, 9000, 2047, 2048, 0, 0, 0, 4097, 20000}) lengths.push_back(length);
+  for (const index_t length : {5000, 9000, 2527, 2528, 0, 0, 0, 5057, 20000}) lengths.push_back(length);
   std::shuffle(lengths.begin(), lengths.end(), rng);
   return lengths;
 }
