@@ -37,8 +37,8 @@ inline constexpr int kCsrVectorMaxGroup = 32;
 // items than slots so that its entries load line-aligned (2528 items in
 // 2560 slots), staged in shared memory at 4 bytes an item.
 // Measured on the H100 (spmv-bench suite, speedups over cuSPARSE ALG1 on
-// stencil2d, stencil27, stencil7, banded; random, powerlaw, shortrows and
-// longrows stayed within 0.99-1.07x for every shape below):
+// stencil2d, stencil27, stencil7, banded; on random, powerlaw, shortrows
+// and longrows the first five shapes below stayed within 0.99-1.07x):
 // - 512 x 5, four blocks (32 registers): 1.16/1.05/1.08/1.09x, geometric
 //   mean over the suite 1.05x;
 // - 256 x 5, eight blocks: 1.18/1.04/1.10/1.09x, but 0.99x on powerlaw;
@@ -48,8 +48,8 @@ inline constexpr int kCsrVectorMaxGroup = 32;
 //   the compiler issues the tile's row-pointer loads and x gathers in
 //   dependent batches (Nsight Compute: 30% of stall samples on the second
 //   row-pointer load);
-// - 256 x 16, 128 x 16, 512 x 3, 512 x 6 and 1024 x 2: 0.64-0.98x on some
-//   regular matrix.
+// - 256 x 16, 128 x 16, 512 x 3 and 512 x 6: 0.85-0.92x at their worst
+//   regular matrix; 1024 x 2: 0.64-0.90x on all but shortrows.
 inline constexpr int kMergeThreads = 512;
 inline constexpr int kMergeItems = 5;
 inline constexpr int kMergeMinBlocks = 4;
