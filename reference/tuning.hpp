@@ -62,15 +62,17 @@ inline constexpr int kMergeShortRow = 32;
 // 2^15 times as far.
 inline constexpr std::int64_t kMergeSearchStep = 4;
 // coo_segmented: threads per block and entries per thread; its tile of
-// 2048 entries is staged in shared memory (8 KiB) with eight resident blocks.
+// 2048 entries is staged in shared memory (8 KiB), which leaves room for
+// eight resident blocks per SM.
 inline constexpr int kCooThreads = 256;
 inline constexpr int kCooItems = 8;
 
 // csr_stream's row blocks (also one of auto's candidates): threads per
 // block, entries a thread stages (the stage holds kRowBlockThreads *
 // kRowBlockItems), most rows a block takes, and resident blocks asked of the
-// compiler. The shape of csr_merge's tiles; on the H100, 256 x 16 with four
-// blocks per SM was 0-15% slower on every suite matrix.
+// compiler. The earlier shape of csr_merge's tiles (256 x 8; 512 x 5 is not
+// measured here); on the H100, 256 x 16 with four blocks per SM was 0-15%
+// slower on every suite matrix.
 inline constexpr int kRowBlockThreads = 256;
 inline constexpr int kRowBlockItems = 8;
 inline constexpr int kRowBlockMaxRows = 2 * kRowBlockThreads - 1;
