@@ -17,12 +17,13 @@
 #   SPMV_GRADE_CONFIG    an spmv-grade --config file, e.g. holding a
 #                        secret-seed for hidden runs (default: none)
 #
-# Each test runs spmv-grade on its row alone (--kernel K --case C), writing
-# the row to <build>/grading/rows/ (the first to run also leaves the GPU's
-# measured copy bandwidth there, gpu-probe.json, for the others to reuse;
-# grade.setup empties the folder, so each grading measures afresh); the
-# final step (fixture cleanup, so it also runs after a filtered
-# `ctest -L ...`) writes <build>/grading/results.json and summary.md.
+# Each test runs spmv-grade on its row alone (--kernel K --case C, with every
+# case folder), writing the row to <build>/grading/rows/ (the first to run
+# also leaves the GPU's measured copy bandwidth there, gpu-probe.json, for
+# the others to reuse; grade.setup empties the folder, so each grading
+# measures afresh); the final step (fixture cleanup, so it also runs after
+# a filtered `ctest -L ...`) writes <build>/grading/results.json and
+# summary.md.
 # Without a GPU every row test exits 77 and CTest shows it as skipped.
 # Tests hold the RESOURCE_LOCK spmv_gpu: rows are timed one at a time even
 # under ctest -j.
@@ -64,21 +65,29 @@ function(_spmv_case_names dir out_var)
   set(${out_var} "${names}" PARENT_SCOPE)
 endfunction()
 
-# Kernels of weight > 0 in the policy's [kernels] section, in order.
+# Kernels of weight > 0 in the policy's [kernels] section, in order. A
+# policy without a [kernels] section grades the default policy's kernels,
+# as spmv-grade does.
 function(_spmv_policy_kernels policy out_var)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${policy}")
   file(STRINGS "${policy}" lines)
   set(section "")
   set(kernels "")
+  set(names_kernels FALSE)
   foreach(line IN LISTS lines)
     if(line MATCHES "^[ \t]*\\[[ \t]*([^] \t]+)[ \t]*\\]")
       set(section "${CMAKE_MATCH_1}")
     elseif(section STREQUAL "kernels" AND line MATCHES "^[ \t]*([A-Za-z0-9_]+)[ \t]*=[ \t]*([0-9.eE+-]+)")
+      set(names_kernels TRUE)
       if(CMAKE_MATCH_2 GREATER 0)
         list(APPEND kernels "${CMAKE_MATCH_1}")
       endif()
     endif()
   endforeach()
+  set(default_policy "${PROJECT_SOURCE_DIR}/grader/policy/default-policy.ini")
+  if(NOT names_kernels AND NOT policy STREQUAL default_policy)
+    _spmv_policy_kernels("${default_policy}" kernels)
+  endif()
   set(${out_var} "${kernels}" PARENT_SCOPE)
 endfunction()
 
@@ -132,14 +141,24 @@ function(spmv_register_grading)
   # Loading a large case and starting CUDA come on top of the row's limit.
   math(EXPR test_timeout "${SPMV_GRADE_TIMEOUT} + 120")
 
-  set(set_labels "")
-  set(row_tests "")
+  # Every row sees every case folder (and picks its case with --case), so
+  # that the policy's [case.<name>] sections are checked against all of
+  # them and a name used in two folders is refused, as in a direct run.
+  set(case_dirs "")
+  set(all_cases_args "")
   foreach(cases_dir IN LISTS SPMV_CASES)
     get_filename_component(cases_dir "${cases_dir}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
     if(NOT IS_DIRECTORY "${cases_dir}")
       message(WARNING "SPMV_CASES: ${cases_dir} is not a folder; no grading tests for it")
       continue()
     endif()
+    list(APPEND case_dirs "${cases_dir}")
+    list(APPEND all_cases_args --cases "${cases_dir}")
+  endforeach()
+
+  set(set_labels "")
+  set(row_tests "")
+  foreach(cases_dir IN LISTS case_dirs)
     if(cases_dir STREQUAL "${PROJECT_SOURCE_DIR}/testcases/public")
       set(set_label public)
     else()
@@ -152,7 +171,7 @@ function(spmv_register_grading)
         set(test_name "grade.${set_label}.${kernel}.${case}")
         add_test(NAME "${test_name}"
           COMMAND spmv-grade ${common_args}
-            --cases "${cases_dir}" --case "${case}" --kernel "${kernel}"
+            ${all_cases_args} --case "${case}" --kernel "${kernel}"
             --journal "${rows_dir}/${set_label}.${kernel}.${case}.jsonl")
         set_tests_properties("${test_name}" PROPERTIES
           LABELS "grade;${kernel};${set_label}"

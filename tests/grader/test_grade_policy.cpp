@@ -50,28 +50,82 @@ TEST(PolicyFile, ReadsEveryKey) {
   EXPECT_EQ(policy.case_weight("other", 0.5), 0.5) << "the manifest's weight otherwise";
 }
 
-TEST(PolicyFile, ErrorsNameTheFileAndTheKey) {
-  const std::vector<std::pair<std::string, std::string>> bad{
-      {"totl_points = 3\n", "totl_points"},
-      {"[speedup]\nfull_credit_at = fast\n", "speedup.full_credit_at"},
-      {"correctness_share = 1.5\n", "correctness_share"},
-      {"total_points = 0\n", "total_points"},
-      {"[kernels]\ncoo = -1\n", "kernels.coo"},
-      {"[speedup]\nfull_credit_at = 0.2\n", "no_credit_below"},
-      {"[case.x]\nvisibility = secret\n", "case.x.visibility"},
-      {"[case.x]\ncolour = red\n", "case.x.colour"},
-      {"[kernels]\ncoo = 1\ncoo = 2\n", "kernels.coo"},
+TEST(PolicyFile, KeysLeftOutKeepTheirDefaults) {
+  const Policy& defaults = default_policy();
+  const Policy points_only = parse_policy("total_points = 40\n", "points.ini");
+  EXPECT_EQ(points_only.total_points, 40);
+  EXPECT_EQ(points_only.graded_kernels(), defaults.graded_kernels()) << "no [kernels] section: the default six";
+  for (const auto& kernel : defaults.graded_kernels()) EXPECT_EQ(points_only.kernel_weight(kernel), 1) << kernel;
+  EXPECT_EQ(points_only.graded_kernels().size(), 6U);
+  EXPECT_EQ(points_only.correctness_share, defaults.correctness_share);
+  EXPECT_EQ(points_only.band.full_credit_at, defaults.band.full_credit_at);
+  EXPECT_EQ(points_only.band.no_credit_below, defaults.band.no_credit_below);
+
+  const Policy band_top_only = parse_policy("[speedup]\nfull_credit_at = 1.5\n", "band.ini");
+  EXPECT_EQ(band_top_only.band.full_credit_at, 1.5);
+  EXPECT_EQ(band_top_only.band.no_credit_below, defaults.band.no_credit_below);
+  EXPECT_EQ(band_top_only.total_points, defaults.total_points);
+  EXPECT_EQ(band_top_only.graded_kernels().size(), 6U);
+
+  const Policy cases_only = parse_policy("[case.big]\nweight = 2\n", "cases.ini");
+  EXPECT_EQ(cases_only.graded_kernels(), defaults.graded_kernels());
+  EXPECT_EQ(cases_only.case_weight("big", 1), 2);
+}
+
+TEST(PolicyFile, AKernelsSectionReplacesTheDefaultList) {
+  const Policy policy = parse_policy("[kernels]\njds = 2\ncsr_vector = 1\n", "two.ini");
+  EXPECT_EQ(policy.graded_kernels(), (std::vector<std::string>{"jds", "csr_vector"}));
+  EXPECT_EQ(policy.kernel_weight("jds"), 2);
+}
+
+TEST(PolicyFile, ErrorsNameTheFileTheLineAndTheKey) {
+  struct Bad {
+    std::string text, key;
+    int line;
   };
-  for (const auto& [text, key] : bad) {
+  const std::vector<Bad> bad{
+      {"totl_points = 3\n", "totl_points", 1},
+      {"# the band\n\n[speedup]\nfull_credit_at = fast\n", "speedup.full_credit_at", 4},
+      {"correctness_share = 1.5\n", "correctness_share", 1},
+      {"total_points = 0\n", "total_points", 1},
+      {"[kernels]\ncoo = -1\n", "kernels.coo", 2},
+      {"[speedup]\nno_credit_below = 0.5\nfull_credit_at = 0.2\n", "no_credit_below", 2},
+      {"[case.x]\nvisibility = secret\n", "case.x.visibility", 2},
+      {"[case.x]\ncolour = red\n", "case.x.colour", 2},
+      {"[kernels]\ncoo = 1\ncoo = 2\n", "kernels.coo", 3},
+      {"total_points = 100\njust some words\n", "just some words", 2},
+      {"[kernels\ncoo = 1\n", "[kernels", 1},
+      {"[kernels]\ncoo = 0\nell = 0\n", "weight 0", 0},
+  };
+  for (const auto& [text, key, line] : bad) {
     try {
       parse_policy(text, "my-policy.ini");
       ADD_FAILURE() << "accepted: " << text;
     } catch (const PolicyError& e) {
       const std::string message = e.what();
-      EXPECT_NE(message.find("my-policy.ini"), std::string::npos) << message;
+      const std::string where = line > 0 ? "my-policy.ini:" + std::to_string(line) + ": " : "my-policy.ini: ";
+      EXPECT_EQ(message.rfind(where, 0), 0U) << "expected it to start with " << where << ": " << message;
       EXPECT_NE(message.find(key), std::string::npos) << message;
     }
   }
+}
+
+TEST(PolicyFile, CaseSectionsMustNameALoadedCase) {
+  const Policy policy =
+      parse_policy("total_points = 10\n[case.poisson]\nweight = 2\n\n[case.poison]\nvisibility = hidden\n",
+                   "course.ini");
+  EXPECT_NO_THROW(policy.check_case_names({"poisson", "poison", "other"}, "--cases here"));
+  try {
+    policy.check_case_names({"poisson", "other"}, "--cases testcases/public");
+    ADD_FAILURE() << "a section naming no case was accepted";
+  } catch (const PolicyError& e) {
+    const std::string message = e.what();
+    EXPECT_EQ(message.rfind("course.ini:6: case.poison.visibility: no case named poison in --cases testcases/public", 0),
+              0U)
+        << message;
+    EXPECT_NE(message.find("poisson, other"), std::string::npos) << "the message lists the cases: " << message;
+  }
+  EXPECT_NO_THROW(default_policy().check_case_names({}, "--cases empty"));
 }
 
 TEST(SpeedupBand, LinearBetweenTheEdges) {

@@ -83,11 +83,16 @@ void probe_plugins(const Options& options, const Defaults& defaults, Setup& setu
 }
 
 std::vector<std::string> choose_kernels(const Options& options, const Setup& setup) {
+  // A kernel the policy lists is a mistake of the policy file, named there.
+  for (const auto& [kernel, weight] : setup.policy.kernel_weights) {
+    if (setup.reference.find(kernel) == nullptr) {
+      throw UsageError("--policy: " + setup.policy.locate("kernels." + kernel) + ": the reference " +
+                       setup.reference.path.string() + " has no kernel named " + kernel + " (it has: " +
+                       setup.reference.kernel_names() + ")");
+    }
+  }
   std::vector<std::string> kernels = options.kernels;
   if (kernels.empty()) kernels = setup.policy.graded_kernels();
-  if (kernels.empty()) {
-    for (const auto& kernel : setup.reference.kernels) kernels.push_back(kernel.name);
-  }
   for (const auto& kernel : kernels) {
     if (setup.reference.find(kernel) == nullptr) {
       throw UsageError("--kernel " + kernel + ": the reference " + setup.reference.path.string() +
@@ -125,6 +130,16 @@ std::vector<CaseEntry> load_all_cases(const Options& options) {
   }
   if (entries.empty() && !options.case_filters.empty()) {
     throw UsageError("--case: no case matches (cases: " + (all_names.empty() ? "none" : all_names) + ")");
+  }
+  // A [case.<name>] section of the policy must name one of these cases.
+  std::vector<std::string> names;
+  std::string sources;
+  for (const auto& [name, source] : source_of) names.push_back(name);
+  for (const auto& source : options.cases) sources += (sources.empty() ? "--cases " : ", ") + source.string();
+  try {
+    policy_of(options).check_case_names(names, sources);
+  } catch (const PolicyError& e) {
+    throw UsageError(std::string("--policy: ") + e.what());
   }
   return entries;
 }

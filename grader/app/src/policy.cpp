@@ -4,24 +4,77 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
-#include <set>
 #include <sstream>
-
-#include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
 
 namespace spmv::grade {
 namespace {
 
 constexpr std::string_view kCasePrefix = "case.";
 constexpr std::string_view kKernelPrefix = "kernels.";
+constexpr std::string_view kBlanks = " \t\r";
 
+std::string trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(kBlanks);
+  if (first == std::string_view::npos) return {};
+  return std::string(text.substr(first, text.find_last_not_of(kBlanks) - first + 1));
+}
+
+// Reads the file's keys over a base policy (the default), so a key the
+// file leaves out keeps the base's value; the base's kernel list is kept
+// only when the file names no kernel at all.
 class PolicyReader {
  public:
-  explicit PolicyReader(std::string source) { policy_.source = std::move(source); }
+  PolicyReader(const Policy& base, std::string source) : policy_(base) {
+    policy_.source = std::move(source);
+    policy_.lines.clear();
+    policy_.cases.clear();
+  }
 
+  // The syntax of Boost.Program_options' configuration files, read here
+  // line by line so that every error can name its line.
+  void read(const std::string& text) {
+    std::istringstream lines(text);
+    std::string section;
+    int number = 0;
+    for (std::string raw; std::getline(lines, raw);) {
+      ++number;
+      line_ = number;
+      const std::string line = trimmed(std::string_view(raw).substr(0, raw.find('#')));
+      if (line.empty()) continue;
+      if (line.front() == '[') {
+        if (line.back() != ']' || trimmed(line.substr(1, line.size() - 2)).empty()) {
+          fail_line("a section header '[name]'", line);
+        }
+        section = trimmed(line.substr(1, line.size() - 2)) + ".";
+        continue;
+      }
+      const auto equals = line.find('=');
+      if (equals == std::string::npos || trimmed(line.substr(0, equals)).empty()) {
+        fail_line("'key = value' or '[section]'", line);
+      }
+      apply(section + trimmed(line.substr(0, equals)), trimmed(line.substr(equals + 1)));
+    }
+    line_ = 0;
+  }
+
+  Policy finish() {
+    if (file_names_kernels_ && policy_.graded_kernels().empty()) {
+      throw PolicyError(policy_.source + ": [kernels] gives every kernel weight 0, so no kernel would be graded");
+    }
+    if (policy_.band.no_credit_below >= policy_.band.full_credit_at) {
+      const std::string key =
+          policy_.lines.count("speedup.no_credit_below") != 0 ? "speedup.no_credit_below" : "speedup.full_credit_at";
+      throw PolicyError(where(key) + ": speedup.no_credit_below (" + format(policy_.band.no_credit_below) +
+                        ") must be below speedup.full_credit_at (" + format(policy_.band.full_credit_at) + ")");
+    }
+    return std::move(policy_);
+  }
+
+ private:
   void apply(const std::string& key, const std::string& text) {
-    if (!seen_.insert(key).second) fail(key, "is given twice");
+    if (!policy_.lines.emplace(key, line_).second) {
+      fail(key, "is given twice (first on line " + std::to_string(policy_.lines.at(key)) + ")");
+    }
     if (key == "total_points") {
       policy_.total_points = number(key, text, 0, 1e9, false);
     } else if (key == "correctness_share") {
@@ -31,6 +84,8 @@ class PolicyReader {
     } else if (key == "speedup.no_credit_below") {
       policy_.band.no_credit_below = number(key, text, 0, 1e6, true);
     } else if (key.starts_with(kKernelPrefix) && key.size() > kKernelPrefix.size()) {
+      if (!file_names_kernels_) policy_.kernel_weights.clear();
+      file_names_kernels_ = true;
       policy_.kernel_weights.emplace_back(key.substr(kKernelPrefix.size()), number(key, text, 0, 1e9, true));
     } else if (key.starts_with(kCasePrefix)) {
       apply_case(key, text);
@@ -40,17 +95,18 @@ class PolicyReader {
     }
   }
 
-  Policy finish() {
-    if (policy_.band.no_credit_below >= policy_.band.full_credit_at) {
-      throw PolicyError(policy_.source + ": speedup.no_credit_below (" + format(policy_.band.no_credit_below) +
-                        ") must be below speedup.full_credit_at (" + format(policy_.band.full_credit_at) + ")");
-    }
-    return std::move(policy_);
+  [[nodiscard]] std::string where(const std::string& key) const {
+    const auto it = policy_.lines.find(key);
+    return policy_.source + (it != policy_.lines.end() ? ":" + std::to_string(it->second) : std::string());
   }
 
- private:
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
-    throw PolicyError(policy_.source + ": " + key + " " + problem);
+    throw PolicyError(policy_.source + ":" + std::to_string(line_) + ": " + key + " " + problem);
+  }
+
+  [[noreturn]] void fail_line(const std::string& expected, const std::string& found) const {
+    throw PolicyError(policy_.source + ":" + std::to_string(line_) + ": expected " + expected + ", found '" + found +
+                      "'");
   }
 
   static std::string format(double value) {
@@ -77,9 +133,9 @@ class PolicyReader {
 
   void apply_case(const std::string& key, const std::string& text) {
     const std::size_t dot = key.rfind('.');
+    if (dot <= kCasePrefix.size()) fail(key, "needs a section [case.<name>]");
     const std::string name = key.substr(kCasePrefix.size(), dot - kCasePrefix.size());
     const std::string field = key.substr(dot + 1);
-    if (dot < kCasePrefix.size() || name.empty()) fail(key, "needs a section [case.<name>]");
     if (field == "weight") {
       policy_.cases[name].weight = number(key, text, 0, 1e9, true);
     } else if (field == "visibility") {
@@ -93,8 +149,15 @@ class PolicyReader {
   }
 
   Policy policy_;
-  std::set<std::string> seen_;
+  int line_ = 0;
+  bool file_names_kernels_ = false;
 };
+
+Policy parse_over(const Policy& base, const std::string& text, const std::string& source) {
+  PolicyReader reader(base, source);
+  reader.read(text);
+  return reader.finish();
+}
 
 }  // namespace
 
@@ -129,27 +192,35 @@ std::string Policy::case_visibility(const std::string& case_name, const std::str
   return it != cases.end() && it->second.visibility ? *it->second.visibility : manifest_visibility;
 }
 
+std::string Policy::locate(const std::string& key) const {
+  const auto it = lines.find(key);
+  return source + (it != lines.end() ? ":" + std::to_string(it->second) : std::string()) + ": " + key;
+}
+
+void Policy::check_case_names(const std::vector<std::string>& case_names, const std::string& where) const {
+  for (const auto& entry : cases) {
+    const std::string& name = entry.first;
+    if (std::find(case_names.begin(), case_names.end(), name) != case_names.end()) continue;
+    // The section's first key stands for the section.
+    std::string key;
+    for (const std::string field : {".weight", ".visibility"}) {
+      const auto it = lines.find("case." + name + field);
+      if (it != lines.end() && (key.empty() || it->second < lines.at(key))) key = it->first;
+    }
+    std::string known;
+    for (const auto& case_name : case_names) known += (known.empty() ? "" : ", ") + case_name;
+    throw PolicyError(locate(key) + ": no case named " + name + " in " + where +
+                      " (cases: " + (known.empty() ? "none" : known) + ")");
+  }
+}
+
 bool is_valid_visibility(const std::string& visibility) {
   return visibility == "visible" || visibility == "hidden" || visibility == "after_due_date" ||
          visibility == "after_published";
 }
 
 Policy parse_policy(const std::string& text, const std::string& source) {
-  namespace po = boost::program_options;
-  std::istringstream stream(text);
-  po::parsed_options parsed(nullptr);
-  try {
-    // Every key is taken as unregistered: the kernel and case keys are not
-    // known in advance, and PolicyReader checks each key itself.
-    parsed = po::parse_config_file(stream, po::options_description(), true);
-  } catch (const po::error& e) {
-    throw PolicyError(source + ": " + e.what());
-  }
-  PolicyReader reader(source);
-  for (const auto& option : parsed.options) {
-    reader.apply(option.string_key, option.value.empty() ? std::string() : option.value.front());
-  }
-  return reader.finish();
+  return parse_over(default_policy(), text, source);
 }
 
 Policy load_policy(const std::filesystem::path& path) {
@@ -161,7 +232,7 @@ Policy load_policy(const std::filesystem::path& path) {
 }
 
 const Policy& default_policy() {
-  static const Policy policy = parse_policy(default_policy_text(), "built-in default policy");
+  static const Policy policy = parse_over(Policy{}, default_policy_text(), "built-in default policy");
   return policy;
 }
 

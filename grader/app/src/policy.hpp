@@ -1,8 +1,13 @@
 // The scoring policy: which kernels are graded and how much each is worth,
 // the split between correctness and performance points, the speedup band,
 // and per-case weight and visibility overrides. Read from a file in the
-// configuration-file syntax of Boost.Program_options; the documented default
-// (grader/policy/default-policy.ini) is compiled into the grader.
+// configuration-file syntax of Boost.Program_options ("key = value" lines,
+// "[section]" headers prefixing the keys after them, '#' comments); the
+// documented default (grader/policy/default-policy.ini) is compiled into the
+// grader. A file is read over that default: every key it leaves out keeps
+// its default value, and without any [kernels] key the default's kernels
+// (the six a submission provides, one each) are graded; a [kernels] section
+// replaces the default's list as a whole.
 #pragma once
 
 #include <filesystem>
@@ -32,6 +37,8 @@ struct CaseOverride {
 
 struct Policy {
   std::string source;  // file name, or "built-in default policy"
+  // The line of each key the file gives ("kernels.coo", "case.big.weight").
+  std::map<std::string, int> lines;
   double total_points = 100;
   double correctness_share = 0.7;
   SpeedupBand band;
@@ -47,13 +54,22 @@ struct Policy {
   [[nodiscard]] double case_weight(const std::string& case_name, double manifest_weight) const;
   [[nodiscard]] std::string case_visibility(const std::string& case_name,
                                             const std::string& manifest_visibility) const;
+
+  // "<source>:<line>: <key>" for errors about a key the file gives.
+  [[nodiscard]] std::string locate(const std::string& key) const;
+  // Throws PolicyError naming the file, the line and the key of the first
+  // [case.<name>] section whose name is not in `case_names` (all the cases
+  // loaded; `where` says where they came from).
+  void check_case_names(const std::vector<std::string>& case_names, const std::string& where) const;
 };
 
 // Gradescope's test visibilities.
 bool is_valid_visibility(const std::string& visibility);
 
-// `source` names the text in errors. Unknown keys, malformed numbers and
-// out-of-range values throw PolicyError naming the source and the key.
+// Reads `text` over the default policy; `source` names it in errors.
+// Malformed lines, unknown or repeated keys, malformed numbers and
+// out-of-range values throw PolicyError naming the source, the line and the
+// key.
 Policy parse_policy(const std::string& text, const std::string& source);
 Policy load_policy(const std::filesystem::path& path);
 const Policy& default_policy();
