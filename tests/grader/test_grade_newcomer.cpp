@@ -70,5 +70,75 @@ TEST_F(Newcomer, UnknownCaseInThePolicyIsAnError) {
   EXPECT_EQ(selected.exit_code, 0) << context_;
 }
 
+// A --submission naming nothing is the caller's mistake: a usage error, no
+// report that would read as a student's zero.
+TEST_F(Newcomer, MissingSubmissionIsAUsageError) {
+  const auto missing = scratch_ / "build" / "libspmv_alice.so";
+  auto run = grade(missing, {"--quiet"});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("--submission " + missing.string() + ": no such file"), std::string::npos) << context_;
+  EXPECT_EQ(count_of(run.err, "\n"), 1U) << context_;
+  EXPECT_FALSE(std::filesystem::exists(output_dir() / "results.json")) << context_;
+
+  // The submission's folder instead of its plugin.
+  std::filesystem::create_directories(scratch_ / "alice");
+  run = grade(scratch_ / "alice", {"--quiet"});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("is a folder"), std::string::npos) << context_;
+  EXPECT_NE(run.err.find("tools/build-submission"), std::string::npos) << context_;
+}
+
+// A file that exists but does not load is the student's problem: every row
+// is a load error, and stderr says so even with --quiet.
+TEST_F(Newcomer, UnloadableSubmissionIsAVerdictAndSaidOnStderr) {
+  const auto broken = scratch_ / "libspmv_broken.so";
+  write_text(broken, "not a shared library\n");
+  const auto run = grade(broken, {"--quiet"});
+  EXPECT_EQ(run.exit_code, 1) << context_;
+  EXPECT_NE(run.err.find("the submission " + broken.string() + " cannot be loaded"), std::string::npos) << context_;
+  EXPECT_NE(run.err.find("load error"), std::string::npos) << context_;
+  const auto all_rows = rows();
+  ASSERT_EQ(all_rows.size(), 12U) << context_;
+  for (const auto& row : all_rows) EXPECT_EQ(verdict_of(row), "load_error") << context_;
+}
+
+// A broken case: the score line alone would hide it, so the console (with
+// or without --quiet) and the top of summary.md say that cases failed and
+// why the exit status is 3.
+TEST_F(Newcomer, CaseErrorsAreSaidProminently) {
+  write_text(cases_dir() / "broken.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n4 1 1.0\n");
+  for (const bool quiet : {false, true}) {
+    const auto run = grade(kHostReference, quiet ? std::vector<std::string>{"--kernel", "coo,ell", "--quiet"}
+                                                 : std::vector<std::string>{"--kernel", "coo,ell"});
+    EXPECT_EQ(run.exit_code, 3) << context_;
+    const auto note = run.out.find("SETUP PROBLEM");
+    ASSERT_NE(note, std::string::npos) << context_;
+    const std::string line = run.out.substr(note, run.out.find('\n', note) - note);
+    EXPECT_NE(line.find("1 case could not be used (broken: case error)"), std::string::npos) << line;
+    EXPECT_NE(line.find("exits with status 3"), std::string::npos) << line;
+  }
+  const std::string summary = read_text(output_dir() / "summary.md");
+  const auto note = summary.find("SETUP PROBLEM");
+  ASSERT_NE(note, std::string::npos) << summary;
+  EXPECT_LT(note, summary.find("| Kernel")) << "the note comes before the table\n" << summary;
+}
+
+// What students see of a case error (results.json) names the case, never
+// the folder it lies in; the instructor's console and logs keep the path.
+TEST_F(Newcomer, CaseErrorsShowStudentsNoFolderPath) {
+  write_text(cases_dir() / "broken.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n4 1 1.0\n");
+  const auto run = grade(kHostReference, {"--kernel", "coo", "--case", "broken"});
+  EXPECT_EQ(run.exit_code, 3) << context_;
+  const JsonValue report = results();
+  ASSERT_EQ(report.at("tests").as_array().size(), 1U) << context_;
+  const std::string output = report.at("tests").as_array()[0].at("output").as_string();
+  EXPECT_NE(output.find("case broken: broken.mtx:3: "), std::string::npos) << output;
+  EXPECT_EQ(read_text(output_dir() / "results.json").find(scratch_.path().string()), std::string::npos)
+      << read_text(output_dir() / "results.json");
+  EXPECT_NE(run.out.find(cases_dir().string() + "/broken.mtx:3: "), std::string::npos)
+      << "the console keeps the path\n" << context_;
+  EXPECT_NE(rows().at(0).at("summary").as_string().find(cases_dir().string()), std::string::npos) << context_;
+}
+
 }  // namespace
 }  // namespace spmv::test

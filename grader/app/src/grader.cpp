@@ -67,6 +67,7 @@ std::string file_name_part(const std::string& text) {
 }
 
 void probe_plugins(const Options& options, const Defaults& defaults, Setup& setup) {
+  check_submission_path(options);
   const double timeout = std::max(options.timeout_s, kMinimumProbeTimeout);
   setup.submission = probe_plugin(options.submission, true, timeout, logs_dir(options) / "probe-submission.log");
   const bool host_submission = setup.submission.loaded && setup.submission.memory == SPMV_MEMORY_HOST;
@@ -79,6 +80,11 @@ void probe_plugins(const Options& options, const Defaults& defaults, Setup& setu
     throw SetupError("the submission " + options.submission.string() + " works in " + where(setup.submission.memory) +
                      " memory but the reference " + reference_path.string() + " in " +
                      where(setup.reference.memory) + " memory; pass a --reference of the same kind");
+  }
+  // Said even with --quiet: the score alone would look like a student's zero.
+  if (!setup.submission.loaded && !options.list) {
+    std::cerr << "spmv-grade: the submission " << options.submission.string()
+              << " cannot be loaded, so every row is graded \"load error\": " << setup.submission.error << '\n';
   }
 }
 

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <charconv>
+#include <filesystem>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -170,6 +171,7 @@ std::optional<T> get(const po::variables_map& vm, const char* name) {
 Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   Options o;
   o.submission = get<std::string>(vm, "submission").value_or(defaults.student_plugin.string());
+  o.submission_given = vm.count("submission") != 0 && !vm["submission"].defaulted();
   if (auto v = get<std::string>(vm, "reference")) o.reference = *v;
   for (const auto& c : get<std::vector<std::string>>(vm, "cases").value_or(std::vector<std::string>{})) {
     o.cases.emplace_back(c);
@@ -221,6 +223,22 @@ void store_config_file(const std::string& path, const po::options_description& a
 }
 
 }  // namespace
+
+void check_submission_path(const Options& options) {
+  std::error_code error;
+  const auto status = std::filesystem::status(options.submission, error);
+  const std::string named =
+      options.submission_given ? "--submission " + options.submission.string()
+                               : "--submission (default: the student plugin " + options.submission.string() + ")";
+  if (!std::filesystem::exists(status)) {
+    throw UsageError(named + ": no such file" +
+                     (options.submission_given ? std::string() : "; build it first (cmake --build --preset dev)"));
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw UsageError(named + ": is a folder, not a plugin (.so); build a submission folder into a plugin with "
+                     "tools/build-submission DIR OUT.so");
+  }
+}
 
 Defaults defaults_for_executable(const std::filesystem::path& executable) {
   const auto bin = executable.parent_path();

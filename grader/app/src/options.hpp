@@ -33,6 +33,7 @@ Defaults defaults_for_executable(const std::filesystem::path& executable);
 
 struct Options {
   std::filesystem::path submission;
+  bool submission_given = false;  // by --submission, not the default
   std::optional<std::filesystem::path> reference;  // unset: by the submission's memory space
   std::vector<std::filesystem::path> cases;
   std::vector<std::string> kernels;       // empty: the policy's graded kernels
@@ -66,5 +67,11 @@ struct ParsedCommand {
 
 // Throws UsageError. argv[0] is skipped.
 ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaults& defaults);
+
+// A --submission that names no file, or a folder, is the caller's mistake
+// (a usage error), not a submission that scores 0; a file that exists but
+// does not load is the submission's own problem, judged row by row.
+// Throws UsageError.
+void check_submission_path(const Options& options);
 
 }  // namespace spmv::grade

@@ -34,6 +34,16 @@ std::vector<RowResult> in_report_order(std::vector<RowResult> rows);
 // "3 pass, 1 wrong, 2 not applicable"
 std::string verdict_counts(const std::vector<RowResult>& rows);
 
+// Rows that are "case error" or "grader error" make the run exit with 3:
+// a paragraph saying which and why the score is not final, for the top of
+// the reports. Empty when there are none.
+std::string setup_problems_note(const std::vector<RowResult>& rows);
+
+// `text` of a row as students may see it (results.json): in a case error,
+// every file path is cut to its last component, so a hidden case's folder
+// (/srv/hidden/...) never shows; the console and summary.md keep the paths.
+std::string student_visible(const RowResult& row, const std::string& text);
+
 // Console.
 std::string progress_line(const RowResult& row, std::size_t done, std::size_t total);
 std::string console_report(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);

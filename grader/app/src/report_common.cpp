@@ -36,6 +36,68 @@ std::string verdict_counts(const std::vector<RowResult>& rows) {
   return text.empty() ? "no rows" : text;
 }
 
+std::string setup_problems_note(const std::vector<RowResult>& rows) {
+  std::vector<std::string> broken_cases;
+  std::vector<std::string> grader_errors;
+  for (const auto& row : rows) {
+    if (row.verdict == Verdict::kCaseError &&
+        std::find(broken_cases.begin(), broken_cases.end(), row.case_name) == broken_cases.end()) {
+      broken_cases.push_back(row.case_name);
+    } else if (row.verdict == Verdict::kGraderError) {
+      grader_errors.push_back(row.kernel + " / " + row.case_name);
+    }
+  }
+  if (broken_cases.empty() && grader_errors.empty()) return {};
+  const auto listed = [](const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& name : names) text += (text.empty() ? "" : ", ") + name;
+    return text;
+  };
+  std::string text = "SETUP PROBLEM, the score is not final:";
+  if (!broken_cases.empty()) {
+    text += " " + std::to_string(broken_cases.size()) + (broken_cases.size() == 1 ? " case" : " cases") +
+            " could not be used (" + listed(broken_cases) + ": case error);";
+  }
+  if (!grader_errors.empty()) {
+    text += " " + std::to_string(grader_errors.size()) + (grader_errors.size() == 1 ? " row" : " rows") +
+            " could not be graded (" + listed(grader_errors) + ": grader error);";
+  }
+  text += " their rows are left out of the score and spmv-grade exits with status 3. The reasons are listed "
+          "with the rows; fix the cases (spmv-cases validate FOLDER checks them) and grade again.";
+  return text;
+}
+
+std::string student_visible(const RowResult& row, const std::string& text) {
+  if (row.verdict != Verdict::kCaseError) return text;
+  // A word ends at a blank, a quote, a ':' (file:line), a parenthesis or a
+  // comma. A path is a word that starts with '/', with "../", or with the
+  // --cases folder the case came from.
+  const auto ends_word = [](char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\'' || c == '"' || c == ':' || c == '(' || c == ')' ||
+           c == ',';
+  };
+  const auto is_path = [&](const std::string& word) {
+    return word.starts_with('/') || word.starts_with("../") ||
+           (!row.case_source.empty() && word.starts_with(row.case_source));
+  };
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    std::size_t end = i;
+    while (end < text.size() && !ends_word(text[end])) ++end;
+    if (end == i) {
+      out += text[i++];
+      continue;
+    }
+    const std::string word = text.substr(i, end - i);
+    const std::size_t slash = word.find_last_of('/');
+    const bool path = is_path(word) && slash != std::string::npos && slash + 1 < word.size();
+    out += path ? word.substr(slash + 1) : word;
+    i = end;
+  }
+  return out;
+}
+
 RowCells cells_of(const RowResult& row, const RowScore& score) {
   RowCells cells;
   cells.verdict = describe(row.verdict);

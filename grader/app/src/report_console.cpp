@@ -67,6 +67,7 @@ std::string console_report(const Policy& policy, const std::vector<RowResult>& u
   }
   if (info.copy_gbps) out << "\nDevice: " << info.device << ", copy bandwidth " << static_cast<long>(*info.copy_gbps) << " GB/s\n";
   for (const auto& note : info.notes) out << '\n' << note << '\n';
+  if (const std::string problems = setup_problems_note(rows); !problems.empty()) out << "\n!! " << problems << '\n';
   out << '\n' << score_line(summary, rows) << '\n';
   return out.str();
 }

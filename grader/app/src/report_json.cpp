@@ -12,8 +12,8 @@ namespace {
 double points(double value) { return std::round(value * 100) / 100; }
 
 std::string test_output(const RowResult& row) {
-  std::string text = row.summary;
-  if (!row.detail.empty()) text += "\n" + row.detail;
+  std::string text = student_visible(row, row.summary);
+  if (!row.detail.empty()) text += "\n" + student_visible(row, row.detail);
   if (!row.case_why.empty()) text += "\n\nThe case: " + row.case_why;
   const bool ran = row.verdict == Verdict::kPass || row.verdict == Verdict::kWrong || row.verdict == Verdict::kCrash ||
                    row.verdict == Verdict::kTimeout;

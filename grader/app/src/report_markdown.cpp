@@ -38,6 +38,7 @@ void write_header(std::ostringstream& out, const ScoreSummary& summary, const st
                   const RunInfo& info) {
   out << "# SpMV grading report\n\n";
   out << "**" << score_line(summary, rows) << "**\n\n";
+  if (const std::string problems = setup_problems_note(rows); !problems.empty()) out << "> **" << problems << "**\n\n";
   out << "- Submission: `" << info.submission << "`";
   if (!info.submission_name.empty()) out << " (plugin \"" << info.submission_name << "\")";
   out << "\n- Reference: `" << info.reference << "`\n";

@@ -78,6 +78,7 @@ void Reporter::finish(const std::vector<RowResult>& rows) {
       }
     } else {
       std::cout << score_line(summary, rows) << '\n';
+      if (const std::string problems = setup_problems_note(rows); !problems.empty()) std::cout << problems << '\n';
     }
     std::cout << std::flush;
     return;
