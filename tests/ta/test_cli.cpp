@@ -173,8 +173,9 @@ TEST_F(SpmvCases, InvalidFilesAreReportedWithFileAndLineAndTheRestIsChecked) {
     std::getline(fields >> std::ws, text);
     const std::string location =
         (cases / file).string() + (line_number > 0 ? ":" + std::to_string(line_number) : std::string()) + ": ";
-    EXPECT_NE(result.out.find(location), std::string::npos) << "no problem at " << location << "\n" << result.out;
-    EXPECT_NE(result.out.find(text), std::string::npos) << text;
+    EXPECT_NE(result.err.find(location), std::string::npos) << "no problem at " << location << "\n" << result.err;
+    EXPECT_NE(result.err.find(text), std::string::npos) << text;
+    EXPECT_EQ(result.out.find(location), std::string::npos) << "problems go to stderr only\n" << result.out;
     ++checked;
   }
   EXPECT_GT(checked, 10u) << "expected_errors.txt lists the invalid files";
@@ -191,7 +192,7 @@ TEST_F(SpmvCases, BrokenManifestNamesItsLineAndOtherFoldersAreStillChecked) {
 
   const RunResult result = run("validate '" + broken.string() + "' '" + fine.string() + "' " + cache_option());
   EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
-  EXPECT_NE(result.out.find((broken / "cases.ini").string() + ":3"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find((broken / "cases.ini").string() + ":3"), std::string::npos) << result.err;
   const auto words = words_of(row_of(result.out, "diag"));
   ASSERT_GE(words.size(), 4u) << result.out;
   EXPECT_EQ(words[3], "17");
@@ -206,7 +207,7 @@ TEST_F(SpmvCases, DuplicateCaseNamesAcrossFoldersAreAProblem) {
   write_random_case(second / "same.mtx", seed + 1);
   const RunResult result = run("validate '" + first.string() + "' '" + second.string() + "' " + cache_option());
   EXPECT_EQ(result.status, kExitProblems);
-  EXPECT_NE(result.out.find("case same is also in " + first.string()), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("case same is also in " + first.string()), std::string::npos) << result.err;
 }
 
 TEST_F(SpmvCases, RefusedFormatIsNotApplicableWithItsReason) {
@@ -279,7 +280,64 @@ TEST_F(SpmvCases, InspectOfAnInvalidFileNamesFileAndLine) {
   const fs::path file = kSourceDir / "testcases" / "invalid" / "row_out_of_range.mtx";
   const RunResult result = run("inspect '" + file.string() + "' --format none");
   EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
-  EXPECT_NE(result.out.find(file.string() + ":"), std::string::npos) << result.out;
+  EXPECT_NE(result.err.find("problem: " + file.string() + ":"), std::string::npos) << result.err;
+}
+
+// A folder that does not exist is one problem, counted as such in the
+// summary line, and listed on stderr.
+TEST_F(SpmvCases, ValidateOfAMissingFolderCountsItsProblem) {
+  const fs::path missing = dir_ / "no-such-folder";
+  const RunResult result = run("validate '" + missing.string() + "' " + cache_option());
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.out.find("0 cases checked, 0 with problems; 1 problem in all, listed on stderr\n"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.err.find("Problems (1):\n  " + missing.string() + ": no such case directory or file"),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.out.find("Problems"), std::string::npos) << result.out;
+}
+
+TEST_F(SpmvCases, InspectOutputMayNameAFolder) {
+  const fs::path file = dir_ / "kit.mtx";
+  std::ofstream(file) << "%%MatrixMarket matrix coordinate real general\n"
+                         "3 3 3\n1 1 3\n2 3 1\n3 2 2\n";
+  // A folder to be made: the trailing '/' says it is one.
+  const fs::path fresh = dir_ / "pictures";
+  RunResult result = run("inspect '" + file.string() + "' --size 32 --output '" + fresh.string() + "/'");
+  EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
+  for (const char* name : {"kit-spy.png", "kit-rows.png"}) {
+    EXPECT_TRUE(fs::is_regular_file(fresh / name)) << name << "\n" << result.out;
+    EXPECT_NE(result.out.find("wrote " + (fresh / name).string() + "\n"), std::string::npos) << result.out;
+  }
+  EXPECT_FALSE(fs::exists(fresh / "-spy.png"));
+  // An existing folder, without the '/'.
+  const fs::path existing = dir_ / "existing";
+  fs::create_directories(existing);
+  result = run("inspect '" + file.string() + "' --size 32 --format svg --output '" + existing.string() + "'");
+  EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
+  EXPECT_TRUE(fs::is_regular_file(existing / "kit-spy.svg")) << result.out;
+  EXPECT_FALSE(fs::exists(dir_ / "existing-spy.svg"));
+  // Anything else is a prefix.
+  result = run("inspect '" + file.string() + "' --size 32 --output '" + (dir_ / "deeper" / "matrix").string() + "'");
+  EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
+  EXPECT_TRUE(fs::is_regular_file(dir_ / "deeper" / "matrix-spy.png")) << result.out;
+}
+
+TEST_F(SpmvCases, InspectOutputThatCannotBeMadeIsAProblemInPlainWords) {
+  const fs::path file = dir_ / "kit.mtx";
+  std::ofstream(file) << "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 3\n";
+  const fs::path blocker = dir_ / "a-file";
+  std::ofstream(blocker) << "not a folder\n";
+  const fs::path output = blocker / "sub" / "pictures";
+  const RunResult result = run("inspect '" + file.string() + "' --output '" + output.string() + "'");
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.err.find("problem: --output " + output.string() + ": cannot create the folder " +
+                            (blocker / "sub").string() + ": "),
+            std::string::npos)
+      << result.err;
+  EXPECT_EQ(result.err.find("filesystem error"), std::string::npos) << result.err;
+  EXPECT_EQ(occurrences(result.err, "\n"), 1u) << result.err;
 }
 
 TEST_F(SpmvCases, InspectOfASpecNeedsNoFile) {

@@ -45,14 +45,34 @@ CsrMatrix load_matrix(const InspectOptions& options) {
   return load_case_matrix(spec_case, options.common.cache_dir);
 }
 
+// --output names a folder when it ends with '/' or is an existing folder:
+// the pictures go inside it under the default prefix. Otherwise it is the
+// prefix itself, and its folder is created if needed.
+std::filesystem::path picture_prefix(const InspectOptions& options) {
+  if (!options.output) return default_prefix(options);
+  const std::string& output = options.output->string();
+  std::error_code error;
+  if (output.ends_with('/') || std::filesystem::is_directory(*options.output, error)) {
+    return *options.output / default_prefix(options);
+  }
+  return *options.output;
+}
+
 std::vector<std::filesystem::path> write_pictures(const CsrMatrix& csr, const MatrixStats& stats,
                                                   const InspectOptions& options) {
   if (options.formats.empty()) return {};
   const PictureSize spy = spy_size(csr.rows, csr.cols, options.size);
   const DensityRaster raster = density_raster(csr, spy);
   const PictureSize bars = histogram_size(options.size);
-  const std::filesystem::path prefix = options.output_prefix.value_or(default_prefix(options));
-  if (prefix.has_parent_path()) std::filesystem::create_directories(prefix.parent_path());
+  const std::filesystem::path prefix = picture_prefix(options);
+  if (prefix.has_parent_path()) {
+    std::error_code error;
+    std::filesystem::create_directories(prefix.parent_path(), error);
+    if (error) {
+      throw std::runtime_error("--output " + options.output->string() + ": cannot create the folder " +
+                               prefix.parent_path().string() + ": " + error.message());
+    }
+  }
   std::vector<std::filesystem::path> written;
   const auto path_of = [&](const char* picture, const char* extension) {
     return std::filesystem::path(prefix.string() + "-" + picture + extension);
@@ -75,7 +95,7 @@ std::vector<std::filesystem::path> write_pictures(const CsrMatrix& csr, const Ma
 
 }  // namespace
 
-int run_inspect(const InspectOptions& options, std::ostream& out) {
+int run_inspect(const InspectOptions& options, std::ostream& out, std::ostream& err) {
   const auto kernels = reference_kernels();
   CsrMatrix csr;
   try {
@@ -84,7 +104,7 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   } catch (const UsageError&) {
     throw;
   } catch (const std::exception& e) {
-    out << "problem: " << e.what() << '\n';
+    err << "problem: " << e.what() << '\n';
     return kExitProblems;
   }
   CheckOptions check_options;
@@ -97,11 +117,13 @@ int run_inspect(const InspectOptions& options, std::ostream& out) {
   print_histogram(out, check.stats.histogram);
   out << '\n';
   int status = check.problems.empty() ? kExitOk : kExitProblems;
-  for (const auto& problem : check.problems) out << "problem: " << problem << '\n';
+  out.flush();
+  for (const auto& problem : check.problems) err << "problem: " << problem << '\n';
   try {
     for (const auto& path : write_pictures(csr, check.stats, options)) out << "wrote " << path.string() << '\n';
   } catch (const std::exception& e) {
-    out << "problem: " << e.what() << '\n';
+    out.flush();
+    err << "problem: " << e.what() << '\n';
     status = kExitProblems;
   }
   return status;

@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
         std::cout << command.help_text;
         return kExitOk;
       case Subcommand::kValidate:
-        return run_validate(command.validate, std::cout);
+        return run_validate(command.validate, std::cout, std::cerr);
       case Subcommand::kInspect:
-        return run_inspect(command.inspect, std::cout);
+        return run_inspect(command.inspect, std::cout, std::cerr);
     }
   } catch (const UsageError& e) {
     std::cerr << "spmv-cases: " << e.what() << " (see spmv-cases " << (known_command ? command_name + " " : "")

@@ -40,7 +40,7 @@ Examples:
 
 Exit status:
   0   no problem found
-  1   some problem found (each printed with its file, and line where one applies)
+  1   some problem found (each printed on stderr with its file, and line where one applies)
   2   usage error: an unknown command, an unknown or malformed option
 )";
 
@@ -85,7 +85,8 @@ printed.
 Examples:
   spmv-cases inspect testcases/public/irregular_rows.mtx
       writes irregular_rows-spy.png and irregular_rows-rows.png in the current folder
-  spmv-cases inspect big.mtx.gz --format svg --output pictures/big --size 1024
+  spmv-cases inspect big.mtx.gz --format svg --output pictures/ --size 1024
+      writes pictures/big-spy.svg and pictures/big-rows.svg
   spmv-cases inspect --spec "stencil2d nx=256 ny=256 empty_fraction=0.1"
   spmv-cases inspect --spec "banded n=4096 half_bandwidth=8" --format none
       statistics only
@@ -113,9 +114,10 @@ void describe_inspect(po::options_description& d) {
   d.add_options()
       ("spec", po::value<std::string>()->value_name("SPEC"),
        "a generator spec instead of a file, e.g. \"stencil2d nx=512 ny=512 seed=3\"")
-      ("output,o", po::value<std::string>()->value_name("PREFIX"),
-       "write PREFIX-spy.<ext> and PREFIX-rows.<ext> (default: the file name without .mtx[.gz], or the spec, in "
-       "the current folder)")
+      ("output,o", po::value<std::string>()->value_name("PREFIX|DIR/"),
+       "write PREFIX-spy.<ext> and PREFIX-rows.<ext>, creating PREFIX's folder if needed; a DIR ending with '/', "
+       "or an existing folder, gets NAME-spy.<ext> and NAME-rows.<ext> inside it, NAME being the default prefix "
+       "(default: NAME in the current folder: the file name without .mtx[.gz], or the spec's words joined by _)")
       ("format", po::value<std::string>()->value_name("png|svg|both|none"), "picture format (default: png)")
       ("size", po::value<std::int64_t>()->value_name("PIXELS"), "longest side of the pictures (default: 512)");
 }
@@ -184,9 +186,9 @@ InspectOptions to_inspect(const po::variables_map& vm, const Defaults& defaults)
   if (files.size() == 1 && o.spec) throw UsageError("--spec: expected either a FILE or --spec, found both");
   if (files.empty() && !o.spec) throw UsageError("inspect: expected a FILE or --spec SPEC");
   if (files.size() == 1) o.file = files.front();
-  if (const auto prefix = get<std::string>(vm, "output")) {
-    require(!prefix->empty(), "output", "a path prefix", "an empty string");
-    o.output_prefix = *prefix;
+  if (const auto output = get<std::string>(vm, "output")) {
+    require(!output->empty(), "output", "a path prefix or a folder", "an empty string");
+    o.output = *output;
   }
   if (const auto formats = get<std::string>(vm, "format")) o.formats = parse_formats(*formats);
   if (const auto size = get<std::int64_t>(vm, "size")) {

@@ -47,7 +47,10 @@ struct InspectOptions {
   CommonOptions common;
   std::optional<std::filesystem::path> file;
   std::optional<std::string> spec;
-  std::optional<std::filesystem::path> output_prefix;  // default: from the file name or spec
+  // A prefix, or a folder (ends with '/' or exists) to write in under the
+  // default prefix; default: the default prefix (from the file name or
+  // spec) in the current folder.
+  std::optional<std::filesystem::path> output;
   std::vector<PictureFormat> formats{PictureFormat::kPng};
   std::uint32_t size = 512;
 };

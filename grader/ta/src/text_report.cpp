@@ -70,7 +70,7 @@ void CaseTable::print_header(std::ostream& out) const {
 void CaseTable::print_row(std::ostream& out, const CaseReport& report) const {
   out << std::left << std::setw(static_cast<int>(name_width_)) << report.name << std::right;
   if (!report.check) {
-    out << "  cannot be loaded (see problems below)\n";
+    out << "  cannot be loaded (see the problems, on stderr)\n";
     return;
   }
   const auto cells = stat_cells(report.check->stats);

@@ -65,7 +65,7 @@ void print_list(std::ostream& out, const char* title, const std::vector<std::str
 
 }  // namespace
 
-int run_validate(const ValidateOptions& options, std::ostream& out) {
+int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream& err) {
   const auto kernels = reference_kernels();
   CheckOptions check_options;
   check_options.limits.max_bytes = static_cast<std::size_t>(options.common.format_limit_bytes);
@@ -94,10 +94,17 @@ int run_validate(const ValidateOptions& options, std::ostream& out) {
     for (const auto& problem : report.problems) problems.push_back(problem);
   }
 
-  out << '\n' << cases.size() << " cases checked, " << cases_with_problems << " with problems";
-  out << (problems.empty() ? "; no problem found\n" : "\n");
+  // Problems of the folders and files given (one that cannot be loaded, a
+  // name in two folders) are counted with those of the cases.
+  out << '\n' << cases.size() << " cases checked, " << cases_with_problems << " with problems; ";
+  if (problems.empty()) {
+    out << "no problem found\n";
+  } else {
+    out << problems.size() << (problems.size() == 1 ? " problem" : " problems") << " in all, listed on stderr\n";
+  }
   print_list(out, "Not applicable", notes);
-  print_list(out, "Problems", problems);
+  out.flush();
+  print_list(err, "Problems", problems);
   return problems.empty() ? kExitOk : kExitProblems;
 }
 
