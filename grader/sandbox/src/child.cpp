@@ -1,0 +1,209 @@
+// The sandbox's side of spawn(), from clone() to execve(). See child.hpp for
+// the rules this code follows (no allocation, raw system calls).
+#include "child.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+
+namespace spmv::sandbox::detail {
+namespace {
+
+// The error pipe's current number (it moves when the fds are arranged).
+int g_error_fd = -1;
+
+void append(char* buffer, std::size_t size, std::size_t& used, const char* text) {
+  while (text != nullptr && *text != '\0' && used + 1 < size) buffer[used++] = *text++;
+  buffer[used] = '\0';
+}
+
+[[noreturn]] void fail(const char* step, const char* detail = nullptr) {
+  ChildError report{};
+  report.error = errno;
+  std::size_t used = 0;
+  append(report.step, sizeof report.step, used, step);
+  if (detail != nullptr) {
+    append(report.step, sizeof report.step, used, " ");
+    append(report.step, sizeof report.step, used, detail);
+  }
+  if (g_error_fd >= 0) {
+    [[maybe_unused]] const ssize_t written = write(g_error_fd, &report, sizeof report);
+  }
+  _exit(127);
+}
+
+std::size_t length(const char* text) {
+  std::size_t n = 0;
+  while (text[n] != '\0') ++n;
+  return n;
+}
+
+void write_file(const char* path, const char* text) {
+  const int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) fail("open", path);
+  const std::size_t n = length(text);
+  if (write(fd, text, n) != static_cast<ssize_t>(n)) fail("write", path);
+  close(fd);
+}
+
+pid_t raw_fork() { return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullptr, nullptr, nullptr, nullptr)); }
+
+// Remounts the bind mount at `path` read-only, keeping the flags the kernel
+// locks in a user namespace (nosuid, nodev, noexec, atime) as they are.
+void remount_read_only(const char* path) {
+  struct statvfs info{};
+  if (statvfs(path, &info) != 0) fail("statvfs", path);
+  unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
+  if (info.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+  if (info.f_flag & ST_NODEV) flags |= MS_NODEV;
+  if (info.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+  if (info.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+  if (info.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+  if (info.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+  if (mount(nullptr, path, nullptr, flags, nullptr) != 0) fail("remount read-only", path);
+}
+
+void set_up_mounts(const ChildPlan& plan) {
+  if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) fail("mount(/, MS_REC|MS_PRIVATE)");
+  // The new PID namespace's own /proc: other processes are not in it.
+  if (plan.mount_proc && mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
+    fail("mount proc on /proc");
+  }
+  for (int i = 0; i < plan.hidden_count; ++i) {
+    const HiddenPath& hidden = plan.hidden[i];
+    if (hidden.is_folder) {
+      if (mount("tmpfs", hidden.path, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=4k,mode=000") != 0) {
+        fail("mount an empty tmpfs over", hidden.path);
+      }
+    } else {
+      if (mount("/dev/null", hidden.path, nullptr, MS_BIND, nullptr) != 0) fail("bind /dev/null over", hidden.path);
+      remount_read_only(hidden.path);
+    }
+  }
+}
+
+// fds 0, 1, 2, the passed fds from 3 on, then the error pipe (and init's
+// status pipe) right after them; every other fd closed. Returns the first
+// fd after them.
+int arrange_fds(const ChildPlan& plan) {
+  const int count = 3 + plan.pass_count + 1 + (plan.status_fd >= 0 ? 1 : 0);
+  int sources[3 + 64 + 2];
+  if (plan.pass_count > 64) {
+    errno = E2BIG;
+    fail("more than 64 fds to pass");
+  }
+  const int output = plan.output_fd >= 0 ? plan.output_fd : plan.devnull_fd;
+  sources[0] = plan.devnull_fd;
+  sources[1] = output;
+  sources[2] = output;
+  for (int i = 0; i < plan.pass_count; ++i) sources[3 + i] = plan.pass_fds[i];
+  sources[3 + plan.pass_count] = plan.error_fd;
+  if (plan.status_fd >= 0) sources[4 + plan.pass_count] = plan.status_fd;
+
+  // Copies above every source and target first, so no dup2 below closes a
+  // source that a later target still needs.
+  int base = count;
+  for (int i = 0; i < count; ++i) base = sources[i] >= base ? sources[i] + 1 : base;
+  int copies[3 + 64 + 2];
+  for (int i = 0; i < count; ++i) {
+    copies[i] = fcntl(sources[i], F_DUPFD, base);
+    if (copies[i] < 0) fail("fcntl(F_DUPFD)");
+  }
+  for (int i = 0; i < count; ++i) {
+    if (dup2(copies[i], i) < 0) fail("dup2");
+  }
+  // The pipes close on exec; the program's own fds stay open.
+  for (int i = 3 + plan.pass_count; i < count; ++i) {
+    if (fcntl(i, F_SETFD, FD_CLOEXEC) != 0) fail("fcntl(F_SETFD)");
+  }
+  g_error_fd = 3 + plan.pass_count;
+  if (syscall(SYS_close_range, count, ~0U, 0) != 0) {
+    // Before Linux 5.9: one by one.
+    const long open_max = sysconf(_SC_OPEN_MAX);
+    for (long fd = count; fd < (open_max > 0 ? open_max : 65536); ++fd) close(static_cast<int>(fd));
+  }
+  return count;
+}
+
+// The program's last steps: limits, uid, cwd, then execve.
+[[noreturn]] void become_program(const ChildPlan& plan, pid_t expected_parent) {
+  for (int i = 0; i < plan.limit_count; ++i) {
+    const auto resource = static_cast<__rlimit_resource>(plan.limits[i].resource);
+    rlimit limit{plan.limits[i].value, plan.limits[i].value};
+    if (setrlimit(resource, &limit) != 0) {
+      // Unprivileged: no higher than the hard limit already there.
+      rlimit current{};
+      if (errno != EPERM || getrlimit(resource, &current) != 0) fail("setrlimit");
+      limit.rlim_cur = limit.rlim_max = current.rlim_max < limit.rlim_max ? current.rlim_max : limit.rlim_max;
+      if (setrlimit(resource, &limit) != 0) fail("setrlimit");
+    }
+  }
+  if (plan.change_uid) {
+    if (syscall(SYS_setgroups, 0, nullptr) != 0) fail("setgroups({})");
+    if (syscall(SYS_setresgid, plan.gid, plan.gid, plan.gid) != 0) fail("setresgid");
+    if (syscall(SYS_setresuid, plan.uid, plan.uid, plan.uid) != 0) fail("setresuid");
+  }
+  // A credential change clears the parent-death signal: set it after.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG)");
+  if (expected_parent > 0 && getppid() != expected_parent) _exit(127);  // the parent is already gone
+  if (plan.scratch != nullptr && chdir(plan.scratch) != 0) fail("chdir", plan.scratch);
+  if (plan.no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) fail("prctl(PR_SET_NO_NEW_PRIVS)");
+  if (plan.executable == nullptr) _exit(0);  // dry run
+  execve(plan.executable, plan.argv, plan.envp);
+  fail("execve", plan.executable);
+}
+
+// PID 1 of the namespace: forks the program, reaps every process, sends the
+// program's raw wait status to the grader, then exits (which kills the rest
+// of the namespace).
+[[noreturn]] void run_init(const ChildPlan& plan, int status_fd) {
+  const pid_t program = raw_fork();
+  if (program < 0) fail("fork the program");
+  if (program == 0) {
+    close(status_fd);
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG)");
+    become_program(plan, 1);
+  }
+  close(g_error_fd);  // the grader reads the pipe to its end: only the program's copy is left
+  for (;;) {
+    int status = 0;
+    const pid_t ended = waitpid(-1, &status, __WALL);
+    if (ended == program) {
+      [[maybe_unused]] const ssize_t written = write(status_fd, &status, sizeof status);
+      _exit(0);
+    }
+    if (ended < 0 && errno != EINTR) _exit(126);
+  }
+}
+
+}  // namespace
+
+void run_child(const ChildPlan& plan) {
+  g_error_fd = plan.error_fd;
+  const pid_t parent_seen = getppid();  // 0 inside a new PID namespace
+  if (plan.clone_flags & CLONE_NEWUSER) {
+    write_file("/proc/self/setgroups", "deny");
+    write_file("/proc/self/uid_map", plan.uid_map);
+    write_file("/proc/self/gid_map", plan.gid_map);
+  }
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0) fail("prctl(PR_SET_PDEATHSIG)");
+  if (setsid() < 0) fail("setsid");
+  if (plan.clone_flags & CLONE_NEWNS) set_up_mounts(plan);
+
+  const bool has_init = (plan.clone_flags & CLONE_NEWPID) != 0;
+  if (plan.executable == nullptr && has_init) become_program(plan, 0);  // dry run: uid change included
+  arrange_fds(plan);
+  if (has_init) run_init(plan, 4 + plan.pass_count);
+  become_program(plan, parent_seen);
+}
+
+}  // namespace spmv::sandbox::detail

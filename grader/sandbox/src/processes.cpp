@@ -1,0 +1,154 @@
+// /proc scanning, killing by uid, and the small system helpers.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "internal.hpp"
+#include "spmv/sandbox/sandbox.hpp"
+
+namespace spmv::sandbox {
+namespace detail {
+
+std::string system_message(const std::string& what, int err) {
+  return what + ": " + std::strerror(err);
+}
+
+void throw_system(const std::string& what, int err) {
+  throw SandboxError(system_message(what, err));
+}
+
+void sleep_ms(int ms) {
+  timespec left{ms / 1000, static_cast<long>(ms % 1000) * 1000000L};
+  while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+  }
+}
+
+bool is_stopped(char state) { return state == 'T' || state == 't'; }
+bool is_dead(char state) { return state == 'Z' || state == 'X' || state == 'x'; }
+
+namespace {
+
+// /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces
+// and parentheses, so the fields are read after the last ')'.
+bool read_stat(pid_t pid, ProcEntry& entry) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return false;
+  const auto close = line.rfind(')');
+  if (close == std::string::npos) return false;
+  std::istringstream fields(line.substr(close + 1));
+  fields >> entry.state >> entry.ppid >> entry.pgrp;
+  return static_cast<bool>(fields);
+}
+
+bool read_ruid(pid_t pid, uid_t& ruid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Uid:", 0) == 0) {
+      std::istringstream fields(line.substr(4));
+      unsigned long value = 0;
+      fields >> value;
+      ruid = static_cast<uid_t>(value);
+      return static_cast<bool>(fields);
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<ProcEntry> scan_processes() {
+  std::vector<ProcEntry> processes;
+  DIR* proc = opendir("/proc");
+  if (proc == nullptr) return processes;
+  while (const dirent* entry = readdir(proc)) {
+    char* end = nullptr;
+    const long pid = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0' || pid <= 0) continue;
+    ProcEntry process;
+    process.pid = static_cast<pid_t>(pid);
+    if (read_stat(process.pid, process) && read_ruid(process.pid, process.ruid)) {
+      processes.push_back(process);
+    }
+  }
+  closedir(proc);
+  return processes;
+}
+
+std::vector<pid_t> descendants(pid_t root, const std::vector<ProcEntry>& processes) {
+  std::multimap<pid_t, pid_t> children;
+  for (const ProcEntry& process : processes) children.emplace(process.ppid, process.pid);
+  std::vector<pid_t> found;
+  std::vector<pid_t> frontier{root};
+  while (!frontier.empty()) {
+    const pid_t parent = frontier.back();
+    frontier.pop_back();
+    const auto [first, last] = children.equal_range(parent);
+    for (auto it = first; it != last; ++it) {
+      found.push_back(it->second);
+      frontier.push_back(it->second);
+    }
+  }
+  return found;
+}
+
+bool signal_uid(uid_t uid, int signal) {
+  // kill(-1) as root, or as the caller's own uid, would hit far more than a sandbox.
+  if (geteuid() != 0 || uid == 0 || uid == getuid()) return false;
+  const pid_t helper = fork();
+  if (helper < 0) return false;
+  if (helper == 0) {
+    // Raw system calls: glibc's setresuid would try to change every thread
+    // of the (forked, single-threaded) copy of a multi-threaded parent.
+    if (syscall(SYS_setresuid, uid, uid, uid) != 0) _exit(2);
+    // kill(-1) spares the caller; ESRCH just means no process was left.
+    if (kill(-1, signal) != 0 && errno != ESRCH) _exit(3);
+    _exit(0);
+  }
+  int status = 0;
+  while (waitpid(helper, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace detail
+
+std::vector<pid_t> processes_of_uid(uid_t uid) {
+  std::vector<pid_t> pids;
+  for (const detail::ProcEntry& process : detail::scan_processes()) {
+    if (process.ruid == uid && !detail::is_dead(process.state)) pids.push_back(process.pid);
+  }
+  return pids;
+}
+
+std::vector<pid_t> kill_uid(uid_t uid, int timeout_ms) {
+  if (geteuid() != 0) throw SandboxError("killing the processes of a uid needs root");
+  if (uid == 0 || uid == getuid()) {
+    throw SandboxError("kill_uid: refusing uid " + std::to_string(uid) + " (root or the caller's own)");
+  }
+  timespec start{};
+  clock_gettime(CLOCK_MONOTONIC, &start);
+  for (;;) {
+    detail::signal_uid(uid, SIGKILL);
+    std::vector<pid_t> left = processes_of_uid(uid);
+    if (left.empty()) return left;
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const long elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+    if (elapsed_ms >= timeout_ms) return left;
+    detail::sleep_ms(1);
+  }
+}
+
+}  // namespace spmv::sandbox
