@@ -79,8 +79,9 @@ class GradeEndToEnd : public ::testing::Test {
     return all;
   }
 
-  GradeResult grade(const std::filesystem::path& submission, std::vector<std::string> more = {}) {
-    auto result = run_grade(args(submission, std::move(more)), scratch_.path());
+  GradeResult grade(const std::filesystem::path& submission, std::vector<std::string> more = {},
+                    const std::vector<std::pair<std::string, std::string>>& environment = {}) {
+    auto result = run_grade(args(submission, std::move(more)), scratch_.path(), environment);
     context_ = "spmv-grade exit " + std::to_string(result.exit_code) + "\nstdout:\n" + result.out + "\nstderr:\n" +
                result.err + "\n" + seed_note(seed_);
     return result;

@@ -1,5 +1,5 @@
-// The grader's row checks on synthetic channel data (what a child would
-// leave behind), and the child-process isolation they rely on.
+// The grader's row checks on synthetic result areas (what a runner would
+// leave behind), and the trusted child processes of the GPU check.
 #include <gtest/gtest.h>
 
 #include <sys/mman.h>
@@ -14,9 +14,9 @@
 #include <random>
 #include <thread>
 
-#include "channel.hpp"
 #include "correctness.hpp"
 #include "process.hpp"
+#include "row_record.hpp"
 #include "random_csr.hpp"
 
 namespace spmv::grade {
@@ -33,21 +33,30 @@ PreparedCase prepared_case(std::mt19937_64& rng) {
   return p;
 }
 
+// A result area as a runner writes it: kSlots of guard + y + guard.
+struct Area {
+  explicit Area(std::int64_t rows) : rows(rows), words(runner::kSlots * runner::slot_words(rows), runner::kGuardBits) {}
+  [[nodiscard]] std::uint32_t& word(int run, std::int64_t k) {  // k: index into y, may be < 0 or >= rows
+    return words[static_cast<std::size_t>(run) * runner::slot_words(rows) + runner::kYGuardWords +
+                 static_cast<std::size_t>(k)];
+  }
+  [[nodiscard]] ResultView view() const { return {words.data(), rows}; }
+  std::int64_t rows;
+  std::vector<std::uint32_t> words;
+};
+
 // What a correct kernel leaves: intact guards, y = golden rounded once.
-void fill_correct(const PreparedCase& p, const RowChannel& channel) {
+void fill_correct(const PreparedCase& p, Area& area) {
   for (int run = 0; run < kRunsPerRow; ++run) {
-    const auto area = channel.area(run);
-    std::fill(area.begin(), area.end(), kGuardBits);
     const auto& golden = p.golden[x_of_run(run)].y;
     for (std::size_t i = 0; i < golden.size(); ++i) {
-      area[kGuardWords + i] = std::bit_cast<std::uint32_t>(static_cast<float>(golden[i]));
+      area.word(run, static_cast<std::int64_t>(i)) = std::bit_cast<std::uint32_t>(static_cast<float>(golden[i]));
     }
   }
-  channel.report().runs_written = kRunsPerRow;
 }
 
-void set_y(const RowChannel& channel, int run, std::size_t row, float value) {
-  channel.area(run)[kGuardWords + row] = std::bit_cast<std::uint32_t>(value);
+void set_y(Area& area, int run, std::size_t row, float value) {
+  area.word(run, static_cast<std::int64_t>(row)) = std::bit_cast<std::uint32_t>(value);
 }
 
 // A non-empty row whose value is not zero, to tamper with.
@@ -72,24 +81,25 @@ char process_state(pid_t pid) {
 
 class RowChecks : public ::testing::Test {
  protected:
-  void SetUp() override { fill_correct(p_, channel_); }
+  void SetUp() override { fill_correct(p_, area_); }
   std::uint64_t seed_ = test::fresh_seed();
   std::mt19937_64 rng_{seed_};
   PreparedCase p_ = prepared_case(rng_);
-  RowChannel channel_{p_.csr.rows};
+  Area area_{p_.csr.rows};
+  std::string modified_;
 };
 
 TEST_F(RowChecks, CorrectResultsPass) {
-  const Correctness c = evaluate_correctness(p_, channel_);
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_TRUE(c.passed) << c.summary << "\n" << test::seed_note(seed_);
   EXPECT_TRUE(c.cause.empty());
   EXPECT_LE(c.max_ratio, 1);
 }
 
 TEST_F(RowChecks, WritesPastEitherEndOfYAreOutOfBounds) {
-  channel_.area(1)[kGuardWords + static_cast<std::size_t>(p_.csr.rows) + 2] = 0;  // y[rows + 2]
-  channel_.area(1)[kGuardWords - 1] = 0;                                        // y[-1]
-  const Correctness c = evaluate_correctness(p_, channel_);
+  area_.word(1, p_.csr.rows + 2) = 0;  // y[rows + 2]
+  area_.word(1, -1) = 0;               // y[-1]
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.cause, "out_of_bounds_write");
   EXPECT_NE(c.summary.find("y[-1]"), std::string::npos) << c.summary;
@@ -98,8 +108,8 @@ TEST_F(RowChecks, WritesPastEitherEndOfYAreOutOfBounds) {
 }
 
 TEST_F(RowChecks, ChangedInputsAreReportedByName) {
-  store_text(channel_.report().modified_inputs, "values, x (run 1 (first x))");
-  const Correctness c = evaluate_correctness(p_, channel_);
+  modified_ = "values, x (run 1 (first x))";
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.cause, "modified_input");
   EXPECT_NE(c.summary.find("values"), std::string::npos) << c.summary;
@@ -107,8 +117,8 @@ TEST_F(RowChecks, ChangedInputsAreReportedByName) {
 
 TEST_F(RowChecks, PoisonLeftInYIsAnUnwrittenRow) {
   const std::size_t row = nonempty_row(p_);
-  for (int run = 0; run < kRunsPerRow; ++run) channel_.area(run)[kGuardWords + row] = kPoisonBits;
-  const Correctness c = evaluate_correctness(p_, channel_);
+  for (int run = 0; run < kRunsPerRow; ++run) area_.word(run, static_cast<std::int64_t>(row)) = kPoisonBits;
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.cause, "unwritten_rows") << c.summary << "\n" << test::seed_note(seed_);
   ASSERT_TRUE(c.first_bad);
@@ -118,8 +128,8 @@ TEST_F(RowChecks, PoisonLeftInYIsAnUnwrittenRow) {
 
 TEST_F(RowChecks, AnErrorThatMovesBetweenRunsWithTheSameXIsARace) {
   const std::size_t row = nonempty_row(p_);
-  set_y(channel_, 2, row, static_cast<float>(p_.golden[0].y[row] * 2 + 1));
-  const Correctness c = evaluate_correctness(p_, channel_);
+  set_y(area_, 2, row, static_cast<float>(p_.golden[0].y[row] * 2 + 1));
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.cause, "race") << c.summary << "\n" << test::seed_note(seed_);
   EXPECT_NE(c.summary.find("row " + std::to_string(row)), std::string::npos) << c.summary;
@@ -127,8 +137,8 @@ TEST_F(RowChecks, AnErrorThatMovesBetweenRunsWithTheSameXIsARace) {
 
 TEST_F(RowChecks, AWrongSecondRunAloneIsNoRace) {
   // As if the kernel returned run 1's result again: stale, not moving.
-  for (std::size_t i = 0; i < p_.golden[0].y.size(); ++i) set_y(channel_, 1, i, static_cast<float>(p_.golden[0].y[i]));
-  const Correctness c = evaluate_correctness(p_, channel_);
+  for (std::size_t i = 0; i < p_.golden[0].y.size(); ++i) set_y(area_, 1, i, static_cast<float>(p_.golden[0].y[i]));
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_FALSE(c.passed);
   EXPECT_NE(c.cause, "race");
   EXPECT_NE(c.summary.find("run 2"), std::string::npos) << c.summary;
@@ -137,9 +147,9 @@ TEST_F(RowChecks, AWrongSecondRunAloneIsNoRace) {
 TEST_F(RowChecks, DoubledValuesAreNamed) {
   for (int run = 0; run < kRunsPerRow; ++run) {
     const auto& golden = p_.golden[x_of_run(run)].y;
-    for (std::size_t i = 0; i < golden.size(); ++i) set_y(channel_, run, i, static_cast<float>(2 * golden[i]));
+    for (std::size_t i = 0; i < golden.size(); ++i) set_y(area_, run, i, static_cast<float>(2 * golden[i]));
   }
-  const Correctness c = evaluate_correctness(p_, channel_);
+  const Correctness c = evaluate_correctness(p_, area_.view(), modified_);
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.cause, "doubled") << c.summary << "\n" << test::seed_note(seed_);
 }
@@ -195,18 +205,6 @@ TEST(Isolation, OutputGoesToTheLogNotToTheGrader) {
   std::filesystem::remove(log);
 }
 
-TEST(Isolation, TheChannelIsReadOnlyDuringSubmissionCalls) {
-  const RowChannel channel(4);
-  const auto exit = run_isolated(
-      [&] {
-        const SubmissionCall call(channel.region());
-        channel.report().status = 42;  // a stray write from submission code
-      },
-      10, "/dev/null");
-  EXPECT_EQ(exit.kind, ChildExit::Kind::kSignaled);
-  EXPECT_EQ(exit.signal, SIGSEGV);
-  EXPECT_EQ(channel.report().status, 0);
-}
 
 }  // namespace
 }  // namespace spmv::grade

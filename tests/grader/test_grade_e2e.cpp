@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -225,10 +227,15 @@ TEST_F(GradeEndToEnd, PolicyFileSetsKernelWeightsAndShares) {
 }
 
 TEST_F(GradeEndToEnd, SecretSeedIsNeverWritten) {
-  const std::string secret = "hunter2-correct-horse";
-  grade(kHostReference, {"--kernel", "coo", "--secret-seed", secret});
-  const std::string everything = read_text(output_dir() / "results.json") + read_text(output_dir() / "rows.jsonl") +
-                                 read_text(output_dir() / "summary.md") + read_text(scratch_ / "grader.stdout");
+  const std::string secret = "hunter2-correct-horse-" + std::to_string(seed_);
+  const auto secret_file = scratch_ / "secret-seed";
+  std::ofstream(secret_file) << secret << '\n';
+  grade(kHostReference, {"--kernel", "coo", "--secret-seed-file", secret_file.string()});
+  std::string everything = read_text(output_dir() / "results.json") + read_text(output_dir() / "rows.jsonl") +
+                           read_text(output_dir() / "summary.md") + read_text(scratch_ / "grader.stdout");
+  for (const auto& log : std::filesystem::recursive_directory_iterator(output_dir())) {
+    if (log.is_regular_file()) everything += read_text(log.path());
+  }
   EXPECT_EQ(everything.find(secret), std::string::npos);
   for (const auto& row : rows()) EXPECT_TRUE(row.at("x_seed").is_null()) << "x seeds would reveal x";
   EXPECT_EQ(results().at("extra_data").find("seed"), nullptr);

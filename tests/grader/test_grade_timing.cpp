@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <random>
+#include <vector>
 #include <string>
 #include <thread>
 
-#include "timing.hpp"
+#include "spmv/runner/timing.hpp"
+#include "timing_checks.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 namespace {
 
 TEST(Median, OddEvenAndUnordered) {
@@ -71,6 +74,85 @@ TEST(TimeInterleaved, AFailingLaunchEndsTheLoop) {
   EXPECT_THROW(time_interleaved({failing}, {.min_runs = 10, .max_runs = 100, .warmup_runs = 0, .min_time_ms = 0}),
                std::runtime_error);
   EXPECT_EQ(calls, 3);
+}
+
+}  // namespace
+}  // namespace spmv::runner
+
+// The grader's bounds on a row's timing (timing_checks.hpp): each rule fires
+// on a timing that breaks it, and none on an honest one.
+namespace spmv::grade {
+namespace {
+
+TimingRecord honest_timing(std::mt19937_64& random) {
+  std::uniform_real_distribution<double> ms(0.05, 2.0);
+  TimingRecord t;
+  t.timed = true;
+  t.submission_ms = ms(random);
+  t.reference_ms = t.submission_ms * std::uniform_real_distribution<double>(0.5, 2.0)(random);
+  t.reference_unexplained_ms = 0.03;
+  t.submission_unexplained_ms = 0.031;
+  t.submission_copy_ms = 0.02;
+  t.reference_copy_ms = 0.021;
+  return t;
+}
+
+TEST(TimingChecks, AnHonestTimingIsNotFlagged) {
+  std::mt19937_64 random{std::random_device{}()};
+  for (int trial = 0; trial < 100; ++trial) {
+    TimingRecord t = honest_timing(random);
+    // 1 MB in the reported time needs well under the copy bandwidth.
+    const auto bytes = static_cast<std::uint64_t>(t.submission_ms * 1e6 * 100);  // 100 GB/s
+    apply_timing_checks(t, {bytes, 3000.0, 10});
+    EXPECT_TRUE(t.flags.empty()) << t.flag_reasons.front();
+  }
+}
+
+TEST(TimingChecks, ALaunchLongerThanReportedByTheGradersClockIsImplausible) {
+  std::mt19937_64 random{std::random_device{}()};
+  TimingRecord t = honest_timing(random);
+  // A third of the work reported as all of it: the round trip shows the rest.
+  t.submission_unexplained_ms = t.reference_unexplained_ms + 2 * t.submission_ms;
+  apply_timing_checks(t, {0, std::nullopt, 10});
+  ASSERT_EQ(t.flags, std::vector<std::string>{"implausible_timing"});
+  EXPECT_NE(t.flag_reasons.front().find("clock"), std::string::npos);
+}
+
+TEST(TimingChecks, WorkDoneAtTheCopyOutIsImplausible) {
+  std::mt19937_64 random{std::random_device{}()};
+  TimingRecord t = honest_timing(random);
+  t.submission_copy_ms = t.reference_copy_ms * 10 + 1;
+  apply_timing_checks(t, {0, std::nullopt, 10});
+  EXPECT_EQ(t.flags, std::vector<std::string>{"implausible_timing"});
+}
+
+TEST(TimingChecks, FasterThanTheBandwidthAllowsIsImplausible) {
+  std::mt19937_64 random{std::random_device{}()};
+  TimingRecord t = honest_timing(random);
+  // Out of L2 (above kL2Bytes): the floor is bytes / (1.5 x copy bandwidth).
+  const std::uint64_t bytes = kL2Bytes * 4;
+  const double floor_ms = static_cast<double>(bytes) / (3000.0 * kFloorMargin * 1e6);
+  t.submission_ms = floor_ms * 0.9;
+  t.reference_ms = t.submission_ms;
+  apply_timing_checks(t, {bytes, 3000.0, 10});
+  EXPECT_EQ(t.flags, std::vector<std::string>{"implausible_timing"});
+  TimingRecord above = honest_timing(random);
+  above.submission_ms = floor_ms * 1.1;
+  above.reference_ms = above.submission_ms;
+  apply_timing_checks(above, {bytes, 3000.0, 10});
+  EXPECT_TRUE(above.flags.empty());
+}
+
+TEST(TimingChecks, ASpeedupAboveThePolicysThresholdIsForReview) {
+  std::mt19937_64 random{std::random_device{}()};
+  TimingRecord t = honest_timing(random);
+  t.reference_ms = t.submission_ms * 12;
+  apply_timing_checks(t, {0, std::nullopt, 10});
+  EXPECT_EQ(t.flags, std::vector<std::string>{"speedup_review"});
+  TimingRecord allowed = honest_timing(random);
+  allowed.reference_ms = allowed.submission_ms * 12;
+  apply_timing_checks(allowed, {0, std::nullopt, 20});
+  EXPECT_TRUE(allowed.flags.empty());
 }
 
 }  // namespace

@@ -3,6 +3,12 @@
 #include "spmv/core/convert.hpp"
 #include "spmv/core/cpu_spmv.hpp"
 #include "spmv/plugin/plugin.hpp"
+#include "spmv/runner/matrix_image.hpp"
+#include "spmv/runner/x_values.hpp"
+
+#include <unistd.h>
+
+#include <bit>
 
 namespace spmv::grade {
 namespace {
@@ -60,6 +66,38 @@ std::uint64_t y_and_x_bytes(const PreparedCase& p) {
 
 }  // namespace
 
+std::vector<float> x_for_seed(std::size_t size, std::uint64_t seed) {
+  std::vector<float> x(size);
+  for (std::size_t i = 0; i < size; ++i) x[i] = std::bit_cast<float>(runner::x_bits(seed, i));
+  return x;
+}
+
+int matrix_image(PreparedCase& p, spmv_format format) {
+  if (const auto it = p.images.find(format); it != p.images.end()) return *it->second;
+  const auto make = [&]() -> runner::AnyMatrix {
+    const auto need = [&](const auto& maybe) {
+      if (!maybe) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
+      return *maybe;
+    };
+    switch (format) {
+      case SPMV_FORMAT_CSR: return p.csr;
+      case SPMV_FORMAT_COO: return need(p.coo);
+      case SPMV_FORMAT_ELL: return need(p.ell);
+      case SPMV_FORMAT_HYB: return need(p.hyb);
+      case SPMV_FORMAT_JDS: return need(p.jds);
+      case SPMV_FORMAT_SELL: return need(p.sell);
+    }
+    throw std::invalid_argument("unknown format");
+  };
+  const int fd = runner::write_matrix_image(make());
+  auto owned = std::shared_ptr<const int>(new int(fd), [](const int* held) {
+    ::close(*held);
+    delete held;
+  });
+  p.images[format] = owned;
+  return fd;
+}
+
 std::uint64_t x_seed(std::uint64_t run_seed, const std::string& case_name, int which) {
   return splitmix64(splitmix64(run_seed ^ fnv1a(case_name)) + static_cast<std::uint64_t>(which));
 }
@@ -90,7 +128,7 @@ PreparedCase prepare_case(const TestCase& test_case, const std::set<spmv_format>
   if (test_case.tolerance_c) p.tolerance.c = *test_case.tolerance_c;
   for (int which = 0; which < kXVectors; ++which) {
     p.x_seeds[which] = x_seed(options.seed, test_case.name, which);
-    p.x[which] = random_vector(static_cast<std::size_t>(p.csr.cols), p.x_seeds[which]);
+    p.x[which] = x_for_seed(static_cast<std::size_t>(p.csr.cols), p.x_seeds[which]);
     p.golden[which] = golden_spmv(p.csr, p.x[which]);
   }
   return p;

@@ -1,13 +1,15 @@
 // A case made ready for grading, once per run: the matrix read (or
 // generated) and converted to every format the requested kernels take, the
-// two random x vectors and their golden results. The children of the case's
-// rows inherit all of it copy-on-write.
+// two x vectors of the correctness runs and their golden results, and each
+// format's matrix image for the runners. All of it is done before any
+// submission code runs.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -49,6 +51,9 @@ struct PreparedCase {
   std::array<std::vector<float>, kXVectors> x;
   std::array<GoldenResult, kXVectors> golden;
   ToleranceOptions tolerance;
+  // Each format's sealed matrix image (spmv/runner/matrix_image.hpp), made
+  // on first use; the descriptors are closed with the case.
+  std::map<spmv_format, std::shared_ptr<const int>> images;
   // cuSPARSE's time on this case, measured by the first child that can.
   std::optional<double> cusparse_ms;
 };
@@ -57,11 +62,19 @@ struct PreparedCase {
 PreparedCase prepare_case(const TestCase& test_case, const std::set<spmv_format>& formats,
                           const PrepareOptions& options);
 
+// x of `size` values for `seed`, bit for bit as a runner makes it
+// (spmv/runner/x_values.hpp).
+std::vector<float> x_for_seed(std::size_t size, std::uint64_t seed);
+
 // The seed of x vector `which` of a case: depends only on the run's seed
 // and the case's name, so one row can be reproduced alone.
 std::uint64_t x_seed(std::uint64_t run_seed, const std::string& case_name, int which);
 // The run's seed from --seed and --secret-seed.
 std::uint64_t mix_secret(std::uint64_t seed, const std::string& secret);
+
+// The descriptor of the case's matrix image in `format` (made on first use;
+// owned by the case). Throws std::invalid_argument if the case has no such form.
+int matrix_image(PreparedCase& prepared, spmv_format format);
 
 // Checks on the host what a GPU run would rely on: every converted format
 // validates, and the sequential product of each equals the golden result

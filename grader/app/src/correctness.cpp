@@ -37,9 +37,9 @@ std::string run_label(int run) {
 // Results of runs 1 and 3 (same x) may differ by reordering alone, each
 // within `allowed` of the golden value, so by 2 * allowed at most. More, or
 // a NaN in one of them only, is a moving error.
-std::optional<MovingRow> find_moving_row(const PreparedCase& p, const RowChannel& channel) {
-  const auto first = channel.y(0);
-  const auto third = channel.y(2);
+std::optional<MovingRow> find_moving_row(const PreparedCase& p, const ResultView& results) {
+  const auto first = results.y(0);
+  const auto third = results.y(2);
   const auto& golden = p.golden[0];
   for (std::size_t i = 0; i < first.size(); ++i) {
     if (std::bit_cast<std::uint32_t>(first[i]) == std::bit_cast<std::uint32_t>(third[i])) continue;
@@ -95,45 +95,42 @@ class Findings {
 
 }  // namespace
 
-int x_of_run(int run) { return run == 1 ? 1 : 0; }
-
-GuardDamage inspect_guards(const RowChannel& channel, int run) {
+GuardDamage inspect_guards(const ResultView& results, int slot) {
   GuardDamage damage;
-  const auto before = channel.guard_before(run);
+  const auto before = results.guard_before(slot);
   for (std::size_t i = 0; i < before.size(); ++i) {
-    if (before[i] == kGuardBits) continue;
+    if (before[i] == runner::kGuardBits) continue;
     ++damage.words_before;
     damage.nearest_before = static_cast<std::int64_t>(before.size() - i);  // the last changed is the nearest
   }
-  const auto after = channel.guard_after(run);
+  const auto after = results.guard_after(slot);
   for (std::size_t i = 0; i < after.size(); ++i) {
-    if (after[i] == kGuardBits) continue;
+    if (after[i] == runner::kGuardBits) continue;
     if (damage.words_after++ == 0) damage.nearest_after = static_cast<std::int64_t>(i);
   }
   return damage;
 }
 
-Correctness evaluate_correctness(const PreparedCase& p, const RowChannel& channel) {
+Correctness evaluate_correctness(const PreparedCase& p, const ResultView& results, const std::string& modified) {
   std::array<ToleranceVerdict, kRunsPerRow> checks;
   Correctness result;
   for (int run = 0; run < kRunsPerRow; ++run) {
     const int which = x_of_run(run);
-    checks[run] = check_result(p.csr, p.x[which], p.golden[which], channel.y(run), p.tolerance);
+    checks[run] = check_result(p.csr, p.x[which], p.golden[which], results.y(run), p.tolerance);
     result.max_ratio = std::max(result.max_ratio, checks[run].max_ratio);
   }
 
   Findings findings;
   for (int run = 0; run < kRunsPerRow; ++run) {
-    const GuardDamage damage = inspect_guards(channel, run);
-    if (damage.any()) findings.add("out_of_bounds_write", guard_text(damage, channel.rows()) + " in " + run_label(run));
+    const GuardDamage damage = inspect_guards(results, run);
+    if (damage.any()) findings.add("out_of_bounds_write", guard_text(damage, results.rows()) + " in " + run_label(run));
   }
-  const std::string modified = channel.report().modified_inputs;
   if (!modified.empty()) {
     findings.add("modified_input", "modified input: the kernel changed " + modified + " (inputs are read-only)");
   }
   const auto failed = std::find_if(checks.begin(), checks.end(), [](const auto& c) { return !c.passed; });
   if (failed != checks.end()) {
-    if (const auto moving = find_moving_row(p, channel)) {
+    if (const auto moving = find_moving_row(p, results)) {
       std::ostringstream line;
       line << "race: runs 1 and 3 used the same x but row " << moving->row << " gave " << moving->first << " then "
            << moving->third << " (a moving error: unsynchronized updates, or state kept between calls)";
@@ -152,6 +149,15 @@ Correctness evaluate_correctness(const PreparedCase& p, const RowChannel& channe
   }
   findings.into(result);
   return result;
+}
+
+std::string check_launch_result(const PreparedCase& p, std::uint64_t seed, const ResultView& results, int slot) {
+  const GuardDamage damage = inspect_guards(results, slot);
+  if (damage.any()) return guard_text(damage, results.rows());
+  const std::vector<float> x = x_for_seed(static_cast<std::size_t>(p.csr.cols), seed);
+  const GoldenResult golden = golden_spmv(p.csr, x);
+  const ToleranceVerdict verdict = check_result(p.csr, x, golden, results.y(slot), p.tolerance);
+  return verdict.passed ? std::string() : verdict.describe();
 }
 
 }  // namespace spmv::grade

@@ -1,9 +1,7 @@
-// Judging a row's result from the raw data its child left in the channel:
-// the three runs' y against the golden results, the guard zones around y,
-// the input arrays, and run 1 against run 3 (same x) for a moving error.
-//
-// The parent's verdict comes from here; the child calls the same function
-// only to decide whether to time (a wrong kernel is not timed).
+// Judging a row's result from the result area its runner wrote: the three
+// runs' y against the golden results, the guard zones around y, the input
+// arrays, and run 1 against run 3 (same x) for a moving error. Also the
+// check of one timed launch's y, for a fresh x.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +9,8 @@
 #include <string>
 
 #include "case_data.hpp"
-#include "channel.hpp"
 #include "row.hpp"
+#include "row_record.hpp"
 
 namespace spmv::grade {
 
@@ -24,7 +22,7 @@ struct GuardDamage {
   [[nodiscard]] bool any() const { return words_before + words_after > 0; }
 };
 
-GuardDamage inspect_guards(const RowChannel& channel, int run);
+GuardDamage inspect_guards(const ResultView& results, int slot);
 
 struct Correctness {
   bool passed = false;
@@ -36,9 +34,11 @@ struct Correctness {
 };
 
 // Needs all kRunsPerRow runs written.
-Correctness evaluate_correctness(const PreparedCase& prepared, const RowChannel& channel);
+Correctness evaluate_correctness(const PreparedCase& prepared, const ResultView& results,
+                                 const std::string& modified_inputs);
 
-// Which x vector (0 or 1) run `run` uses.
-int x_of_run(int run);
+// The y in `slot` for the x of `seed`: empty when correct (and the guards
+// intact), else what is wrong, one line.
+std::string check_launch_result(const PreparedCase& prepared, std::uint64_t seed, const ResultView& results, int slot);
 
 }  // namespace spmv::grade

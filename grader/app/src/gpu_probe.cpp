@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "channel.hpp"
 #include "probe.hpp"
 #include "process.hpp"
 #include "spmv/memory/buffer.hpp"
-#include "timing.hpp"
+#include "spmv/runner/timing.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -79,7 +78,7 @@ double copy_bandwidth_gbps() {
     check_cuda(cudaEventElapsedTime(&elapsed, start, stop), "cudaEventElapsedTime");
     if (run > 0) ms.push_back(elapsed);
   }
-  return 2.0 * static_cast<double>(kCopyBytes) / (median(ms) * 1e6);
+  return 2.0 * static_cast<double>(kCopyBytes) / (runner::median(ms) * 1e6);
 }
 
 void fill_probe(GpuProbe& probe, int device, const std::optional<GpuProbeCache>& cache) {

@@ -12,11 +12,13 @@
 #include <set>
 
 #include "case_data.hpp"
-#include "child.hpp"
 #include "exit_codes.hpp"
 #include "policy.hpp"
 #include "probe.hpp"
 #include "process.hpp"
+#include "row_grading.hpp"
+#include "runner_client.hpp"
+#include "spmv/sandbox/sandbox.hpp"
 #include "reporter.hpp"
 #include "row_json.hpp"
 #include "spmv/plugin/plugin.hpp"
@@ -66,14 +68,62 @@ std::string file_name_part(const std::string& text) {
   return name;
 }
 
-void probe_plugins(const Options& options, const Defaults& defaults, Setup& setup) {
+// What a runner may use: memory (RLIMIT_DATA; the driver's address-space
+// reservations are not data), processes and threads of its uid, open files,
+// CPU time and file size (its folder only).
+sandbox::Limits runner_limits(const Options& options) {
+  sandbox::Limits limits;
+  limits.data_bytes = std::uint64_t{64} << 30;
+  limits.processes = 256;
+  limits.open_files = 4096;
+  limits.cpu_seconds = static_cast<std::uint64_t>(4 * std::max(options.timeout_s, kMinimumProbeTimeout)) + 60;
+  limits.file_bytes = std::uint64_t{256} << 20;
+  return limits;
+}
+
+// CUDA_VISIBLE_DEVICES for a runner: only the GPU graded on. Indices are
+// those of the grader's own view (its CUDA_VISIBLE_DEVICES, if set).
+std::string visible_device(int device) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible == nullptr || *visible == '\0') return std::to_string(device);
+  std::vector<std::string> entries(1);
+  for (const char* c = visible; *c != '\0'; ++c) {
+    if (*c == ',') {
+      entries.emplace_back();
+    } else {
+      entries.back() += *c;
+    }
+  }
+  return device < static_cast<int>(entries.size()) ? entries[static_cast<std::size_t>(device)] : "-1";
+}
+
+RunnerSpec probe_spec(const Options& options, const Defaults& defaults, const WorkRoot& work_root,
+                      sandbox::Level level, const std::filesystem::path& executable,
+                      const std::filesystem::path& plugin, const char* log_name) {
+  RunnerSpec spec;
+  spec.executable = executable;
+  spec.plugin = plugin;
+  spec.level = level;
+  spec.work_root = work_root.path();
+  spec.log_file = logs_dir(options) / log_name;
+  spec.limits = runner_limits(options);
+  static_cast<void>(defaults);
+  return spec;
+}
+
+void probe_plugins(const Options& options, const Defaults& defaults, Setup& setup, const WorkRoot& work_root,
+                   sandbox::Level level) {
   check_submission_path(options);
   const double timeout = std::max(options.timeout_s, kMinimumProbeTimeout);
-  setup.submission = probe_plugin(options.submission, true, timeout, logs_dir(options) / "probe-submission.log");
+  setup.submission = probe_plugin(probe_spec(options, defaults, work_root, level, defaults.runner, options.submission,
+                                             "probe-submission.log"),
+                                  timeout);
   const bool host_submission = setup.submission.loaded && setup.submission.memory == SPMV_MEMORY_HOST;
   const auto reference_path =
       options.reference.value_or(host_submission ? defaults.host_reference_plugin : defaults.reference_plugin);
-  setup.reference = probe_plugin(reference_path, false, timeout, logs_dir(options) / "probe-reference.log");
+  setup.reference = probe_plugin(
+      probe_spec(options, defaults, work_root, level, defaults.reference_runner, reference_path, "probe-reference.log"),
+      timeout);
   if (!setup.reference.loaded) throw SetupError("the reference plugin cannot be used: " + setup.reference.error);
   if (setup.submission.loaded && setup.submission.memory != setup.reference.memory) {
     const auto where = [](spmv_memory_space space) { return space == SPMV_MEMORY_HOST ? "host" : "device"; };
@@ -197,43 +247,104 @@ struct CaseState {
   std::string error;  // the PrepareError's message
 };
 
-// A row's child, forked ahead of the row's turn (--prestart) or at it.
-struct ForkedRow {
-  std::size_t index = 0;  // into the rows
-  std::unique_ptr<RowChannel> channel;
-  std::filesystem::path log;
-  std::unique_ptr<PendingChild> child;  // declared last: killed before the channel goes
+// The runners of a grading: a fresh submission runner per row, one
+// reference runner for the whole grading (restarted if it fails), all in
+// sandboxes of the chosen isolation level, in folders under one private
+// work folder.
+class GradingRunners final : public RunnerFactory {
+ public:
+  GradingRunners(const Options& options, const Defaults& defaults, const Setup& setup, sandbox::Level level,
+                 const WorkRoot& work_root)
+      : options_(options), defaults_(defaults), setup_(setup), level_(level), work_root_(work_root) {}
+
+  std::unique_ptr<Runner> submission(const std::filesystem::path& log) override {
+    return std::make_unique<Runner>(spec(defaults_.runner, setup_.submission.path, log));
+  }
+
+  Runner& reference() override {
+    if (!reference_) {
+      reference_ = std::make_unique<Runner>(
+          spec(defaults_.reference_runner, setup_.reference.path, logs_dir(options_) / "reference-runner.log"));
+      const auto deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kMinimumProbeTimeout));
+      runner::Request hello;
+      hello.command = runner::Command::kHello;
+      const auto ready = reference_->call(hello, deadline);
+      runner::Request load;
+      load.command = runner::Command::kLoad;
+      const auto loaded = ready && ready->kind == runner::ReplyKind::kOk ? reference_->call(load, deadline) : ready;
+      if (!loaded || loaded->kind != runner::ReplyKind::kOk) {
+        const std::string why = loaded ? runner::read_text(loaded->message) : "it ended or did not answer";
+        throw SetupError("the reference runner did not start: " + why + " (see " +
+                         (logs_dir(options_) / "reference-runner.log").string() + ")");
+      }
+    }
+    return *reference_;
+  }
+
+  void restart_reference() override { reference_.reset(); }
+
+ private:
+  RunnerSpec spec(const std::filesystem::path& executable, const std::filesystem::path& plugin,
+                  const std::filesystem::path& log) const {
+    RunnerSpec spec;
+    spec.executable = executable;
+    spec.plugin = plugin;
+    spec.space = setup_.reference.memory == SPMV_MEMORY_HOST ? "host" : "device";
+    spec.level = level_;
+    if (spec.space == "device") spec.visible_devices = visible_device(options_.device);
+    spec.work_root = work_root_.path();
+    spec.log_file = log;
+    spec.limits = runner_limits(options_);
+    return spec;
+  }
+
+  const Options& options_;
+  const Defaults& defaults_;
+  const Setup& setup_;
+  sandbox::Level level_;
+  const WorkRoot& work_root_;
+  std::unique_ptr<Runner> reference_;
 };
 
-// A row's verdict when it needs no child.
+// A row's runner, started ahead of the row's turn (--prestart) or at it.
+struct StartedRow {
+  std::size_t index = 0;  // into the rows
+  PendingRunner runner;
+};
+
+// A row's verdict when it needs no runner.
 struct Decision {
   Verdict verdict;
   std::string cause;
   std::string why;
 };
 
-// Grades the rows in order, one child at a time. With --prestart N, up to N
-// children of the following rows are forked while a row runs, each doing
-// its start-up (plugins, CUDA) and then waiting for its turn; a row's
-// verdict and its place in the reports do not depend on N. Children never
-// started (the grader stopped early) are killed and reaped when the
+// Grades the rows in order, one submission runner at a time. With
+// --prestart N, the runners of up to N following rows are started while a
+// row runs: each creates its CUDA context and waits; none loads the
+// submission's plugin before its turn, so no submission code runs ahead.
+// Runners never used (the grader stopped early) are killed when the
 // Grading goes.
 class Grading {
  public:
-  Grading(const Options& options, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu)
-      : options_(options), setup_(setup), reporter_(reporter), gpu_(std::move(gpu)), needs_gpu_(needs_gpu) {}
+  Grading(const Options& options, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu,
+          GradingRunners& runners)
+      : options_(options), setup_(setup), reporter_(reporter), gpu_(std::move(gpu)), needs_gpu_(needs_gpu),
+        runners_(runners) {}
 
-  void run(std::vector<RowResult>& rows, std::uint64_t run_seed) {
+  void run(std::vector<RowResult>& rows, std::uint64_t run_seed, const std::set<std::size_t>& done) {
     prepare_ = {options_.cache_dir, options_.format_limit_bytes, run_seed};
     for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
       std::vector<std::size_t> indices;
       for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].case_name == setup_.cases[c].test_case.name) indices.push_back(i);
+        if (rows[i].case_name == setup_.cases[c].test_case.name && done.count(i) == 0) indices.push_back(i);
       }
       for (const auto i : indices) order_.push_back({i, c});
       case_rows_.push_back(std::move(indices));
     }
-    for (std::size_t c = 0; c < setup_.cases.size(); ++c) grade_case(rows, c);
+    for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
+      if (!case_rows_[c].empty()) grade_case(rows, c);
+    }
   }
 
   [[nodiscard]] int cases_checked_on_host() const { return cases_checked_on_host_; }
@@ -251,8 +362,8 @@ class Grading {
     return formats;
   }
 
-  // The case prepared on first use, at its turn or earlier to fork the
-  // child of one of its rows ahead.
+  // The case prepared on first use, at its turn or earlier to start the
+  // runner of one of its rows ahead.
   CaseState& case_state(const std::vector<RowResult>& rows, std::size_t c) {
     const auto [it, fresh] = cases_.try_emplace(c);
     if (fresh) {
@@ -305,10 +416,10 @@ class Grading {
     }
     for (const auto i : indices) {
       reporter_.row_started(rows, i);
-      if (const auto decision = decide_without_child(rows[i], prepared)) {
+      if (const auto decision = decide_without_runner(rows[i], prepared)) {
         set_verdict(rows[i], decision->verdict, decision->cause, decision->why);
       } else {
-        run_child(rows, i, prepared);
+        run_row(rows, i, prepared);
       }
       reporter_.row_finished(rows, i);
     }
@@ -316,8 +427,8 @@ class Grading {
   }
 
   // Everything that settles a row before any plugin code runs; nullopt
-  // when the row needs its child.
-  std::optional<Decision> decide_without_child(const RowResult& row, const PreparedCase& prepared) const {
+  // when the row needs its runner.
+  std::optional<Decision> decide_without_runner(const RowResult& row, const PreparedCase& prepared) const {
     const KernelInfo& reference_kernel = *setup_.reference.find(row.kernel);
     if (!setup_.submission.loaded) return Decision{Verdict::kLoadError, "load_error", setup_.submission.error};
     if (const auto refused = prepared.refused.find(reference_kernel.format); refused != prepared.refused.end()) {
@@ -339,48 +450,30 @@ class Grading {
     return std::nullopt;
   }
 
-  ForkedRow fork_row(const RowResult& row, std::size_t index, const PreparedCase& prepared) const {
-    ForkedRow forked;
-    forked.index = index;
-    forked.channel = std::make_unique<RowChannel>(prepared.csr.rows);
-    RowTask task;
-    task.prepared = &prepared;
-    task.kernel = row.kernel;
-    task.format = setup_.reference.find(row.kernel)->format;
-    task.submission = setup_.submission.path;
-    task.reference = setup_.reference.path;
-    task.memory = setup_.reference.memory;
-    task.device = options_.device;
-    task.timing = {options_.min_runs, options_.max_runs, options_.warmup_runs, options_.min_time_ms};
-    forked.log = logs_dir(options_) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
-    // Used only in the child, which gets its own copy of this frame.
-    RowChild body(task, *forked.channel);
-    forked.child = std::make_unique<PendingChild>([&] { body.start_up(); }, [&] { body.run(); }, forked.log);
-    return forked;
+  std::filesystem::path log_of(const RowResult& row) const {
+    return logs_dir(options_) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
   }
 
-  // Walks the rows after `position` (in grading order) that need a child
-  // until --prestart of them would wait, looking no further than the case
-  // after the current one (at most two prepared cases are held). Without
-  // `fork` it only prepares their cases: that is done before the current
-  // row starts, since the parent must be quick while a row runs, or it
-  // would notice the row's time limit late and judge a late finish as in
-  // time. With `fork` it forks their children.
-  void look_ahead(const std::vector<RowResult>& rows, std::size_t position, bool fork) {
+  // Starts the runners of the rows after `position` (in grading order)
+  // until --prestart of them wait, looking no further than the case after
+  // the current one (at most two prepared cases are held). Their cases are
+  // prepared first, before the current row starts (the grader must be quick
+  // while a row runs).
+  void look_ahead(const std::vector<RowResult>& rows, std::size_t position, bool start) {
     if (options_.prestart == 0) return;
     const std::size_t current_case = order_[position].case_index;
-    std::size_t waiting = forked_.size();
-    std::size_t next = std::max(next_to_fork_, position + 1);
+    std::size_t waiting = started_.size();
+    std::size_t next = std::max(next_to_start_, position + 1);
     for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
       const Turn turn = order_[next];
       if (turn.case_index > current_case + 1) break;
       CaseState& state = case_state(rows, turn.case_index);
-      if (state.prepared && !decide_without_child(rows[turn.row], *state.prepared)) {
-        if (fork) forked_.push_back(fork_row(rows[turn.row], turn.row, *state.prepared));
+      if (state.prepared && !decide_without_runner(rows[turn.row], *state.prepared)) {
+        if (start) started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
         ++waiting;
       }
     }
-    if (fork) next_to_fork_ = next;
+    if (start) next_to_start_ = next;
   }
 
   std::size_t position_of(std::size_t row) const {
@@ -388,25 +481,29 @@ class Grading {
     return static_cast<std::size_t>(it - order_.begin());
   }
 
-  void run_child(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
+  void run_row(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
     RowResult& row = rows[index];
-    ForkedRow forked;
-    if (!forked_.empty() && forked_.front().index == index) {
-      forked = std::move(forked_.front());
-      forked_.pop_front();
+    PendingRunner pending;
+    if (!started_.empty() && started_.front().index == index) {
+      pending = std::move(started_.front().runner);
+      started_.pop_front();
     } else {
-      forked = fork_row(row, index, prepared);
+      pending = start_submission_runner(runners_, log_of(row));
     }
-    // Decided only now: an earlier row of the case may have measured it.
-    const bool measure_cusparse = options_.cusparse && !prepared.cusparse_ms;
-    forked.channel->report().measure_cusparse.store(measure_cusparse ? 1 : 0, std::memory_order_release);
     const std::size_t position = position_of(index);
     look_ahead(rows, position, false);
-    forked.child->start();
     look_ahead(rows, position, true);
-    const ChildExit exit = forked.child->wait(options_.timeout_s);
-    const spmv_format format = setup_.reference.find(row.kernel)->format;
-    judge_row(row, exit, *forked.channel, RowContext{prepared, format, options_.timeout_s, gpu_.copy_gbps, forked.log});
+    RowPlan plan;
+    plan.prepared = &prepared;
+    plan.kernel = row.kernel;
+    plan.format = setup_.reference.find(row.kernel)->format;
+    plan.timeout_s = options_.timeout_s;
+    plan.timing = {options_.min_runs, options_.max_runs, options_.warmup_runs, options_.min_time_ms};
+    plan.measure_cusparse =
+        options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    RowRecord record = grade_row(plan, std::move(pending), runners_);
+    judge_row(row, record,
+              RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review});
     if (row.cusparse_ms && !prepared.cusparse_ms) prepared.cusparse_ms = row.cusparse_ms;
   }
 
@@ -415,13 +512,14 @@ class Grading {
   Reporter& reporter_;
   GpuInfo gpu_;
   bool needs_gpu_;
+  GradingRunners& runners_;
   int cases_checked_on_host_ = 0;
   PrepareOptions prepare_;
-  std::vector<std::vector<std::size_t>> case_rows_;  // each case's rows, in order
-  std::vector<Turn> order_;                          // every row, in grading order
+  std::vector<std::vector<std::size_t>> case_rows_;  // each case's rows still to grade, in order
+  std::vector<Turn> order_;                          // those rows, in grading order
   std::map<std::size_t, CaseState> cases_;           // prepared cases still needed
-  std::deque<ForkedRow> forked_;                     // started up, waiting for their turn, in order
-  std::size_t next_to_fork_ = 0;                     // position in order_ not yet looked at
+  std::deque<StartedRow> started_;                   // runners started ahead, waiting for their turn, in order
+  std::size_t next_to_start_ = 0;                    // position in order_ not yet looked at
 };
 
 // In CTest mode every row is a run of its own: the GPU's copy bandwidth,
@@ -461,6 +559,29 @@ std::string no_gpu_note(const GpuInfo& gpu, const std::vector<RowResult>& rows, 
          std::to_string(cases_checked) + " cases read, converted and checked.";
 }
 
+// --isolation, or the strongest level this machine gives; below the
+// container level only with --allow-unisolated.
+sandbox::Level isolation_level(const Options& options) {
+  const sandbox::Level strongest = sandbox::strongest_available();
+  sandbox::Level level = strongest;
+  if (options.isolation) {
+    const auto asked = sandbox::parse_level(*options.isolation);
+    if (!asked) throw UsageError("--isolation " + *options.isolation + ": not a level (full, container, user, none)");
+    if (*asked > strongest) {
+      throw SetupError("--isolation " + *options.isolation + ": not available here; the strongest is " +
+                       sandbox::level_name(strongest) + " (" + sandbox::describe_level(strongest) + ")");
+    }
+    level = *asked;
+  }
+  if (level < sandbox::Level::kContainer && !options.allow_unisolated) {
+    throw SetupError(std::string("isolation level '") + sandbox::level_name(level) +
+                     "' cannot contain a submission (it needs root, or a container that lets the grader change "
+                     "uid); grading for marks refuses it. Pass --allow-unisolated to grade your own work anyway: "
+                     "the reports will say so.");
+  }
+  return level;
+}
+
 RunInfo run_info(const Options& options, const Setup& setup, const GpuInfo& gpu, bool needs_gpu,
                  std::uint64_t seed) {
   RunInfo info;
@@ -483,7 +604,9 @@ int run_grading(const Options& options, const Defaults& defaults) {
   std::filesystem::create_directories(logs_dir(options), error);
   if (error) throw SetupError(logs_dir(options).string() + ": cannot create: " + error.message());
   setup.cases = load_all_cases(options);
-  probe_plugins(options, defaults, setup);
+  const sandbox::Level level = isolation_level(options);
+  const WorkRoot work_root;
+  probe_plugins(options, defaults, setup, work_root, level);
   setup.kernels = choose_kernels(options, setup);
   if (options.list) return list(setup);
 
@@ -495,11 +618,19 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 
   auto rows = plan_rows(setup, run_seed, options.secret_seed.has_value());
-  Reporter reporter({options.output_dir, options.journal, options.quiet}, setup.policy,
-                    run_info(options, setup, gpu, needs_gpu, seed));
+  RunInfo info = run_info(options, setup, gpu, needs_gpu, seed);
+  info.isolation = sandbox::level_name(level);
+  info.isolation_detail = sandbox::describe_level(level);
+  info.unisolated = level < sandbox::Level::kContainer;
+  if (info.unisolated) {
+    info.notes.push_back("Graded with isolation level '" + info.isolation +
+                         "' (--allow-unisolated): the submission was not contained as for marks.");
+  }
+  Reporter reporter({options.output_dir, options.journal, options.quiet}, setup.policy, std::move(info));
   reporter.start(rows);
-  Grading grading(options, setup, reporter, gpu, needs_gpu);
-  grading.run(rows, run_seed);
+  GradingRunners runners(options, defaults, setup, level, work_root);
+  Grading grading(options, setup, reporter, gpu, needs_gpu, runners);
+  grading.run(rows, run_seed, {});
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
   return exit_code_of(rows, options.strict_gpu);

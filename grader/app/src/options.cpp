@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <boost/program_options.hpp>
@@ -33,7 +34,7 @@ Examples:
   spmv-grade --kernel csr_vector --case 'stencil*'
       one kernel, the cases whose names match a pattern
   spmv-grade --submission my/libspmv_mine.so --cases /secret/cases \
-             --secret-seed "$SEED" --output-dir /autograder/results
+             --secret-seed-file /autograder/secret-seed --output-dir /autograder/results
       a hidden run: Gradescope's results.json lands in the output folder
   spmv-grade --config grading.cfg --timeout 120
       options from a file (same names, "timeout = 30"); the command line wins
@@ -101,8 +102,15 @@ void describe_options(Described& d) {
        "scoring policy (default: the built-in grader/policy/default-policy.ini)")
       ("seed", po::value<std::string>()->value_name("N"),
        "seed of the random x vectors (default: a fresh one, written in the report)")
-      ("secret-seed", po::value<std::string>()->value_name("TEXT"),
-       "text mixed into the seed for hidden runs; never written in reports")
+      ("secret-seed-file", po::value<std::string>()->value_name("FILE"),
+       "file whose first line is mixed into the seed for hidden runs; never written in reports (a secret never "
+       "goes on a command line; `secret-seed = TEXT` in a --config file works too)")
+      ("secret-seed", po::value<std::string>()->value_name("TEXT"), "in a --config file only: the secret seed")
+      ("isolation", po::value<std::string>()->value_name("LEVEL"),
+       "how each submission runner is contained: full, container, user or none (default: the strongest "
+       "available; see docs/grading.md)")
+      ("allow-unisolated", po::bool_switch(),
+       "grade even below the container level (a student grading their own work); the reports say so")
       ("timeout", po::value<double>()->value_name("SECONDS"), "time limit of one (kernel, case) row (default 60)")
       ("format-limit-mib", po::value<std::uint64_t>()->value_name("MIB"),
        "largest padded format (ELL, HYB) to build; larger is \"not applicable\" (default 4096)")
@@ -182,6 +190,17 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   if (auto v = get<std::string>(vm, "policy")) o.policy = *v;
   if (auto v = get<std::string>(vm, "seed")) o.seed = parse_seed(*v);
   o.secret_seed = get<std::string>(vm, "secret-seed");
+  if (auto file = get<std::string>(vm, "secret-seed-file")) {
+    if (o.secret_seed) throw UsageError("--secret-seed-file: the config file gives secret-seed too; give one of them");
+    std::ifstream stream(*file);
+    std::string secret;
+    if (!stream || !std::getline(stream, secret)) throw UsageError("--secret-seed-file " + *file + ": cannot read it");
+    if (!secret.empty() && secret.back() == '\r') secret.pop_back();
+    if (secret.empty()) throw UsageError("--secret-seed-file " + *file + ": its first line is empty");
+    o.secret_seed = secret;
+  }
+  o.isolation = get<std::string>(vm, "isolation");
+  o.allow_unisolated = vm["allow-unisolated"].as<bool>();
   o.timeout_s = get<double>(vm, "timeout").value_or(o.timeout_s);
   require(o.timeout_s > 0 && o.timeout_s <= 86400, "timeout", "seconds in (0, 86400]", o.timeout_s);
   o.min_runs = get<int>(vm, "min-runs").value_or(o.min_runs);
@@ -249,6 +268,8 @@ Defaults defaults_for_executable(const std::filesystem::path& executable) {
   d.host_reference_plugin = plugins / SPMV_GRADE_HOST_REFERENCE_PLUGIN;
   d.cases = SPMV_GRADE_DEFAULT_CASES;
   d.cache_dir = (bin / SPMV_GRADE_CACHE_DIR_FROM_BIN).lexically_normal();
+  d.runner = bin / "spmv-runner";
+  d.reference_runner = bin / "spmv-reference-runner";
   return d;
 }
 
@@ -284,6 +305,10 @@ ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaul
     command.help = true;
     command.help_text = text.str();
     return command;
+  }
+  if (vm.count("secret-seed") != 0) {
+    throw UsageError("--secret-seed: a secret on the command line is visible to every process of the machine; put "
+                     "it in a file (--secret-seed-file FILE) or a --config file (secret-seed = TEXT)");
   }
   // Stored after the command line, so the command line's values stay.
   if (vm.count("config") != 0) store_config_file(vm["config"].as<std::string>(), in_config_file, vm);

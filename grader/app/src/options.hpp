@@ -24,6 +24,8 @@ struct Defaults {
   std::filesystem::path host_reference_plugin;  // for host-memory submissions
   std::filesystem::path cases;
   std::filesystem::path cache_dir;
+  std::filesystem::path runner;            // bin/spmv-runner
+  std::filesystem::path reference_runner;  // bin/spmv-reference-runner
 };
 
 // Found relative to the executable (<build>/bin/spmv-grade): plugins in
@@ -40,7 +42,9 @@ struct Options {
   std::vector<std::string> case_filters;  // shell patterns; empty: every case
   std::optional<std::filesystem::path> policy;
   std::optional<std::uint64_t> seed;      // unset: a fresh one, reported
-  std::optional<std::string> secret_seed;
+  std::optional<std::string> secret_seed;   // from --secret-seed-file or a config file, never argv
+  std::optional<std::string> isolation;     // --isolation LEVEL
+  bool allow_unisolated = false;
   double timeout_s = 60;
   int min_runs = 20;
   double min_time_ms = 25;

@@ -83,6 +83,24 @@ class PolicyReader {
       policy_.band.full_credit_at = number(key, text, 0, 1e6, false);
     } else if (key == "speedup.no_credit_below") {
       policy_.band.no_credit_below = number(key, text, 0, 1e6, true);
+    } else if (key == "speedup.review_above") {
+      policy_.speedup_review = number(key, text, 1, 1e9, false);
+    } else if (key == "flags.accept") {
+      policy_.accepted_flags.clear();
+      std::string flag;
+      for (const char c : text + ",") {
+        if (c == ',' || c == ' ') {
+          if (flag == "implausible_timing" || flag == "speedup_review") {
+            policy_.accepted_flags.push_back(flag);
+          } else if (!flag.empty()) {
+            throw PolicyError(where(key) + ": unknown flag " + flag + " (flags an instructor may accept: "
+                              "implausible_timing, speedup_review)");
+          }
+          flag.clear();
+        } else {
+          flag += c;
+        }
+      }
     } else if (key.starts_with(kKernelPrefix) && key.size() > kKernelPrefix.size()) {
       if (!file_names_kernels_) policy_.kernel_weights.clear();
       file_names_kernels_ = true;

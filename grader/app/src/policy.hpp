@@ -42,6 +42,12 @@ struct Policy {
   double total_points = 100;
   double correctness_share = 0.7;
   SpeedupBand band;
+  // A speedup above this is flagged for review (speedup_review); flagged
+  // rows earn no performance points unless the flag is accepted.
+  double speedup_review = 10;
+  // Flags an instructor has reviewed and accepts ("implausible_timing",
+  // "speedup_review"): rows with only these earn their performance points.
+  std::vector<std::string> accepted_flags;
   std::vector<std::pair<std::string, double>> kernel_weights;  // in report order
   std::map<std::string, CaseOverride> cases;
 

@@ -8,58 +8,12 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "channel.hpp"
 #include "json.hpp"
 #include "process.hpp"
 #include "spmv/plugin/plugin.hpp"
+#include "spmv/runner/protocol.hpp"
 
 namespace spmv::grade {
-namespace {
-
-constexpr int kMaxProbedKernels = 64;
-
-struct ProbedKernel {
-  char name[64];
-  std::int32_t format;
-  char description[160];
-};
-
-struct PluginProbe {
-  std::atomic<std::int32_t> done{0};
-  std::int32_t loaded = 0;
-  std::int32_t memory = 0;
-  std::int32_t kernel_count = 0;
-  char name[64] = {};
-  char error[2048] = {};
-  ProbedKernel kernels[kMaxProbedKernels] = {};
-};
-
-void fill_probe(PluginProbe& probe, const std::filesystem::path& path, bool forbid_vendor_libraries) {
-  try {
-    // Kept loaded until the child ends: unloading runs more plugin code.
-    auto* plugin = new Plugin(Plugin::load(path, {.forbid_vendor_libraries = forbid_vendor_libraries}));
-    store_text(probe.name, plugin->name());
-    probe.memory = plugin->memory();
-    const auto kernels = plugin->kernels();
-    if (kernels.size() > kMaxProbedKernels) {
-      store_text(probe.error, "the plugin has " + std::to_string(kernels.size()) + " kernels; at most " +
-                                  std::to_string(kMaxProbedKernels) + " are supported");
-    } else {
-      for (const auto* kernel : kernels) {
-        ProbedKernel& entry = probe.kernels[probe.kernel_count++];
-        store_text(entry.name, kernel->name);
-        entry.format = kernel->format;
-        store_text(entry.description, kernel->description != nullptr ? kernel->description : "");
-      }
-      probe.loaded = 1;
-    }
-  } catch (const std::exception& e) {
-    store_text(probe.error, e.what());
-  }
-  probe.done.store(1, std::memory_order_release);
-}
-
-}  // namespace
 
 const KernelInfo* PluginInfo::find(const std::string& kernel) const {
   for (const auto& info : kernels) {
@@ -119,26 +73,43 @@ void write_gpu_probe_cache(const std::filesystem::path& file, const GpuProbeCach
   }
 }
 
-PluginInfo probe_plugin(const std::filesystem::path& plugin, bool forbid_vendor_libraries, double timeout_s,
-                        const std::filesystem::path& log) {
-  SharedRegion region(sizeof(PluginProbe));
-  auto* probe = new (region.data()) PluginProbe();
-  const ChildExit exit =
-      run_isolated([&] { fill_probe(*probe, plugin, forbid_vendor_libraries); }, timeout_s, log);
-
+PluginInfo probe_plugin(RunnerSpec spec, double timeout_s) {
   PluginInfo info;
-  info.path = plugin;
-  if (probe->done.load(std::memory_order_acquire) == 0) {
-    info.error = plugin.string() + ": loading the plugin " + describe_exit(exit, timeout_s);
+  info.path = spec.plugin;
+  spec.space = "probe";
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  Runner runner(spec);
+  runner::Request hello;
+  hello.command = runner::Command::kHello;
+  const auto ready = runner.call(hello, deadline);
+  if (!ready || ready->kind != runner::ReplyKind::kOk) {
+    info.error = spec.plugin.string() + ": the runner did not start: " +
+                 (ready ? runner::read_text(ready->message) : std::string("it ended or did not answer"));
     return info;
   }
-  info.loaded = probe->loaded != 0;
-  info.error = probe->error;
-  info.name = probe->name;
-  info.memory = static_cast<spmv_memory_space>(probe->memory);
-  for (int k = 0; k < probe->kernel_count; ++k) {
-    const ProbedKernel& kernel = probe->kernels[k];
-    info.kernels.push_back({kernel.name, static_cast<spmv_format>(kernel.format), kernel.description});
+  runner::Request load;
+  load.command = runner::Command::kLoad;
+  const auto loaded = runner.call(load, deadline);
+  if (!loaded) {
+    const RunnerEnd end = runner.end();
+    std::string how = "ended";
+    if (end.kind == RunnerEnd::Kind::kSignaled) how = "was killed by " + describe_signal(end.signal);
+    if (end.kind == RunnerEnd::Kind::kExited) how = "exited with status " + std::to_string(end.code);
+    if (end.kind == RunnerEnd::Kind::kTimedOut) how = "did not finish loading within " + std::to_string(static_cast<int>(timeout_s)) + " s";
+    info.error = spec.plugin.string() + ": loading the plugin " + how;
+    return info;
+  }
+  if (loaded->kind != runner::ReplyKind::kOk) {
+    info.error = runner::read_text(loaded->message);
+    return info;
+  }
+  info.loaded = true;
+  info.name = runner::read_text(loaded->plugin_name);
+  info.memory = static_cast<spmv_memory_space>(loaded->memory);
+  for (int k = 0; k < loaded->kernel_count && k < static_cast<int>(runner::kMaxKernels); ++k) {
+    const runner::KernelEntry& kernel = loaded->kernels[k];
+    info.kernels.push_back(
+        {runner::read_text(kernel.name), static_cast<spmv_format>(kernel.format), runner::read_text(kernel.description)});
   }
   return info;
 }

@@ -1,7 +1,8 @@
-// What the grader needs to know before grading, found out in child
+// What the grader needs to know before grading, found out in other
 // processes so that the grader itself never runs plugin code or starts CUDA:
-// a plugin's table (its constructors run in the child; a plugin that
-// crashes or hangs while loading costs nothing) and the GPU.
+// a plugin's table (loaded in a runner in its sandbox: its constructors run
+// there; a plugin that crashes or hangs while loading costs nothing) and the
+// GPU (in a forked child of the grader: trusted code only).
 #pragma once
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runner_client.hpp"
 #include "spmv/contract/plugin.h"
 
 namespace spmv::grade {
@@ -37,8 +39,10 @@ struct GpuInfo {
   std::string note;                 // why there is no GPU, or no bandwidth figure
 };
 
-PluginInfo probe_plugin(const std::filesystem::path& plugin, bool forbid_vendor_libraries, double timeout_s,
-                        const std::filesystem::path& log);
+// `spec` names the runner (spmv-runner for submissions, whose vendor
+// libraries are refused; spmv-reference-runner for the reference) and the
+// plugin; its space is set to "probe" here.
+PluginInfo probe_plugin(RunnerSpec spec, double timeout_s);
 
 // With `cache` (CTest mode, where every row is a run of its own), the copy
 // bandwidth measured by an earlier run on the same GPU is read from that

@@ -1,6 +1,7 @@
 #include "process.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -93,6 +94,16 @@ int reap(pid_t child) {
 }
 
 }  // namespace
+
+SharedRegion::SharedRegion(std::size_t bytes) : bytes_(bytes) {
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) {
+    throw std::runtime_error("mmap of " + std::to_string(bytes) + " shared bytes failed: " + std::strerror(errno));
+  }
+  data_ = mapped;
+}
+
+SharedRegion::~SharedRegion() { ::munmap(data_, bytes_); }
 
 PendingChild::PendingChild(const std::function<void()>& start_up, const std::function<void()>& body,
                            const std::filesystem::path& log_file) {

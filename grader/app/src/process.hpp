@@ -1,5 +1,7 @@
-// Running a piece of the grader in a forked child process with a time limit,
-// its stdout and stderr captured in a log file.
+// Running a piece of the grader's own code in a forked child process with a
+// time limit, its stdout and stderr captured in a log file: the GPU check
+// (gpu_probe.cpp). Never plugin code: submissions and the reference run in
+// runners (runner_client.hpp).
 //
 // fork() without exec: the child inherits the parent's case data
 // copy-on-write, so a matrix read and converted once serves every child.
@@ -22,8 +24,32 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace spmv::grade {
+
+// An anonymous MAP_SHARED region a forked child writes its findings into;
+// unmapped on destruction.
+class SharedRegion {
+ public:
+  explicit SharedRegion(std::size_t bytes);
+  ~SharedRegion();
+  SharedRegion(const SharedRegion&) = delete;
+  SharedRegion& operator=(const SharedRegion&) = delete;
+  [[nodiscard]] void* data() const { return data_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// Copies `text` into a fixed buffer, truncated and NUL-terminated.
+template <std::size_t N>
+void store_text(char (&buffer)[N], std::string_view text) {
+  const std::size_t length = text.size() < N - 1 ? text.size() : N - 1;
+  for (std::size_t i = 0; i < length; ++i) buffer[i] = text[i];
+  buffer[length] = '\0';
+}
 
 struct ChildExit {
   enum class Kind { kExited, kSignaled, kTimedOut };

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policy.hpp"
@@ -26,6 +27,14 @@ struct RunInfo {
   bool secret_seed = false;
   std::vector<std::string> notes;     // e.g. that no GPU was found
   double elapsed_s = 0;
+  // How the submission was contained (grader/sandbox): the level's name and
+  // what it gives; `unisolated` when graded below the container level.
+  std::string isolation;
+  std::string isolation_detail;
+  bool unisolated = false;
+  // Where the grade came from: "submission", "grader", "reference",
+  // "policy", "case <name>" with their SHA-256; GPU, driver, toolkit.
+  std::vector<std::pair<std::string, std::string>> provenance;
 };
 
 // Kernel-major (the policy's kernel order), then cases in their list order.

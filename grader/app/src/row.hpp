@@ -80,6 +80,11 @@ struct RowResult {
   std::optional<double> cusparse_gbps;
   std::int64_t compulsory_bytes = 0;
   int submission_samples = 0, reference_samples = 0;
+  int checked_launches = 0;  // timed launches whose y the grader checked
+  // Set by the grader's checks: timed_result_wrong, implausible_timing,
+  // speedup_review, forbidden_library. A flagged row earns no speed credit
+  // unless the policy accepts its flags.
+  std::vector<std::string> flags;
 
   // Context.
   std::optional<std::uint64_t> x_seed;  // absent when the run used a secret seed

@@ -44,6 +44,8 @@ void visit_fields(Row& row, Visitor&& visit) {
   visit("compulsory_bytes", row.compulsory_bytes);
   visit("submission_samples", row.submission_samples);
   visit("reference_samples", row.reference_samples);
+  visit("checked_launches", row.checked_launches);
+  visit("flags", row.flags);
   visit("x_seed", row.x_seed);
   visit("log_file", row.log_file);
   visit("submission_output", row.submission_output);

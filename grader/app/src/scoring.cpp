@@ -1,5 +1,6 @@
 #include "scoring.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
@@ -20,9 +21,20 @@ std::map<std::string, double> counted_case_weights(const Policy& policy, const s
   return sums;
 }
 
+// A flag the policy does not accept withholds the row's speed credit.
+bool speed_credit_withheld(const Policy& policy, const RowResult& row) {
+  for (const auto& flag : row.flags) {
+    if (std::find(policy.accepted_flags.begin(), policy.accepted_flags.end(), flag) == policy.accepted_flags.end()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 double earned_share(const Policy& policy, const RowResult& row) {
   if (row.verdict != Verdict::kPass) return 0;
-  const double performance = row.speedup ? performance_credit(policy.band, *row.speedup) : 0;
+  const bool credited = row.speedup && !speed_credit_withheld(policy, row);
+  const double performance = credited ? performance_credit(policy.band, *row.speedup) : 0;
   return policy.correctness_share + (1 - policy.correctness_share) * performance;
 }
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "correctness.hpp"
+#include "process.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -43,38 +44,79 @@ void fail(RowResult& row, Verdict verdict, const std::string& cause, Stage stage
   row.detail = detail;
 }
 
-void judge_unfinished(RowResult& row, const ChildExit& exit, Stage stage, const RowContext& context) {
-  if (exit.kind == ChildExit::Kind::kTimedOut) {
-    fail(row, Verdict::kTimeout, "timeout", stage,
-         "killed after " + format_number("%g", context.timeout_s) + " s (the time limit)",
-         "The submission did not finish: an endless loop, a deadlock, or far too slow.");
+// The row ended early: the runner died, hung, or refused a step.
+void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext& context) {
+  const Stage stage = record.stage;
+  if (!record.grader_failure.empty()) {
+    fail(row, Verdict::kGraderError, "grader", stage, record.grader_failure);
     return;
   }
   const bool submission = is_submission_stage(stage);
-  if (exit.kind == ChildExit::Kind::kSignaled) {
-    fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "signal", stage, describe_signal(exit.signal));
-    return;
+  if (record.refused) {
+    const std::string& message = record.message;
+    switch (*record.refused) {
+      case runner::ReplyKind::kNotImplemented: set_verdict(row, Verdict::kNotImplemented, "not_implemented", message); return;
+      case runner::ReplyKind::kUnusable:
+        set_verdict(row, Verdict::kLoadError, "load_error", "the submission's plugin cannot be used: " + message);
+        return;
+      case runner::ReplyKind::kLaunchFailed:
+        fail(row, Verdict::kCrash, "launch_error", stage, "the launch " + message);
+        return;
+      case runner::ReplyKind::kCudaError:
+        fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "cuda_error", stage,
+             submission ? explain_cuda_error(record.status) : message, submission ? message : "");
+        return;
+      case runner::ReplyKind::kFailed:
+      case runner::ReplyKind::kOk:
+        fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "exception", stage, message);
+        return;
+    }
+  }
+  switch (record.end.kind) {
+    case RunnerEnd::Kind::kTimedOut:
+      fail(row, Verdict::kTimeout, "timeout", stage,
+           "killed after " + format_number("%g", context.timeout_s) + " s (the time limit)",
+           "The submission did not finish: an endless loop, a deadlock, or far too slow.");
+      return;
+    case RunnerEnd::Kind::kSignaled:
+      fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "signal", stage, describe_signal(record.end.signal));
+      return;
+    case RunnerEnd::Kind::kExited:
+      if (submission) {
+        fail(row, Verdict::kCrash, "exit", stage, "the submission called exit(" + std::to_string(record.end.code) + ")");
+      } else {
+        fail(row, Verdict::kGraderError, "exit", stage, "the runner exited with status " + std::to_string(record.end.code));
+      }
+      return;
+    case RunnerEnd::Kind::kKilled:
+    case RunnerEnd::Kind::kRunning:
+      break;
   }
   if (submission) {
-    fail(row, Verdict::kCrash, "exit", stage, "the submission called exit(" + std::to_string(exit.code) + ")");
+    fail(row, Verdict::kCrash, "exception", stage, "the submission's runner stopped answering (a malformed reply or a closed channel)");
   } else {
-    fail(row, Verdict::kGraderError, "exit", stage, "the grader's child exited with status " + std::to_string(exit.code));
+    set_verdict(row, Verdict::kGraderError, "no_result", "the runner ended without a result");
   }
 }
 
-void add_timing(RowResult& row, const RowReport& report, const RowContext& context) {
-  if (report.timed == 0 || report.submission_ms <= 0) return;
-  row.submission_ms = report.submission_ms;
-  row.reference_ms = report.reference_ms;
-  row.submission_samples = report.submission_samples;
-  row.reference_samples = report.reference_samples;
-  row.speedup = report.reference_ms / report.submission_ms;
-  row.gbps = static_cast<double>(row.compulsory_bytes) / (report.submission_ms * 1e6);
+void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context) {
+  if (!timing.timed || timing.submission_ms <= 0) return;
+  apply_timing_checks(timing, {static_cast<std::uint64_t>(row.compulsory_bytes), context.copy_gbps,
+                               context.speedup_review});
+  row.submission_ms = timing.submission_ms;
+  row.reference_ms = timing.reference_ms;
+  row.submission_samples = timing.submission_samples;
+  row.reference_samples = timing.reference_samples;
+  row.checked_launches = timing.checked_launches;
+  row.speedup = timing.reference_ms / timing.submission_ms;
+  row.gbps = static_cast<double>(row.compulsory_bytes) / (timing.submission_ms * 1e6);
   if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;
+  for (const auto& flag : timing.flags) row.flags.push_back(flag);
+  for (const auto& reason : timing.flag_reasons) row.detail += (row.detail.empty() ? "" : "\n") + reason;
 }
 
-void judge_completed(RowResult& row, const RowChannel& channel, const RowContext& context) {
-  const Correctness correctness = evaluate_correctness(context.prepared, channel);
+void judge_completed(RowResult& row, RowRecord& record, const RowContext& context) {
+  const Correctness correctness = evaluate_correctness(context.prepared, *record.results, record.modified_inputs);
   row.max_error_ratio = correctness.max_ratio;
   row.first_bad_row = correctness.first_bad;
   row.worst_bad_row = correctness.worst_bad;
@@ -83,46 +125,20 @@ void judge_completed(RowResult& row, const RowChannel& channel, const RowContext
     row.detail = correctness.detail;
     return;
   }
-  add_timing(row, channel.report(), context);
   std::ostringstream text;
   text << "correct in all " << kRunsPerRow << " runs (largest error " << format_number("%.3g", correctness.max_ratio)
        << " of the allowed)";
+  set_verdict(row, Verdict::kPass, "", "");
+  add_timing(row, record.timing, context);
   if (row.speedup) {
     text << "; " << format_number("%.2f", *row.speedup) << "x the reference (" << format_number("%.4g", *row.submission_ms)
          << " ms vs " << format_number("%.4g", *row.reference_ms) << " ms), " << format_number("%.0f", *row.gbps)
          << " GB/s";
   }
+  if (!row.flags.empty()) text << "; flagged for review";
+  const std::string detail = row.detail;
   set_verdict(row, Verdict::kPass, "", text.str());
-}
-
-void judge_finished(RowResult& row, const RowChannel& channel, const RowContext& context) {
-  const RowReport& report = channel.report();
-  const auto failed_stage = static_cast<Stage>(report.failed_stage);
-  const bool submission = is_submission_stage(failed_stage);
-  const std::string message = report.message;
-  switch (report.outcome) {
-    case Outcome::kCompleted: judge_completed(row, channel, context); return;
-    case Outcome::kNotImplemented: set_verdict(row, Verdict::kNotImplemented, "not_implemented", message); return;
-    case Outcome::kSubmissionUnusable:
-      set_verdict(row, Verdict::kLoadError, "load_error", "the submission's plugin cannot be used: " + message);
-      return;
-    case Outcome::kLaunchFailed:
-      fail(row, Verdict::kCrash, "launch_error", failed_stage, "the launch failed: " + message);
-      return;
-    case Outcome::kCudaError:
-      if (submission) {
-        fail(row, Verdict::kCrash, "cuda_error", failed_stage, explain_cuda_error(report.status), message);
-      } else {
-        fail(row, Verdict::kGraderError, "cuda_error", failed_stage, message);
-      }
-      return;
-    case Outcome::kGraderFailure:
-      // In a submission's stage, e.g. a scratch size too large to allocate.
-      fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "exception", failed_stage, message);
-      return;
-    case Outcome::kNone: break;
-  }
-  set_verdict(row, Verdict::kGraderError, "no_result", "the child ended without a result");
+  row.detail = detail;
 }
 
 }  // namespace
@@ -134,23 +150,31 @@ void set_verdict(RowResult& row, Verdict verdict, const std::string& cause, cons
   row.detail.clear();
 }
 
-void judge_row(RowResult& row, const ChildExit& exit, const RowChannel& channel, const RowContext& context) {
-  row.log_file = context.log_file.string();
-  row.submission_output = log_excerpt(context.log_file);
+void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
+  row.log_file = record.log_file.string();
+  row.submission_output = log_excerpt(record.log_file);
   row.compulsory_bytes = static_cast<std::int64_t>(compulsory_bytes(context.prepared, context.format));
-  const RowReport& report = channel.report();
-  if (report.cusparse_timed != 0 && report.cusparse_ms > 0) row.cusparse_ms = report.cusparse_ms;
+  if (record.cusparse_ms) row.cusparse_ms = record.cusparse_ms;
   if (!row.cusparse_ms) row.cusparse_ms = context.prepared.cusparse_ms;
   if (row.cusparse_ms) {
     row.cusparse_gbps =
         static_cast<double>(compulsory_bytes(context.prepared, SPMV_FORMAT_CSR)) / (*row.cusparse_ms * 1e6);
   }
   row.copy_gbps = context.copy_gbps;
-  const Stage stage = channel.stage();
-  if (exit.kind == ChildExit::Kind::kTimedOut || stage != Stage::kDone) {
-    judge_unfinished(row, exit, stage, context);
+  if (!record.timing.wrong_timed_launch.empty()) {
+    // A cheat, not a slip: the result of a launch that was timed was wrong.
+    row.stage = describe(Stage::kTiming);
+    set_verdict(row, Verdict::kWrong, "timed_result_wrong",
+                "a timed launch returned a wrong result: " + record.timing.wrong_timed_launch);
+    row.detail = "The three checked runs were correct, but a launch among the timed ones (checked at random, with an x "
+                 "it had never seen) was not: the kernel does not compute y = A x on every call.";
+    row.flags.push_back("timed_result_wrong");
+    return;
+  }
+  if (record.completed) {
+    judge_completed(row, record, context);
   } else {
-    judge_finished(row, channel, context);
+    judge_unfinished(row, record, context);
   }
 }
 

@@ -1,5 +1,6 @@
-// The parent's verdict on a row, from how its child ended and the raw data
-// the child left in the channel.
+// The grader's verdict on a row, from what it recorded of the row's steps
+// (row_record.hpp): how the submission's runner ended, its replies, the y it
+// wrote, and the timing with the grader's checks.
 #pragma once
 
 #include <filesystem>
@@ -7,9 +8,9 @@
 #include <string>
 
 #include "case_data.hpp"
-#include "channel.hpp"
-#include "process.hpp"
 #include "row.hpp"
+#include "row_record.hpp"
+#include "timing_checks.hpp"
 
 namespace spmv::grade {
 
@@ -18,11 +19,11 @@ struct RowContext {
   spmv_format format;
   double timeout_s;
   std::optional<double> copy_gbps;
-  std::filesystem::path log_file;
+  double speedup_review = 10;
 };
 
 // Fills the outcome fields of `row` (verdict, cause, texts, measurements).
-void judge_row(RowResult& row, const ChildExit& exit, const RowChannel& channel, const RowContext& context);
+void judge_row(RowResult& row, RowRecord& record, const RowContext& context);
 
 // Sets verdict, cause and summary ("<verdict>: <explanation>"); clears
 // the detail. Also for verdicts reached without a child (not applicable,

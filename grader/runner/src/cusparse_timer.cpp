@@ -6,7 +6,7 @@
 
 #include "spmv/memory/buffer.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 namespace {
 
 class CusparseFailure : public std::runtime_error {
@@ -88,4 +88,4 @@ CusparseTiming time_cusparse_csr(const CsrMatrix& a, std::span<const float> x, E
   return result;
 }
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

@@ -2,7 +2,7 @@
 
 #include "executor.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 namespace {
 
 class DeviceExecutor final : public Executor {
@@ -62,4 +62,4 @@ std::unique_ptr<Executor> make_device_executor(int device) { return std::make_un
 
 std::string cuda_error_name(int code) { return cudaGetErrorName(static_cast<cudaError_t>(code)); }
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

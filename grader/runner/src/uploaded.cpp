@@ -5,9 +5,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "spmv/plugin/plugin.hpp"
+#include <type_traits>
+#include <variant>
 
-namespace spmv::grade {
+namespace spmv::runner {
 namespace {
 
 struct ArrayRecord {
@@ -79,12 +80,6 @@ class Uploaded final : public UploadedMatrix {
   std::array<unsigned char, sizeof(Buffers::view)> original_view_{};
 };
 
-template <typename Buffers, typename Matrix>
-std::unique_ptr<UploadedMatrix> make(MemorySpace space, const std::optional<Matrix>& matrix, spmv_format format) {
-  if (!matrix) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
-  return std::make_unique<Uploaded<Buffers, Matrix>>(space, *matrix);
-}
-
 }  // namespace
 
 bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes) {
@@ -99,16 +94,14 @@ bool same_contents(const RawBuffer& buffer, const void* original, std::size_t by
   return true;
 }
 
-std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, spmv_format format, const PreparedCase& p) {
-  switch (format) {
-    case SPMV_FORMAT_CSR: return std::make_unique<Uploaded<CsrBuffers, CsrMatrix>>(space, p.csr);
-    case SPMV_FORMAT_COO: return make<CooBuffers>(space, p.coo, format);
-    case SPMV_FORMAT_ELL: return make<EllBuffers>(space, p.ell, format);
-    case SPMV_FORMAT_HYB: return make<HybBuffers>(space, p.hyb, format);
-    case SPMV_FORMAT_JDS: return make<JdsBuffers>(space, p.jds, format);
-    case SPMV_FORMAT_SELL: return make<SellBuffers>(space, p.sell, format);
-  }
-  throw std::invalid_argument(std::string("no upload for format ") + format_name(format));
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix) {
+  return std::visit(
+      [&](const auto& m) -> std::unique_ptr<UploadedMatrix> {
+        using Matrix = std::decay_t<decltype(m)>;
+        using Buffers = decltype(upload(space, m));
+        return std::make_unique<Uploaded<Buffers, Matrix>>(space, m);
+      },
+      matrix);
 }
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

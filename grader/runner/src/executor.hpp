@@ -10,7 +10,7 @@
 #include "spmv/contract/common.h"
 #include "spmv/memory/buffer.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 
 class Executor {
  public:
@@ -35,4 +35,4 @@ std::unique_ptr<Executor> make_device_executor(int device);
 // it needs no GPU and no driver).
 std::string cuda_error_name(int code);
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

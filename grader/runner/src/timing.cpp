@@ -1,10 +1,10 @@
-#include "timing.hpp"
+#include "spmv/runner/timing.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
-namespace spmv::grade {
+namespace spmv::runner {
 
 double median(std::vector<double> values) {
   if (values.empty()) throw std::invalid_argument("median of no values");
@@ -51,4 +51,4 @@ std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides
   return results;
 }
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

@@ -9,9 +9,9 @@
 
 #include "executor.hpp"
 #include "spmv/core/formats.hpp"
-#include "timing.hpp"
+#include "spmv/runner/timing.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 
 struct CusparseTiming {
   bool timed = false;
@@ -22,4 +22,4 @@ struct CusparseTiming {
 CusparseTiming time_cusparse_csr(const CsrMatrix& a, std::span<const float> x, Executor& executor,
                                  const TimingOptions& options);
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

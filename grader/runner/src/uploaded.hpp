@@ -1,4 +1,4 @@
-// A case's matrix in the format a kernel takes, copied into the child's
+// A case's matrix in the format a kernel takes, copied into the runner's
 // buffers (device or host memory), and the check that a launch left it as
 // it was.
 #pragma once
@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "case_data.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/runner/matrix_image.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 
 class UploadedMatrix {
  public:
@@ -22,10 +22,10 @@ class UploadedMatrix {
   [[nodiscard]] virtual std::vector<std::string> modified_arrays() const = 0;
 };
 
-// Throws std::invalid_argument if the case has no matrix of that format.
-std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, spmv_format format, const PreparedCase& prepared);
+// The matrix is kept (by reference) to compare with: it must outlive the result.
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix);
 
 // Whether `buffer` still holds the `bytes` bytes at `original`.
 bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes);
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

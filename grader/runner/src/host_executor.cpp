@@ -2,7 +2,7 @@
 
 #include "executor.hpp"
 
-namespace spmv::grade {
+namespace spmv::runner {
 namespace {
 
 class HostExecutor final : public Executor {
@@ -24,4 +24,4 @@ class HostExecutor final : public Executor {
 
 std::unique_ptr<Executor> make_host_executor() { return std::make_unique<HostExecutor>(); }
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-namespace spmv::grade {
+namespace spmv::runner {
 
 struct TimingOptions {
   int min_runs = 20;
@@ -33,4 +33,4 @@ std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides
 
 double median(std::vector<double> values);
 
-}  // namespace spmv::grade
+}  // namespace spmv::runner

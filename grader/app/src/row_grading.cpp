@@ -1,0 +1,358 @@
+#include "row_grading.hpp"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "correctness.hpp"
+#include "spmv/plugin/plugin.hpp"
+#include "timing_checks.hpp"
+
+namespace spmv::grade {
+namespace {
+
+using runner::Command;
+using runner::ReplyKind;
+using runner::Reply;
+using runner::Request;
+
+// Starting a runner (CUDA's context) takes well under this.
+constexpr double kStartupTimeoutS = 60;
+// Every timed launch is checked with this probability, and the last of a
+// batch when none of the batch was: a launch that skips its work is caught
+// with a probability of at least 1/8 each time.
+constexpr double kCheckProbability = 1.0 / 8;
+constexpr int kBatch = 8;
+
+Request make_request(Command command) {
+  Request request;
+  request.command = command;
+  return request;
+}
+
+Clock::time_point after_seconds(double seconds) {
+  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+}
+
+std::string how_it_ended(const RunnerEnd& end) {
+  switch (end.kind) {
+    case RunnerEnd::Kind::kSignaled: return "was killed by signal " + std::to_string(end.signal);
+    case RunnerEnd::Kind::kExited: return "exited with status " + std::to_string(end.code);
+    case RunnerEnd::Kind::kTimedOut: return "did not answer in time";
+    case RunnerEnd::Kind::kKilled: return "ended";
+    case RunnerEnd::Kind::kRunning: break;
+  }
+  return "is still running";
+}
+
+// Seeds and check decisions from the kernel's random source: a runner that
+// sees every x it is given still cannot predict the next, nor which launch
+// will be checked.
+struct Unpredictable {
+  using result_type = std::uint64_t;
+  static constexpr result_type min() { return 0; }
+  static constexpr result_type max() { return ~result_type{0}; }
+  result_type operator()() {
+    result_type value = 0;
+    while (::getrandom(&value, sizeof value, 0) != static_cast<ssize_t>(sizeof value)) {
+    }
+    return value;
+  }
+};
+
+double median_of(std::vector<double> values) { return values.empty() ? 0.0 : runner::median(std::move(values)); }
+
+class RowGrader {
+ public:
+  RowGrader(const RowPlan& plan, PendingRunner pending, RunnerFactory& factory)
+      : plan_(plan), prepared_(*plan.prepared), factory_(factory), runner_(std::move(pending.runner)),
+        log_(std::move(pending.log)),
+        results_(std::make_shared<ResultMemory>(runner::result_area_bytes(prepared_.csr.rows))),
+        reference_results_(runner::result_area_bytes(prepared_.csr.rows)) {
+    record_.log_file = log_;
+  }
+
+  RowRecord grade() {
+    if (!start()) return finish();
+    deadline_ = after_seconds(plan_.timeout_s);
+    if (plan_.measure_cusparse && !measure_cusparse()) return finish();
+    if (!reference_setup()) return finish();
+    if (!load() || !setup()) return finish();
+    for (int run = 0; run < kRunsPerRow; ++run) {
+      if (!run_once(run)) return finish();
+    }
+    record_.results.emplace(results_->words(), prepared_.csr.rows);
+    if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
+      if (!time_against_reference()) return finish();
+    }
+    record_.completed = true;
+    record_.stage = Stage::kDone;
+    return finish();
+  }
+
+ private:
+  RowRecord finish() {
+    if (runner_) {
+      const RunnerEnd end = runner_->end();
+      if (record_.end.kind == RunnerEnd::Kind::kRunning && !record_.completed) record_.end = end;
+    }
+    if (!record_.results) record_.results.emplace(results_->words(), prepared_.csr.rows);
+    record_.result_memory = results_;
+    return std::move(record_);
+  }
+
+  // Waits for "CUDA ready"; a runner that fails to start is replaced once.
+  bool start() {
+    record_.stage = Stage::kStarting;
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (attempt > 0) {
+        runner_->end();
+        runner_ = start_submission_runner(factory_, log_).runner;
+      }
+      const auto reply = runner_->receive(after_seconds(kStartupTimeoutS));
+      if (reply && reply->kind == ReplyKind::kOk) return true;
+      const std::string why = reply ? runner::read_text(reply->message) : "it " + how_it_ended(runner_->end());
+      record_.grader_failure = "the submission's runner did not start: " + why;
+    }
+    return false;
+  }
+
+  // A step of the submission's runner; false (and the record says why) if
+  // it failed or the runner ended.
+  bool step(Stage stage, const Request& request, std::span<const int> fds = {}, Reply* out = nullptr) {
+    record_.stage = stage;
+    const auto reply = runner_->call(request, deadline_, fds);
+    if (!reply) {
+      record_.end = runner_->end();
+      return false;
+    }
+    if (reply->kind != ReplyKind::kOk) {
+      record_.refused = reply->kind;
+      record_.status = reply->status;
+      record_.message = runner::read_text(reply->message);
+      return false;
+    }
+    if (out != nullptr) *out = *reply;
+    return true;
+  }
+
+  // A step of the reference runner (the grader's side): retried once on a
+  // fresh reference runner, then the row is the grader's failure.
+  std::optional<Reply> reference_step(const Request& request, std::span<const int> fds = {},
+                                      bool redo_setup = true) {
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      if (attempt > 0) {
+        factory_.restart_reference();
+        if (redo_setup && !reference_ready_again()) break;
+      }
+      Runner& reference = factory_.reference();
+      const auto reply = reference.call(request, after_seconds(std::max(plan_.timeout_s, kStartupTimeoutS)), fds);
+      if (reply && reply->kind == ReplyKind::kOk) return reply;
+      const std::string why = reply ? runner::read_text(reply->message) : "it " + how_it_ended(reference.end());
+      record_.grader_failure = "the reference runner failed: " + why;
+    }
+    return std::nullopt;
+  }
+
+  bool reference_ready_again() {
+    if (!reference_set_up_) return true;
+    Runner& reference = factory_.reference();
+    const auto reply = reference.call(setup_request(), after_seconds(kStartupTimeoutS), setup_fds(reference_results_));
+    return reply && reply->kind == ReplyKind::kOk;
+  }
+
+  Request setup_request() const {
+    Request request = make_request(Command::kSetup);
+    request.format = plan_.format;
+    runner::store_text(request.kernel, plan_.kernel);
+    return request;
+  }
+
+  std::array<int, 2> setup_fds(const ResultMemory& results) {
+    return {matrix_image(prepared_, plan_.format), results.fd()};
+  }
+
+  bool measure_cusparse() {
+    Request setup = make_request(Command::kSetup);
+    setup.format = SPMV_FORMAT_CSR;
+    const std::array<int, 2> fds{matrix_image(prepared_, SPMV_FORMAT_CSR), reference_results_.fd()};
+    if (!reference_step(setup, fds, false)) return false;
+    Request time = make_request(Command::kCusparse);
+    time.seed = random_();
+    time.cusparse_runs = plan_.timing.min_runs;
+    time.cusparse_min_ms = plan_.timing.min_time_ms / 2;
+    // Context only: cuSPARSE refusing a matrix costs the row nothing.
+    const auto reply = factory_.reference().call(time, after_seconds(std::max(plan_.timeout_s, kStartupTimeoutS)));
+    if (reply && reply->kind == ReplyKind::kOk && reply->ms > 0) record_.cusparse_ms = reply->ms;
+    return true;
+  }
+
+  bool reference_setup() {
+    record_.stage = Stage::kStarting;
+    const auto fds = setup_fds(reference_results_);
+    if (!reference_step(setup_request(), fds, false)) return false;
+    reference_set_up_ = true;
+    return true;
+  }
+
+  bool load() {
+    Reply reply;
+    if (!step(Stage::kLoadingPlugins, make_request(Command::kLoad), {}, &reply)) return false;
+    for (int k = 0; k < reply.kernel_count && k < static_cast<int>(runner::kMaxKernels); ++k) {
+      if (runner::read_text(reply.kernels[k].name) == plan_.kernel) return true;
+    }
+    record_.refused = ReplyKind::kNotImplemented;
+    record_.message = "the submission has no kernel named " + plan_.kernel;
+    return false;
+  }
+
+  bool setup() { return step(Stage::kUploading, setup_request(), setup_fds(*results_)); }
+
+  bool run_once(int run) {
+    Request request = make_request(Command::kRun);
+    request.slot = run;
+    request.seed = prepared_.x_seeds[static_cast<std::size_t>(x_of_run(run))];
+    Reply reply;
+    if (!step(static_cast<Stage>(static_cast<int>(Stage::kRun1) + run), request, {}, &reply)) return false;
+    const std::string modified = runner::read_text(reply.modified);
+    if (!modified.empty()) {
+      record_.modified_inputs += (record_.modified_inputs.empty() ? "" : ", ") + modified + " (run " +
+                                 std::to_string(run + 1) + ")";
+    }
+    return true;
+  }
+
+  // One timed launch of the submission; false if it failed.
+  bool submission_sample(Stage stage, bool keep, bool last_of_batch) {
+    Request request = make_request(Command::kTimed);
+    request.seed = random_();
+    Reply reply;
+    if (!step(stage, request, {}, &reply)) return false;
+    const double round_trip = runner_->last_round_trip_ms();
+    if (keep) {
+      submission_ms_.push_back(reply.ms);
+      submission_round_trip_.push_back(round_trip);
+      submission_unexplained_.push_back(round_trip - reply.ms);
+      spent_[0] += round_trip;
+    }
+    const bool check = std::bernoulli_distribution(kCheckProbability)(random_) || (last_of_batch && !checked_in_batch_);
+    if (!check) return true;
+    checked_in_batch_ = true;
+    Request copy = make_request(Command::kCopyOut);
+    copy.slot = runner::kTimedSlot;
+    if (!step(Stage::kCheckingTimed, copy)) return false;
+    submission_copy_.push_back(runner_->last_round_trip_ms());
+    ++record_.timing.checked_launches;
+    const ResultView view(results_->words(), prepared_.csr.rows);
+    const std::string wrong = check_launch_result(prepared_, request.seed, view, runner::kTimedSlot);
+    if (!wrong.empty()) {
+      record_.timing.wrong_timed_launch = wrong;
+      return false;
+    }
+    record_.stage = stage;
+    return true;
+  }
+
+  // One timed launch of the reference (the submission's runner stopped).
+  bool reference_sample(bool keep, bool copy_out) {
+    Request request = make_request(Command::kTimed);
+    request.seed = random_();
+    auto reply = reference_step(request);
+    std::optional<Reply> copied;
+    double copy_ms = 0;
+    if (reply && copy_out) {
+      Request copy = make_request(Command::kCopyOut);
+      copy.slot = runner::kTimedSlot;
+      copied = reference_step(copy);
+      copy_ms = factory_.reference().last_round_trip_ms();
+    }
+    if (!reply || (copy_out && !copied)) return false;
+    if (keep) {
+      const double round_trip = factory_.reference().last_round_trip_ms();
+      reference_ms_.push_back(reply->ms);
+      reference_round_trip_.push_back(round_trip);
+      reference_unexplained_.push_back(round_trip - reply->ms);
+      spent_[1] += round_trip;
+      if (copy_out) reference_copy_.push_back(copy_ms);
+    }
+    return true;
+  }
+
+  // `count` reference launches with the submission's runner stopped, so
+  // nothing of the submission runs on the CPU meanwhile. Stopping costs a
+  // few milliseconds, so the sides alternate by blocks of launches.
+  bool reference_block(int count, bool keep, int copies) {
+    runner_->stop();
+    bool ok = true;
+    for (int k = 0; k < count && ok; ++k) ok = reference_sample(keep, k < copies);
+    runner_->resume();
+    return ok;
+  }
+
+  bool time_against_reference() {
+    const auto& options = plan_.timing;
+    for (int run = 0; run < options.warmup_runs; ++run) {
+      if (!submission_sample(Stage::kWarmup, false, false)) return false;
+    }
+    if (!reference_block(options.warmup_runs, false, 0)) return false;
+    record_.stage = Stage::kTiming;
+    const auto needs_more = [&](std::size_t side, std::size_t count) {
+      return static_cast<int>(count) < options.min_runs || spent_[side] < options.min_time_ms;
+    };
+    while (static_cast<int>(submission_ms_.size()) < options.max_runs &&
+           (needs_more(0, submission_ms_.size()) || needs_more(1, reference_ms_.size()))) {
+      checked_in_batch_ = false;
+      const int checked_before = record_.timing.checked_launches;
+      for (int k = 0; k < kBatch; ++k) {
+        if (!submission_sample(Stage::kTiming, true, k == kBatch - 1)) return false;
+      }
+      // The reference's copy-out is timed as often as the submission's, to compare.
+      if (!reference_block(kBatch, true, record_.timing.checked_launches - checked_before)) return false;
+    }
+    TimingRecord& timing = record_.timing;
+    timing.timed = true;
+    timing.submission_ms = median_of(submission_ms_);
+    timing.reference_ms = median_of(reference_ms_);
+    timing.submission_samples = static_cast<int>(submission_ms_.size());
+    timing.reference_samples = static_cast<int>(reference_ms_.size());
+    timing.submission_round_trip_ms = median_of(submission_round_trip_);
+    timing.reference_round_trip_ms = median_of(reference_round_trip_);
+    timing.submission_unexplained_ms = median_of(submission_unexplained_);
+    timing.reference_unexplained_ms = median_of(reference_unexplained_);
+    timing.submission_copy_ms = median_of(submission_copy_);
+    timing.reference_copy_ms = median_of(reference_copy_);
+    return true;
+  }
+
+  const RowPlan& plan_;
+  PreparedCase& prepared_;
+  RunnerFactory& factory_;
+  std::unique_ptr<Runner> runner_;
+  std::filesystem::path log_;
+  std::shared_ptr<ResultMemory> results_;
+  ResultMemory reference_results_;
+  Unpredictable random_;
+  Clock::time_point deadline_ = Clock::now();
+  RowRecord record_;
+  bool reference_set_up_ = false;
+  bool checked_in_batch_ = false;
+  double spent_[2] = {0, 0};
+  std::vector<double> submission_ms_, reference_ms_, submission_round_trip_, reference_round_trip_,
+      submission_unexplained_, reference_unexplained_, submission_copy_, reference_copy_;
+};
+
+}  // namespace
+
+PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log) {
+  PendingRunner pending{factory.submission(log), log};
+  pending.runner->send(make_request(Command::kHello));
+  return pending;
+}
+
+RowRecord grade_row(const RowPlan& plan, PendingRunner pending, RunnerFactory& factory) {
+  return RowGrader(plan, std::move(pending), factory).grade();
+}
+
+}  // namespace spmv::grade

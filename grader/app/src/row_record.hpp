@@ -1,0 +1,93 @@
+// What the grader saw of one row, step by step: where the submission's
+// runner was (the step the grader had asked for, never the runner's own
+// word), how it ended, what it replied, the result area it wrote y into, and
+// the timings with the grader's checks on them. verdict.cpp judges a row from
+// this alone.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "runner_client.hpp"
+#include "spmv/runner/protocol.hpp"
+
+namespace spmv::grade {
+
+// The step a row was in; a crash is reported as "during <stage>".
+enum class Stage : std::int32_t {
+  kStarting,          // the runner's start-up (CUDA), before any submission code
+  kLoadingPlugins,    // the submission's plugin (its constructors run)
+  kUploading,         // the matrix, x, y and the scratch size
+  kCusparse,
+  kRun1,
+  kRun2,
+  kRun3,
+  kWarmup,
+  kTiming,
+  kCheckingTimed,     // a timed launch's y copied out for its check
+  kDone,
+};
+
+const char* describe(Stage stage);
+// Stages in which the submission's code runs (or its effects surface).
+bool is_submission_stage(Stage stage);
+
+inline constexpr int kRunsPerRow = 3;  // x1, x2, x1 again
+
+// Which x vector (0 or 1) run `run` uses.
+inline int x_of_run(int run) { return run == 1 ? 1 : 0; }
+
+// A result area as the runner left it: for each slot, guard + y + guard.
+class ResultView {
+ public:
+  ResultView(const std::uint32_t* words, std::int64_t rows) : words_(words), rows_(rows) {}
+  [[nodiscard]] std::int64_t rows() const { return rows_; }
+  [[nodiscard]] std::span<const float> y(int slot) const;
+  [[nodiscard]] std::span<const std::uint32_t> guard_before(int slot) const;
+  [[nodiscard]] std::span<const std::uint32_t> guard_after(int slot) const;
+
+ private:
+  [[nodiscard]] const std::uint32_t* slot_start(int slot) const;
+  const std::uint32_t* words_;
+  std::int64_t rows_;
+};
+
+// Timing of a correct row, and what the grader's checks found in it.
+struct TimingRecord {
+  bool timed = false;
+  double submission_ms = 0, reference_ms = 0;  // medians of the runners' own times
+  int submission_samples = 0, reference_samples = 0;
+  double submission_round_trip_ms = 0, reference_round_trip_ms = 0;  // medians, grader's clock
+  double submission_unexplained_ms = 0, reference_unexplained_ms = 0;  // medians of (round trip - reported)
+  double submission_copy_ms = 0, reference_copy_ms = 0;  // medians of the copy-outs of checked launches
+  int checked_launches = 0;
+  std::string wrong_timed_launch;  // a checked timed launch's result was wrong: what
+  std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
+  std::vector<std::string> flag_reasons;  // one line per flag, for people
+};
+
+struct RowRecord {
+  Stage stage = Stage::kStarting;  // the step the row was in when it ended
+  bool completed = false;          // the runs (and timing, if correct) finished
+  // A reply that was not kOk: its kind, status and message.
+  std::optional<runner::ReplyKind> refused;
+  int status = 0;
+  std::string message;
+  // How the submission's runner ended, when it ended before the row did.
+  RunnerEnd end;
+  // The grader's own failure (the reference runner or the grader), if any.
+  std::string grader_failure;
+  // The submission's results (a view of `result_memory`, which it keeps).
+  std::shared_ptr<const ResultMemory> result_memory;
+  std::optional<ResultView> results;
+  std::string modified_inputs;  // from the runs' replies, comma-separated
+  TimingRecord timing;
+  std::optional<double> cusparse_ms;
+  std::filesystem::path log_file;
+};
+
+}  // namespace spmv::grade

@@ -1,0 +1,128 @@
+// The grader's handle on one runner (spmv-runner in its sandbox): it starts
+// the runner, sends it one request at a time and waits for the reply with a
+// deadline, timing each round trip with its own clock, and keeps what the
+// runner prints in a log capped in size. Nothing the runner says is taken as
+// more than its word; how it ended (a signal, an exit) comes from the
+// sandbox's init, outside the runner.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spmv/runner/protocol.hpp"
+#include "spmv/sandbox/sandbox.hpp"
+
+namespace spmv::grade {
+
+using Clock = std::chrono::steady_clock;
+
+struct RunnerSpec {
+  std::filesystem::path executable;    // bin/spmv-runner or bin/spmv-reference-runner
+  std::filesystem::path plugin;        // copied into the runner's folder as plugin.so
+  std::string space;                   // "device", "host" or "probe"
+  sandbox::Level level = sandbox::Level::kFull;
+  std::string visible_devices;         // CUDA_VISIBLE_DEVICES of the runner ("" for host runners)
+  std::filesystem::path work_root;     // the grader's private folder for runner folders
+  std::filesystem::path log_file;      // the runner's stdout and stderr, capped
+  std::size_t log_cap_bytes = std::size_t{1} << 20;
+  sandbox::Limits limits;
+};
+
+// How a runner ended, as the sandbox saw it.
+struct RunnerEnd {
+  enum class Kind { kRunning, kExited, kSignaled, kTimedOut, kKilled };
+  Kind kind = Kind::kRunning;
+  int code = 0;
+  int signal = 0;
+};
+
+class Runner {
+ public:
+  // Starts the runner; throws std::runtime_error (the grader's failure).
+  explicit Runner(const RunnerSpec& spec);
+  ~Runner();
+  Runner(const Runner&) = delete;
+  Runner& operator=(const Runner&) = delete;
+
+  // Sends a request without waiting (for a start-up done ahead).
+  void send(const runner::Request& request, std::span<const int> fds = {});
+  // Waits for the reply to the request sent last, until `deadline`. nullopt
+  // when the runner ended or the deadline passed: end() then says which.
+  std::optional<runner::Reply> receive(Clock::time_point deadline);
+  // send() then receive().
+  std::optional<runner::Reply> call(const runner::Request& request, Clock::time_point deadline,
+                                    std::span<const int> fds = {});
+  // The last round trip, send to reply, by the grader's clock.
+  [[nodiscard]] double last_round_trip_ms() const { return last_round_trip_ms_; }
+
+  // Freezes every process of the runner's sandbox (while the other side is
+  // timed), and lets them go on.
+  void stop();
+  void resume();
+
+  // Kills everything of the runner's sandbox and reaps it (once); how the
+  // runner ended. Its log is complete afterwards.
+  RunnerEnd end();
+  [[nodiscard]] bool timed_out() const { return timed_out_; }
+  [[nodiscard]] const std::filesystem::path& log_file() const { return spec_.log_file; }
+  [[nodiscard]] const std::filesystem::path& folder() const { return folder_; }
+
+ private:
+  void drain_output();
+  void wait_readable(Clock::time_point deadline);
+
+  RunnerSpec spec_;
+  std::filesystem::path folder_;
+  std::optional<sandbox::UidLease> uid_;
+  std::unique_ptr<sandbox::Process> process_;
+  int control_ = -1;
+  int output_ = -1;
+  int log_ = -1;
+  std::size_t logged_ = 0, dropped_ = 0;
+  Clock::time_point sent_at_;
+  double last_round_trip_ms_ = 0;
+  bool timed_out_ = false;
+  bool ended_ = false;
+  bool stopped_ = false;
+  RunnerEnd end_;
+};
+
+// A private folder for runner folders, removed with everything in it when
+// the object goes. Traversable by the runners' uids, listable by none.
+class WorkRoot {
+ public:
+  WorkRoot();
+  ~WorkRoot();
+  WorkRoot(const WorkRoot&) = delete;
+  WorkRoot& operator=(const WorkRoot&) = delete;
+  [[nodiscard]] const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// A memfd of `bytes` zero bytes, mapped read-only here; the runner gets the
+// descriptor and writes into it.
+class ResultMemory {
+ public:
+  explicit ResultMemory(std::size_t bytes);
+  ~ResultMemory();
+  ResultMemory(const ResultMemory&) = delete;
+  ResultMemory& operator=(const ResultMemory&) = delete;
+  [[nodiscard]] int fd() const { return fd_; }
+  [[nodiscard]] const std::uint32_t* words() const { return static_cast<const std::uint32_t*>(data_); }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
+
+ private:
+  int fd_ = -1;
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+}  // namespace spmv::grade

@@ -1,0 +1,56 @@
+#include "timing_checks.hpp"
+
+#include <cstdio>
+#include <string>
+
+namespace spmv::grade {
+namespace {
+
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.4g", value);
+  return text;
+}
+
+void flag(TimingRecord& timing, const std::string& name, const std::string& reason) {
+  bool present = false;
+  for (const auto& existing : timing.flags) present = present || existing == name;
+  if (!present) timing.flags.push_back(name);
+  timing.flag_reasons.push_back(name + ": " + reason);
+}
+
+}  // namespace
+
+void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
+  if (!timing.timed || timing.submission_ms <= 0) return;
+  const double reported = timing.submission_ms;
+  const double excess = timing.submission_unexplained_ms - timing.reference_unexplained_ms;
+  if (excess > kClockSlackMs + 0.5 * reported) {
+    flag(timing, "implausible_timing",
+         "the grader's clock saw each launch take " + number(excess) + " ms more than the reference's overhead, while "
+         "the runner reported " + number(reported) + " ms");
+  }
+  if (timing.submission_copy_ms > 0 && timing.reference_copy_ms > 0 &&
+      timing.submission_copy_ms > kCopyFactor * timing.reference_copy_ms + kClockSlackMs) {
+    flag(timing, "implausible_timing",
+         "copying y out took " + number(timing.submission_copy_ms) + " ms against the reference's " +
+             number(timing.reference_copy_ms) + " ms: work done after the timed launch");
+  }
+  if (bounds.copy_gbps && *bounds.copy_gbps > 0 && bounds.compulsory_bytes > 0) {
+    const double margin = bounds.compulsory_bytes <= kL2Bytes ? kL2Margin : kFloorMargin;
+    const double floor_ms = static_cast<double>(bounds.compulsory_bytes) / (*bounds.copy_gbps * margin * 1e6);
+    if (reported < floor_ms) {
+      flag(timing, "implausible_timing",
+           "reported " + number(reported) + " ms, below the " + number(floor_ms) + " ms that moving " +
+               std::to_string(bounds.compulsory_bytes) + " bytes needs at " + number(margin) + "x the measured copy "
+               "bandwidth");
+    }
+  }
+  if (timing.reference_ms > 0 && timing.reference_ms / reported > bounds.speedup_review) {
+    flag(timing, "speedup_review",
+         number(timing.reference_ms / reported) + "x the reference, above the review threshold of " +
+             number(bounds.speedup_review) + "x");
+  }
+}
+
+}  // namespace spmv::grade

@@ -1,0 +1,42 @@
+// Bounds on a row's timing from outside the submission's runner. One
+// process cannot time another's kernels, so these use what the grader knows
+// for itself: its own clock around each launch's round trip, the same
+// measurements of the reference runner, the bytes a kernel of the format
+// must move and the GPU's bandwidth measured in the same run.
+//
+// Rules (docs/grading.md states them with their numbers):
+//  - implausible_timing, clock: the submission's median round trip minus its
+//    reported time exceeds the reference's by more than kClockSlackMs plus
+//    half the reported time: the launch took longer than it said.
+//  - implausible_timing, copy: copying y out of a checked launch took more
+//    than kCopyFactor times the reference's copy plus kClockSlackMs: work
+//    done when the check was asked for, not in the timed launch.
+//  - implausible_timing, floor: the reported time is below what the byte
+//    model needs at kFloorMargin times the measured copy bandwidth (L2 can
+//    beat DRAM; kL2Margin for working sets that fit in L2).
+//  - speedup_review: a speedup above the policy's threshold (default 10x).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "row_record.hpp"
+
+namespace spmv::grade {
+
+inline constexpr double kClockSlackMs = 0.05;
+inline constexpr double kCopyFactor = 3;
+inline constexpr double kFloorMargin = 1.5;
+inline constexpr double kL2Margin = 6;
+inline constexpr std::uint64_t kL2Bytes = std::uint64_t{40} << 20;
+
+struct TimingBounds {
+  std::uint64_t compulsory_bytes = 0;
+  std::optional<double> copy_gbps;  // device-to-device copy of the run (none on the host path)
+  double speedup_review = 10;       // the policy's threshold
+};
+
+// Adds flags and their reasons to `timing`.
+void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds);
+
+}  // namespace spmv::grade

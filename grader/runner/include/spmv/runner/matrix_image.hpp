@@ -1,0 +1,29 @@
+// A matrix of one format as a sealed memory file: the parent writes it once,
+// seals it against every change (F_SEAL_WRITE, F_SEAL_SHRINK, F_SEAL_GROW)
+// and passes the descriptor to runners, which can map it only read-only.
+// A runner builds the format's container from it and uploads that.
+#pragma once
+
+#include <cstdint>
+#include <variant>
+
+#include "spmv/contract/plugin.h"
+#include "spmv/core/formats.hpp"
+
+namespace spmv::runner {
+
+using AnyMatrix = std::variant<CsrMatrix, CooMatrix, EllMatrix, HybMatrix, JdsMatrix, SellMatrix>;
+
+spmv_format format_of(const AnyMatrix& matrix);
+
+// A sealed memfd holding `matrix`; the caller owns the descriptor.
+// Throws std::runtime_error.
+int write_matrix_image(const AnyMatrix& matrix);
+
+// Reads an image back; throws std::runtime_error if it is not a valid one.
+AnyMatrix read_matrix_image(int fd);
+
+// A sealed memfd holding the bytes given (used for the plugin's file too).
+int sealed_memfd(const char* name, const void* data, std::size_t bytes);
+
+}  // namespace spmv::runner

@@ -1,0 +1,212 @@
+#include "spmv/runner/matrix_image.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace spmv::runner {
+namespace {
+
+constexpr std::uint64_t kMagic = 0x31474d49564d5053ULL;  // "SPMVIMG1"
+
+[[noreturn]] void fail(const std::string& what) { throw std::runtime_error("matrix image: " + what); }
+
+class Writer {
+ public:
+  template <typename T>
+  void scalar(T value) {
+    const auto* bytes = reinterpret_cast<const char*>(&value);
+    data_.insert(data_.end(), bytes, bytes + sizeof(T));
+  }
+  template <typename T>
+  void array(const std::vector<T>& values) {
+    scalar<std::uint64_t>(values.size());
+    const auto* bytes = reinterpret_cast<const char*>(values.data());
+    data_.insert(data_.end(), bytes, bytes + values.size() * sizeof(T));
+  }
+  [[nodiscard]] const std::vector<char>& data() const { return data_; }
+
+ private:
+  std::vector<char> data_;
+};
+
+class Reader {
+ public:
+  Reader(const char* data, std::size_t bytes) : data_(data), bytes_(bytes) {}
+  template <typename T>
+  T scalar() {
+    T value;
+    take(&value, sizeof(T));
+    return value;
+  }
+  template <typename T>
+  std::vector<T> array() {
+    const auto count = scalar<std::uint64_t>();
+    if (count > (bytes_ - offset_) / sizeof(T)) fail("an array runs past the end");
+    std::vector<T> values(count);
+    take(values.data(), count * sizeof(T));
+    return values;
+  }
+  void expect_end() const {
+    if (offset_ != bytes_) fail("trailing bytes");
+  }
+
+ private:
+  void take(void* out, std::size_t bytes) {
+    if (bytes > bytes_ - offset_) fail("truncated");
+    std::memcpy(out, data_ + offset_, bytes);
+    offset_ += bytes;
+  }
+  const char* data_;
+  std::size_t bytes_;
+  std::size_t offset_ = 0;
+};
+
+void put(Writer& w, const CsrMatrix& a) {
+  w.scalar(a.rows), w.scalar(a.cols), w.array(a.row_ptr), w.array(a.col_idx), w.array(a.values);
+}
+void put(Writer& w, const CooMatrix& a) {
+  w.scalar(a.rows), w.scalar(a.cols), w.array(a.row_idx), w.array(a.col_idx), w.array(a.values);
+}
+void put(Writer& w, const EllMatrix& a) {
+  w.scalar(a.rows), w.scalar(a.cols), w.scalar(a.width), w.array(a.row_length), w.array(a.col_idx),
+      w.array(a.values);
+}
+void put(Writer& w, const HybMatrix& a) { put(w, a.ell), put(w, a.coo); }
+void put(Writer& w, const JdsMatrix& a) {
+  w.scalar(a.rows), w.scalar(a.cols), w.array(a.row_perm), w.array(a.jd_ptr), w.array(a.col_idx), w.array(a.values);
+}
+void put(Writer& w, const SellMatrix& a) {
+  w.scalar(a.rows), w.scalar(a.cols), w.scalar(a.nnz), w.scalar(a.slice_height), w.scalar(a.sort_window),
+      w.array(a.slice_ptr), w.array(a.row_perm), w.array(a.col_idx), w.array(a.values);
+}
+
+// Each field read in its own statement: the order of reads is the order written.
+void get(Reader& r, CsrMatrix& a) {
+  a.rows = r.scalar<index_t>();
+  a.cols = r.scalar<index_t>();
+  a.row_ptr = r.array<index_t>();
+  a.col_idx = r.array<index_t>();
+  a.values = r.array<value_t>();
+}
+void get(Reader& r, CooMatrix& a) {
+  a.rows = r.scalar<index_t>();
+  a.cols = r.scalar<index_t>();
+  a.row_idx = r.array<index_t>();
+  a.col_idx = r.array<index_t>();
+  a.values = r.array<value_t>();
+}
+void get(Reader& r, EllMatrix& a) {
+  a.rows = r.scalar<index_t>();
+  a.cols = r.scalar<index_t>();
+  a.width = r.scalar<index_t>();
+  a.row_length = r.array<index_t>();
+  a.col_idx = r.array<index_t>();
+  a.values = r.array<value_t>();
+}
+void get(Reader& r, HybMatrix& a) {
+  get(r, a.ell);
+  get(r, a.coo);
+}
+void get(Reader& r, JdsMatrix& a) {
+  a.rows = r.scalar<index_t>();
+  a.cols = r.scalar<index_t>();
+  a.row_perm = r.array<index_t>();
+  a.jd_ptr = r.array<index_t>();
+  a.col_idx = r.array<index_t>();
+  a.values = r.array<value_t>();
+}
+void get(Reader& r, SellMatrix& a) {
+  a.rows = r.scalar<index_t>();
+  a.cols = r.scalar<index_t>();
+  a.nnz = r.scalar<index_t>();
+  a.slice_height = r.scalar<index_t>();
+  a.sort_window = r.scalar<index_t>();
+  a.slice_ptr = r.array<std::int64_t>();
+  a.row_perm = r.array<index_t>();
+  a.col_idx = r.array<index_t>();
+  a.values = r.array<value_t>();
+}
+
+template <typename Matrix>
+AnyMatrix read_as(Reader& reader) {
+  Matrix matrix;
+  get(reader, matrix);
+  reader.expect_end();
+  matrix.validate();
+  return matrix;
+}
+
+}  // namespace
+
+spmv_format format_of(const AnyMatrix& matrix) {
+  static constexpr spmv_format kFormats[] = {SPMV_FORMAT_CSR, SPMV_FORMAT_COO, SPMV_FORMAT_ELL,
+                                             SPMV_FORMAT_HYB, SPMV_FORMAT_JDS, SPMV_FORMAT_SELL};
+  return kFormats[matrix.index()];
+}
+
+int sealed_memfd(const char* name, const void* data, std::size_t bytes) {
+  const int fd = ::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
+  const auto* cursor = static_cast<const char*>(data);
+  std::size_t left = bytes;
+  while (left > 0) {
+    const ssize_t written = ::write(fd, cursor, left);
+    if (written < 0 && errno == EINTR) continue;
+    if (written <= 0) {
+      const int error = errno;
+      ::close(fd);
+      fail(std::string("write: ") + std::strerror(error));
+    }
+    cursor += written;
+    left -= static_cast<std::size_t>(written);
+  }
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+    const int error = errno;
+    ::close(fd);
+    fail(std::string("sealing: ") + std::strerror(error));
+  }
+  return fd;
+}
+
+int write_matrix_image(const AnyMatrix& matrix) {
+  Writer writer;
+  writer.scalar(kMagic);
+  writer.scalar(static_cast<std::int32_t>(format_of(matrix)));
+  std::visit([&](const auto& m) { put(writer, m); }, matrix);
+  return sealed_memfd("spmv-matrix", writer.data().data(), writer.data().size());
+}
+
+AnyMatrix read_matrix_image(int fd) {
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) fail(std::string("fstat: ") + std::strerror(errno));
+  const auto bytes = static_cast<std::size_t>(info.st_size);
+  if (bytes < 12) fail("too short");
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  if (mapped == MAP_FAILED) fail(std::string("mmap: ") + std::strerror(errno));
+  struct Unmap {
+    void* p;
+    std::size_t n;
+    ~Unmap() { ::munmap(p, n); }
+  } unmap{mapped, bytes};
+  Reader reader(static_cast<const char*>(mapped), bytes);
+  if (reader.scalar<std::uint64_t>() != kMagic) fail("not a matrix image");
+  switch (static_cast<spmv_format>(reader.scalar<std::int32_t>())) {
+    case SPMV_FORMAT_CSR: return read_as<CsrMatrix>(reader);
+    case SPMV_FORMAT_COO: return read_as<CooMatrix>(reader);
+    case SPMV_FORMAT_ELL: return read_as<EllMatrix>(reader);
+    case SPMV_FORMAT_HYB: return read_as<HybMatrix>(reader);
+    case SPMV_FORMAT_JDS: return read_as<JdsMatrix>(reader);
+    case SPMV_FORMAT_SELL: return read_as<SellMatrix>(reader);
+  }
+  fail("unknown format");
+}
+
+}  // namespace spmv::runner

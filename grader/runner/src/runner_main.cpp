@@ -1,0 +1,86 @@
+// spmv-runner: the process a plugin's code runs in. It is started by the
+// grader through the sandbox (grader/sandbox), one per submission row and one
+// for the reference kernels, and speaks the run protocol
+// (spmv/runner/protocol.hpp) on fd 3:
+//
+//   1. start its executor (CUDA's context on the one visible GPU, or nothing
+//      for host-memory plugins), then restrict itself (Landlock, seccomp):
+//      after this it can open no new file outside its folder and the system
+//      libraries, start no program, trace nothing;
+//   2. answer kHello ("CUDA ready"): failures before this are the grader's;
+//   3. kLoad the plugin from ./plugin.so: from here on, whatever happens in
+//      this process is the plugin's doing;
+//   4. kSetup, kRun, kTimed, kCopyOut as the parent asks, one at a time.
+//
+// It holds no golden result, no expected answer, no secret and no path of
+// the grading machine: the parent judges everything from y.
+//
+//   spmv-runner --space device|host|probe --level LEVEL
+//
+// spmv-reference-runner is the same program built with cuSPARSE, for the
+// reference plugin only: it may load a plugin that links vendor libraries,
+// and times cuSPARSE for context (kCusparse).
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "session.hpp"
+#include "spmv/sandbox/sandbox.hpp"
+
+namespace {
+
+struct Arguments {
+  spmv::runner::Space space = spmv::runner::Space::kDevice;
+  spmv::sandbox::Level level = spmv::sandbox::Level::kFull;
+};
+
+bool parse(int argc, char** argv, Arguments& arguments) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view argument = argv[i];
+    const bool has_value = i + 1 < argc;
+    if (argument == "--space" && has_value) {
+      const std::string_view value = argv[++i];
+      if (value == "device") {
+        arguments.space = spmv::runner::Space::kDevice;
+      } else if (value == "host") {
+        arguments.space = spmv::runner::Space::kHost;
+      } else if (value == "probe") {
+        arguments.space = spmv::runner::Space::kProbe;
+      } else {
+        return false;
+      }
+    } else if (argument == "--level" && has_value) {
+      const auto level = spmv::sandbox::parse_level(argv[++i]);
+      if (!level) return false;
+      arguments.level = *level;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Arguments arguments;
+  if (!parse(argc, argv, arguments)) {
+    std::fprintf(stderr, "usage: spmv-runner --space device|host|probe --level LEVEL\n"
+                         "(started by spmv-grade; not meant to be run by hand)\n");
+    return 2;
+  }
+  try {
+#ifdef SPMV_RUNNER_CUSPARSE
+    constexpr bool kReference = true;
+#else
+    constexpr bool kReference = false;
+#endif
+    spmv::runner::Session session(arguments.space, arguments.level, kReference);
+    return session.serve();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "spmv-runner: %s\n", e.what());
+    return 70;
+  }
+}

@@ -1,0 +1,264 @@
+#include "session.hpp"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include "spmv/runner/x_values.hpp"
+#include "x_fill.hpp"
+#ifdef SPMV_RUNNER_CUSPARSE
+#include "cusparse_timer.hpp"
+#endif
+
+namespace spmv::runner {
+namespace {
+
+// A request refused with a reply kind of its own.
+class Refusal : public std::runtime_error {
+ public:
+  Refusal(ReplyKind kind, int status, const std::string& message)
+      : std::runtime_error(message), kind_(kind), status_(status) {}
+  [[nodiscard]] ReplyKind kind() const { return kind_; }
+  [[nodiscard]] int status() const { return status_; }
+
+ private:
+  ReplyKind kind_;
+  int status_;
+};
+
+// The launch's return value and what synchronizing left, as a refusal.
+void check_launch(spmv_status status, int error) {
+  if (status == SPMV_NOT_IMPLEMENTED) throw Refusal(ReplyKind::kNotImplemented, status, "returned SPMV_NOT_IMPLEMENTED");
+  if (status != SPMV_SUCCESS) {
+    throw Refusal(ReplyKind::kLaunchFailed, status,
+                  "returned " + (status > 0 ? cuda_error_name(status) : std::to_string(status)));
+  }
+  if (error != 0) throw Refusal(ReplyKind::kCudaError, error, cuda_error_name(error));
+}
+
+// What the runner may read and write once it has started: the system's
+// libraries, its own folder, the GPU's device nodes. Nothing else of the
+// machine: not the grader's folders, not /proc of other processes.
+sandbox::SelfRestriction restriction_for(Space space) {
+  sandbox::SelfRestriction r;
+  for (const char* path : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache"}) {
+    if (std::filesystem::exists(path)) r.read_only.emplace_back(path);
+  }
+  r.read_write.push_back(std::filesystem::current_path());
+  for (const char* device : {"/dev/null", "/dev/zero", "/dev/urandom"}) r.devices.emplace_back(device);
+  if (space == Space::kDevice) {
+    std::error_code ignored;
+    for (const auto& entry : std::filesystem::directory_iterator("/dev", ignored)) {
+      if (entry.path().filename().string().rfind("nvidia", 0) == 0) r.devices.push_back(entry.path());
+    }
+  }
+  r.forbid_exec = true;
+  return r;
+}
+
+}  // namespace
+
+Session::Session(Space space, sandbox::Level level, bool vendor_timing)
+    : space_(space), level_(level), vendor_timing_(vendor_timing) {}
+
+int Session::serve() {
+  while (true) {
+    Request request;
+    int fds[2] = {-1, -1};
+    if (!receive_message(kControlFd, &request, sizeof request, fds)) return 0;  // the parent went
+    auto reply = std::make_unique<Reply>();
+    reply->kind = ReplyKind::kOk;
+    try {
+      if (request.version != kProtocolVersion) throw std::runtime_error("protocol version mismatch");
+      switch (request.command) {
+        case Command::kHello: hello(*reply); break;
+        case Command::kLoad: load(*reply); break;
+        case Command::kSetup: setup(request, fds, *reply); break;
+        case Command::kRun: run(request, *reply); break;
+        case Command::kTimed: timed(request, *reply); break;
+        case Command::kCopyOut: copy_out(request, *reply); break;
+        case Command::kCusparse: cusparse(request, *reply); break;
+        case Command::kQuit: return 0;
+        default: throw std::runtime_error("unknown command");
+      }
+    } catch (const Refusal& e) {
+      reply->kind = e.kind();
+      reply->status = e.status();
+      store_text(reply->message, e.what());
+    } catch (const CudaError& e) {
+      reply->kind = ReplyKind::kCudaError;
+      reply->status = e.code();
+      store_text(reply->message, e.what());
+    } catch (const PluginError& e) {
+      reply->kind = ReplyKind::kUnusable;
+      store_text(reply->message, e.what());
+    } catch (const std::exception& e) {
+      reply->kind = ReplyKind::kFailed;
+      store_text(reply->message, e.what());
+    }
+    for (const int fd : fds) {
+      if (fd >= 0) ::close(fd);
+    }
+    send_message(kControlFd, reply.get(), sizeof *reply);
+  }
+}
+
+void Session::hello(Reply& reply) {
+  if (space_ == Space::kDevice) executor_ = make_device_executor(0);  // the only GPU it sees
+  if (space_ == Space::kHost) executor_ = make_host_executor();
+  restrictions_ = sandbox::restrict_self(restriction_for(space_), level_);
+  store_text(reply.message, (space_ == Space::kDevice ? "CUDA ready; " : "ready; ") + restrictions_);
+}
+
+void Session::load(Reply& reply) {
+  if (plugin_) throw std::runtime_error("the plugin is loaded already");
+  const auto path = std::filesystem::current_path() / "plugin.so";
+  plugin_ = std::make_unique<Plugin>(Plugin::load(path, {.forbid_vendor_libraries = !vendor_timing_}));
+  store_text(reply.plugin_name, plugin_->name());
+  reply.memory = plugin_->memory();
+  const auto kernels = plugin_->kernels();
+  if (kernels.size() > kMaxKernels) {
+    throw Refusal(ReplyKind::kUnusable, 0,
+                  "the plugin has " + std::to_string(kernels.size()) + " kernels; at most " +
+                      std::to_string(kMaxKernels) + " are supported");
+  }
+  for (const auto* kernel : kernels) {
+    KernelEntry& entry = reply.kernels[reply.kernel_count++];
+    store_text(entry.name, kernel->name);
+    entry.format = kernel->format;
+    store_text(entry.description, kernel->description != nullptr ? kernel->description : "");
+  }
+  if (space_ != Space::kProbe && memory_space_of(plugin_->memory()) != executor_->space()) {
+    throw Refusal(ReplyKind::kUnusable, 0, "the plugin works in the other memory space than the grader expected");
+  }
+}
+
+void Session::release_setup() {
+  if (result_area_ != nullptr) ::munmap(result_area_, result_bytes_);
+  result_area_ = nullptr;
+  kernel_ = nullptr;
+  uploaded_.reset();
+  matrix_.reset();
+  x_ = RawBuffer();
+  y_ = RawBuffer();
+  scratch_ = RawBuffer();
+}
+
+void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
+  if (!plugin_ || !executor_) throw std::runtime_error("kSetup before kLoad");
+  release_setup();
+  if (fds[0] < 0 || fds[1] < 0) throw std::runtime_error("kSetup needs a matrix image and a result area");
+  // No kernel name: the matrix only (for the vendor library's timing).
+  const std::string name = read_text(request.kernel);
+  const spmv_kernel_entry* kernel = nullptr;
+  if (!name.empty()) {
+    kernel = plugin_->find(name);
+    if (kernel == nullptr) throw Refusal(ReplyKind::kNotImplemented, 0, "the plugin has no kernel named " + name);
+    if (request.format != kernel->format) {
+      throw Refusal(ReplyKind::kUnusable, 0, "the kernel " + name + " takes a " + format_name(kernel->format) + " view");
+    }
+  }
+  matrix_ = read_matrix_image(fds[0]);
+  if (format_of(*matrix_) != request.format) throw std::runtime_error("the matrix image is not of the format asked for");
+  std::visit(
+      [&](const auto& m) {
+        if constexpr (requires { m.rows(); }) {
+          rows_ = m.rows(), cols_ = m.cols();
+        } else {
+          rows_ = m.rows, cols_ = m.cols;
+        }
+      },
+      *matrix_);
+  result_bytes_ = result_area_bytes(rows_);
+  void* area = ::mmap(nullptr, result_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
+  if (area == MAP_FAILED) throw std::runtime_error("mapping the result area failed");
+  result_area_ = static_cast<std::uint32_t*>(area);
+
+  const MemorySpace space = executor_->space();
+  uploaded_ = upload_matrix(space, *matrix_);
+  x_ = RawBuffer(space, (static_cast<std::size_t>(cols_) + 2 * kXGuardWords) * sizeof(float));
+  y_ = RawBuffer(space, slot_words(rows_) * sizeof(float));
+  check_cuda(executor_->synchronize(), "the upload");
+  if (kernel != nullptr) {
+    const std::size_t scratch_bytes = kernel->scratch_size != nullptr ? kernel->scratch_size(uploaded_->view()) : 0;
+    scratch_ = RawBuffer(space, scratch_bytes);
+  }
+  kernel_ = kernel;
+  reply.status = 0;
+}
+
+float* Session::y_values() const { return static_cast<float*>(y_.data()) + kYGuardWords; }
+const float* Session::x_values() const { return static_cast<const float*>(x_.data()) + kXGuardWords; }
+
+spmv_status Session::launch() const {
+  return kernel_->launch(uploaded_->view(), x_values(), y_values(), scratch_.data(), executor_->stream());
+}
+
+void Session::copy_y_to_slot(int slot) const {
+  if (slot < 0 || slot >= kSlots) throw std::runtime_error("no such result slot");
+  y_.copy_to_host(result_area_ + static_cast<std::size_t>(slot) * slot_words(rows_), y_.bytes());
+}
+
+void Session::run(const Request& request, Reply& reply) {
+  if (kernel_ == nullptr) throw std::runtime_error("kRun before kSetup");
+  fill_x(*executor_, x_.data(), static_cast<std::size_t>(cols_), request.seed);
+  fill_y(*executor_, y_.data(), static_cast<std::size_t>(rows_));
+  check_cuda(executor_->synchronize(), "filling x and y");
+  const spmv_status status = launch();
+  const int error = status == SPMV_SUCCESS ? executor_->synchronize() : 0;
+  check_launch(status, error);
+  copy_y_to_slot(request.slot);
+  // The inputs as the kernel left them.
+  std::vector<std::string> modified = uploaded_->modified_arrays();
+  std::vector<std::uint32_t> expected(static_cast<std::size_t>(cols_) + 2 * kXGuardWords, kXGuardBits);
+  for (std::int64_t i = 0; i < cols_; ++i) {
+    expected[kXGuardWords + static_cast<std::size_t>(i)] = x_bits(request.seed, static_cast<std::uint64_t>(i));
+  }
+  if (!same_contents(x_, expected.data(), expected.size() * sizeof(std::uint32_t))) modified.emplace_back("x");
+  std::string names;
+  for (const auto& name : modified) names += (names.empty() ? "" : ", ") + name;
+  store_text(reply.modified, names);
+}
+
+void Session::timed(const Request& request, Reply& reply) {
+  if (kernel_ == nullptr) throw std::runtime_error("kTimed before kSetup");
+  fill_x(*executor_, x_.data(), static_cast<std::size_t>(cols_), request.seed);
+  fill_y(*executor_, y_.data(), static_cast<std::size_t>(rows_));
+  check_cuda(executor_->synchronize(), "filling x and y");
+  spmv_status status = SPMV_SUCCESS;
+  int error = 0;
+  reply.ms = executor_->time([this] { return launch(); }, status, error);
+  check_launch(status, error);
+}
+
+void Session::copy_out(const Request& request, Reply&) {
+  if (kernel_ == nullptr) throw std::runtime_error("kCopyOut before kSetup");
+  copy_y_to_slot(request.slot);
+}
+
+void Session::cusparse(const Request& request, Reply& reply) {
+#ifdef SPMV_RUNNER_CUSPARSE
+  if (!matrix_ || !std::holds_alternative<CsrMatrix>(*matrix_)) throw std::runtime_error("kCusparse needs a CSR setup");
+  if (executor_->space() != MemorySpace::kDevice) throw std::runtime_error("no cuSPARSE on the host");
+  std::vector<float> x(static_cast<std::size_t>(cols_));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    const std::uint32_t bits = x_bits(request.seed, i);
+    std::memcpy(&x[i], &bits, sizeof bits);
+  }
+  const CusparseTiming timing = time_cusparse_csr(std::get<CsrMatrix>(*matrix_), x, *executor_,
+                                                  {request.cusparse_runs, 100000, 3, request.cusparse_min_ms});
+  if (!timing.timed) throw std::runtime_error(timing.note);
+  reply.ms = timing.timing.median_ms;
+  reply.samples = timing.timing.samples;
+#else
+  static_cast<void>(request);
+  static_cast<void>(reply);
+  throw std::runtime_error("this runner has no vendor library");
+#endif
+}
+
+}  // namespace spmv::runner

@@ -1,0 +1,58 @@
+// The runner's side of the run protocol: one plugin, one kernel at a time.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "executor.hpp"
+#include "spmv/contract/plugin.h"
+#include "spmv/plugin/plugin.hpp"
+#include "spmv/runner/matrix_image.hpp"
+#include "spmv/runner/protocol.hpp"
+#include "spmv/sandbox/sandbox.hpp"
+#include "uploaded.hpp"
+
+namespace spmv::runner {
+
+enum class Space { kDevice, kHost, kProbe };
+
+class Session {
+ public:
+  Session(Space space, sandbox::Level level, bool vendor_timing);
+  // Answers requests until kQuit or the parent goes; the exit status.
+  int serve();
+
+ private:
+  void hello(Reply& reply);
+  void load(Reply& reply);
+  void setup(const Request& request, const int (&fds)[2], Reply& reply);
+  void run(const Request& request, Reply& reply);
+  void timed(const Request& request, Reply& reply);
+  void copy_out(const Request& request, Reply& reply);
+  void cusparse(const Request& request, Reply& reply);
+
+  [[nodiscard]] float* y_values() const;
+  [[nodiscard]] const float* x_values() const;
+  spmv_status launch() const;
+  void copy_y_to_slot(int slot) const;
+  void release_setup();
+
+  Space space_;
+  sandbox::Level level_;
+  bool vendor_timing_;
+  std::string restrictions_;
+  std::unique_ptr<Executor> executor_;
+  std::unique_ptr<Plugin> plugin_;
+  // Per setup.
+  const spmv_kernel_entry* kernel_ = nullptr;
+  std::optional<AnyMatrix> matrix_;
+  std::unique_ptr<UploadedMatrix> uploaded_;
+  std::int64_t rows_ = 0, cols_ = 0;
+  RawBuffer x_, y_, scratch_;
+  std::uint32_t* result_area_ = nullptr;
+  std::size_t result_bytes_ = 0;
+};
+
+}  // namespace spmv::runner

@@ -1,0 +1,19 @@
+// Filling a runner's x and y buffers between launches: x from a seed (the
+// values of x_values.hpp) between NaN guards, y with the poison between
+// guard zones. On the device these are kernels on the runner's stream, so
+// no host copy of x or y is made; on the host, loops.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "executor.hpp"
+
+namespace spmv::runner {
+
+// `words` = guard + n + guard 32-bit words at `area`; x values go after the guard.
+void fill_x(Executor& executor, void* area, std::size_t n, std::uint64_t seed);
+// guard + rows + guard words: guard pattern, poison, guard pattern.
+void fill_y(Executor& executor, void* area, std::size_t rows);
+
+}  // namespace spmv::runner
