@@ -7,7 +7,8 @@
 //                 -- <command> [args...]
 //
 // --thread starts a thread before restrict_self (as the CUDA driver does);
-// `thread-read` then reads a file from it.
+// `thread-read` then reads a file from it. --thread-blocking-signals: the
+// same thread with every signal blocked; it reads, unblocks, reads again.
 #include <fcntl.h>
 #include <linux/kcmp.h>
 #include <netinet/in.h>
@@ -387,6 +388,8 @@ struct EarlyThread {
   pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
   std::string path;
   std::string result;
+  std::string result_after_unblock;
+  bool blocks_signals = false;  // created with every signal blocked
   bool started = false;
   bool go = false;
   bool done = false;
@@ -400,6 +403,13 @@ void* early_thread_main(void*) {
   pthread_cond_broadcast(&g_early.wake);
   while (!g_early.go) pthread_cond_wait(&g_early.wake, &g_early.mutex);
   g_early.result = read_path(g_early.path);
+  if (g_early.blocks_signals) {
+    // restrict_self's signal is pending: unblocking runs its handler.
+    sigset_t none;
+    sigemptyset(&none);
+    pthread_sigmask(SIG_SETMASK, &none, nullptr);
+    g_early.result_after_unblock = read_path(g_early.path);
+  }
   g_early.done = true;
   pthread_cond_broadcast(&g_early.wake);
   pthread_mutex_unlock(&g_early.mutex);
@@ -456,6 +466,15 @@ int run_command(const std::vector<std::string>& args, const StartState& start) {
     daemon(arg(1), std::stoi(arg(2)));
   } else if (command == "tick") {
     tick();
+  } else if (command == "int80") {
+#if defined(__x86_64__)
+    // getpid through the 32-bit entry (20 is its i386 number).
+    long result = 20;
+    asm volatile("int $0x80" : "+a"(result) : : "memory");
+    say("int80", result > 0 ? "ok" : "errno:" + errno_name(static_cast<int>(-result)));
+#else
+    say("int80", "not x86-64");
+#endif
   } else if (command == "segv") {
     std::fflush(stdout);
     *static_cast<volatile int*>(nullptr) = 1;
@@ -466,6 +485,7 @@ int run_command(const std::vector<std::string>& args, const StartState& start) {
     return std::stoi(arg(1));
   } else if (command == "thread-read") {
     say("thread-read", read_from_early_thread(arg(1)));
+    if (g_early.blocks_signals) say("thread-read-after-unblock", g_early.result_after_unblock);
     say("main-read", read_path(arg(1)));
   } else if (command == "sleep") {
     std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(arg(1))));
@@ -511,6 +531,9 @@ int main(int argc, char** argv) {
       restriction.forbid_network = false;
     } else if (option == "--thread") {
       early_thread = true;
+    } else if (option == "--thread-blocking-signals") {
+      early_thread = true;
+      g_early.blocks_signals = true;
     } else {
       std::fprintf(stderr, "sandbox_probe: unknown option %s\n", option.c_str());
       return 2;
@@ -522,7 +545,12 @@ int main(int argc, char** argv) {
   }
   if (early_thread) {
     // Running (past glibc's start-up, which blocks signals) before restrict_self.
+    sigset_t all;
+    sigset_t saved;
+    sigfillset(&all);
+    if (g_early.blocks_signals) pthread_sigmask(SIG_SETMASK, &all, &saved);  // inherited by the thread
     pthread_create(&g_early.thread, nullptr, early_thread_main, nullptr);
+    if (g_early.blocks_signals) pthread_sigmask(SIG_SETMASK, &saved, nullptr);
     pthread_mutex_lock(&g_early.mutex);
     while (!g_early.started) pthread_cond_wait(&g_early.wake, &g_early.mutex);
     pthread_mutex_unlock(&g_early.mutex);

@@ -341,6 +341,8 @@ std::string apply_seccomp(const SelfRestriction& restriction) {
   // Every thread (the driver's too) gets the filter, and PR_SET_NO_NEW_PRIVS.
   filter.set(SCMP_FLTATR_CTL_TSYNC, 1, "TSYNC");
   filter.set(SCMP_FLTATR_CTL_NNP, 1, "NNP");
+  // A system call of another architecture (int 0x80 on x86-64) kills the process.
+  filter.set(SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS, "ACT_BADARCH");
   const std::uint32_t deny = SCMP_ACT_ERRNO(static_cast<std::uint16_t>(restriction.deny_errno > 0 ? restriction.deny_errno : EPERM));
   std::vector<std::string> unknown;
   for (const char* name : kDeniedSyscalls) {
@@ -410,6 +412,8 @@ bool seccomp_usable() {
 }
 
 }  // namespace detail
+
+int landlock_abi() { return detail::landlock_abi(); }
 
 const std::vector<std::string>& denied_syscalls() {
   static const std::vector<std::string> names(std::begin(kDeniedSyscalls), std::end(kDeniedSyscalls));

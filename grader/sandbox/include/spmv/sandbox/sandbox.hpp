@@ -58,6 +58,11 @@ std::string why_unavailable(Level level);
 bool user_namespaces_usable();
 // One line: what `level` gives on this machine, for reports.
 std::string describe_level(Level level);
+// The kernel's Landlock ABI version, 0 without Landlock. What it adds here:
+// 1 files, 2 rename/link across folders, 3 truncate, 4 TCP bind/connect,
+// 5 ioctl on devices, 6 signal and abstract-socket scopes (a program cannot
+// signal a process outside its domain, the grader included), 7 logging.
+int landlock_abi();
 
 struct Limits {                   // 0 = leave as is
   std::uint64_t data_bytes = 0;   // RLIMIT_DATA (never RLIMIT_AS: the CUDA driver reserves huge ranges)
