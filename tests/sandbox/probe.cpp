@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -310,6 +311,20 @@ void connect_to(int port) {
   close(fd);
 }
 
+void connect_unix(const std::string& path) {
+  const int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    say("connect-unix", "socket:errno:" + errno_name(errno));
+    return;
+  }
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+  const int result = connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address);
+  say("connect-unix", result == 0 ? std::string("ok") : "connect:errno:" + errno_name(errno));
+  close(fd);
+}
+
 void proc_of(pid_t pid, unsigned long address) {
   const std::string base = "/proc/" + std::to_string(pid) + "/";
   say("proc.cmdline", read_path(base + "cmdline"));
@@ -460,6 +475,8 @@ int run_command(const std::vector<std::string>& args, const StartState& start) {
     proc_of(std::stoi(arg(1)), std::stoul(arg(2), nullptr, 16));
   } else if (command == "connect") {
     connect_to(std::stoi(arg(1)));
+  } else if (command == "connect-unix") {
+    connect_unix(arg(1));
   } else if (command == "fork-bomb") {
     fork_bomb(std::stoi(arg(1)));
   } else if (command == "daemon") {
@@ -529,6 +546,8 @@ int main(int argc, char** argv) {
       restriction.deny_errno = std::stoi(value());
     } else if (option == "--allow-network") {
       restriction.forbid_network = false;
+    } else if (option == "--no-unix-sockets") {
+      restriction.forbid_unix_sockets = true;
     } else if (option == "--thread") {
       early_thread = true;
     } else if (option == "--thread-blocking-signals") {

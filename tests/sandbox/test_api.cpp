@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <memory>
 #include <chrono>
 #include <thread>
 
@@ -230,6 +232,49 @@ TEST(SandboxProcess, WaitTimesOutAndKillAllReportsSigkill) {
   EXPECT_TRUE(status->signaled);
   EXPECT_EQ(status->signal, SIGKILL);
   EXPECT_EQ(process.poll()->signal, SIGKILL) << "the status stays known";
+}
+
+// spawn() from several threads at once while another thread allocates: the
+// cloned child takes no lock (malloc's included) between clone and execve.
+TEST(SandboxProcess, SpawnsFromThreadsWhileOthersAllocate) {
+  TempTree tree;
+  const Level level = strongest_available();
+  std::atomic<bool> stop{false};
+  std::thread allocator([&] {
+    while (!stop.load()) {
+      std::vector<std::unique_ptr<char[]>> blocks;
+      for (int i = 0; i < 64; ++i) blocks.emplace_back(new char[64 + i * 32]);
+    }
+  });
+  std::atomic<int> clean_exits{0};
+  std::vector<std::string> errors(4);
+  std::vector<std::thread> spawners;
+  for (int t = 0; t < 4; ++t) {
+    spawners.emplace_back([&, t] {
+      try {
+        const fs::path scratch = tree.folder("scratch-" + std::to_string(t), 0777);
+        for (int i = 0; i < 5; ++i) {
+          std::optional<UidLease> lease;
+          Spec spec = probe_spec(scratch, level);
+          spec.argv = {SPMV_SANDBOX_PROBE, "--", "exit", "0"};
+          if (level == Level::kContainer || level == Level::kFull) {
+            lease = UidLease::acquire();
+            spec.uid = lease->uid();
+          }
+          Process process = spawn(spec);
+          const auto status = process.wait(10000);
+          if (status && !status->signaled && status->code == 0) ++clean_exits;
+        }
+      } catch (const std::exception& error) {
+        errors[t] = error.what();
+      }
+    });
+  }
+  for (auto& spawner : spawners) spawner.join();
+  stop = true;
+  allocator.join();
+  for (const auto& error : errors) EXPECT_EQ(error, "");
+  EXPECT_EQ(clean_exits.load(), 20);
 }
 
 }  // namespace

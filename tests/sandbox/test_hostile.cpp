@@ -8,6 +8,8 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -379,6 +381,40 @@ TEST_P(Hostile, TcpWithoutTheSocketFilter) {
   if (mode().has_pid_namespace()) {
     EXPECT_EQ(o["connect"], "connect:" + errno_text("ENETUNREACH", ENETUNREACH)) << "loopback is down\n" << o.dump();
   }
+}
+
+// A path-named UNIX socket of the grader, its file writable by anyone:
+// Landlock (up to ABI 7) does not govern connect() on it and a network
+// namespace does not separate it, so only forbid_unix_sockets refuses it.
+TEST_P(Hostile, UnixSocketOfTheGrader) {
+  const fs::path folder = h().tree().folder("sockets", 0777);
+  const auto attempt = [&](const std::vector<std::string>& flags) {
+    return h().run([&](Grader& run) {
+      const fs::path path = folder / ("grader-" + std::to_string(getpid()) + ".sock");
+      const int listener = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+      sockaddr_un address{};
+      address.sun_family = AF_UNIX;
+      std::snprintf(address.sun_path, sizeof address.sun_path, "%s", path.c_str());
+      if (bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || listen(listener, 4) != 0 ||
+          chmod(path.c_str(), 0777) != 0) {
+        throw std::runtime_error("unix listener");
+      }
+      ProbeOptions options;
+      options.probe_flags = flags;
+      run.run_probe({"connect-unix", path.string()}, options);
+      const int accepted = accept(listener, nullptr, nullptr);
+      run.report("accepted", accepted >= 0 ? "1" : "0");
+    });
+  };
+  Outcome o = attempt({});
+  expect_clean_exit(o);
+  EXPECT_EQ(o["connect-unix"], "ok") << "not refused by default, at any level\n" << o.dump();
+  EXPECT_EQ(o.reported("accepted"), "1") << o.dump();
+
+  o = attempt({"--no-unix-sockets"});
+  expect_clean_exit(o);
+  EXPECT_EQ(o["connect-unix"], mode().restricted() ? "socket:" + kEperm : "ok") << o.dump();
+  EXPECT_EQ(o.reported("accepted"), mode().restricted() ? "0" : "1") << o.dump();
 }
 
 TEST_P(Hostile, ForkBombStopsAtTheProcessLimit) {

@@ -364,15 +364,25 @@ std::string apply_seccomp(const SelfRestriction& restriction) {
   // Typing into a terminal that leaked in; the kernel compares 32 bits.
   filter.add(deny, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFULL, TIOCSTI));
   filter.add(deny, "ioctl", SCMP_A1(SCMP_CMP_MASKED_EQ, 0xFFFFFFFFULL, TIOCLINUX));
-  if (restriction.forbid_network) {
+  if (restriction.forbid_network && restriction.forbid_unix_sockets) {
+    filter.add(deny, "socket");
+  } else if (restriction.forbid_network) {
     filter.add(deny, "socket", SCMP_A0(SCMP_CMP_NE, AF_UNIX));
+  } else if (restriction.forbid_unix_sockets) {
+    filter.add(deny, "socket", SCMP_A0(SCMP_CMP_EQ, AF_UNIX));
   }
   filter.load();
 
   std::ostringstream text;
   text << "seccomp (" << filter.rules() << " rules";
   if (restriction.forbid_exec) text << ", no exec";
-  if (restriction.forbid_network) text << ", AF_UNIX sockets only";
+  if (restriction.forbid_network && restriction.forbid_unix_sockets) {
+    text << ", no sockets";
+  } else if (restriction.forbid_network) {
+    text << ", AF_UNIX sockets only";
+  } else if (restriction.forbid_unix_sockets) {
+    text << ", no AF_UNIX sockets";
+  }
   if (!unknown.empty()) {
     text << "; unknown here:";
     for (const auto& name : unknown) text << " " << name;

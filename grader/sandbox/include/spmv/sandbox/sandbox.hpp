@@ -179,10 +179,18 @@ struct SelfRestriction {
   std::vector<std::filesystem::path> devices;
   bool forbid_exec = true;     // execve/execveat denied after this point
   bool forbid_network = true;  // socket() of any family but AF_UNIX denied
-  int deny_errno = 0;          // errno of denied calls; 0: EPERM (tests pick a distinctive one)
+  // socket(AF_UNIX) denied too. Landlock (up to ABI 7) does not govern
+  // connect() to a path-named UNIX socket: without this, only the socket
+  // file's permissions stand between the program and, at level user, the
+  // user's own sockets (D-Bus session, ssh-agent). Off by default: a driver
+  // may talk to its daemons (nvidia-persistenced) that way. Fds passed
+  // by spawn() and socketpair() are unaffected.
+  bool forbid_unix_sockets = false;
+  int deny_errno = 0;  // errno of denied calls; 0: EPERM (tests pick a distinctive one)
 };
 
-// Applies Landlock (every thread it can reach) and seccomp (every thread),
+// Applies Landlock (every thread it can reach: the others get signal
+// SIGRTMAX-2, whose handler stays installed) and seccomp (every thread),
 // sets PR_SET_NO_NEW_PRIVS and PR_SET_DUMPABLE 0. Returns what was applied,
 // e.g. "landlock ABI 7 (fs, tcp, signal+abstract-unix scope; 4/4 threads),
 // seccomp (31 rules)", or throws SandboxError. Landlock missing is an error
