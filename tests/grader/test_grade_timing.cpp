@@ -143,6 +143,18 @@ TEST(TimingChecks, FasterThanTheBandwidthAllowsIsImplausible) {
   EXPECT_TRUE(above.flags.empty());
 }
 
+TEST(TimingChecks, AReferenceSlowerBesideTheSubmissionThanAloneIsFlagged) {
+  std::mt19937_64 random{std::random_device{}()};
+  TimingRecord t = honest_timing(random);
+  t.reference_solo_ms = t.reference_ms / 2;
+  apply_timing_checks(t, {0, std::nullopt, 1e9});
+  EXPECT_EQ(t.flags, std::vector<std::string>{"reference_slowed"});
+  TimingRecord steady = honest_timing(random);
+  steady.reference_solo_ms = steady.reference_ms * 0.95;
+  apply_timing_checks(steady, {0, std::nullopt, 1e9});
+  EXPECT_TRUE(steady.flags.empty());
+}
+
 TEST(TimingChecks, ASpeedupAboveThePolicysThresholdIsForReview) {
   std::mt19937_64 random{std::random_device{}()};
   TimingRecord t = honest_timing(random);

@@ -60,7 +60,7 @@ told only by its column), x read once (4 cols) and y written once (4 rows).
 )";
 }
 
-// Each waiting child holds a CUDA context (some hundred MB of device
+// Each waiting runner holds a CUDA context (some hundred MB of device
 // memory); a few cover any start-up cost.
 constexpr int kMaxPrestart = 8;
 
@@ -116,8 +116,9 @@ void describe_options(Described& d) {
        "largest padded format (ELL, HYB) to build; larger is \"not applicable\" (default 4096)")
       ("cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)")
       ("prestart", po::value<int>()->value_name("N"),
-       "fork the children of the next N rows ahead, each loading the plugins and starting CUDA while the "
-       "current row runs, then waiting for its turn (default 1; 0: start each child at its row's turn)");
+       "start the runners of the next N rows ahead, each creating its CUDA context while the current row "
+       "runs, then waiting for its turn without loading the plugin (default 3; 0: start each runner at its "
+       "row's turn)");
   d.measuring.add_options()
       ("min-runs", po::value<int>()->value_name("N"), "timed launches per side, at least (default 20)")
       ("min-time-ms", po::value<double>()->value_name("MS"), "wall-clock time spent timing each side, at least (default 25)")

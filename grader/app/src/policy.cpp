@@ -90,11 +90,11 @@ class PolicyReader {
       std::string flag;
       for (const char c : text + ",") {
         if (c == ',' || c == ' ') {
-          if (flag == "implausible_timing" || flag == "speedup_review") {
+          if (flag == "implausible_timing" || flag == "speedup_review" || flag == "reference_slowed") {
             policy_.accepted_flags.push_back(flag);
           } else if (!flag.empty()) {
             throw PolicyError(where(key) + ": unknown flag " + flag + " (flags an instructor may accept: "
-                              "implausible_timing, speedup_review)");
+                              "implausible_timing, speedup_review, reference_slowed)");
           }
           flag.clear();
         } else {

@@ -194,7 +194,7 @@ class RowGrader {
     const auto fds = setup_fds(reference_results_);
     if (!reference_step(setup_request(), fds, false)) return false;
     reference_set_up_ = true;
-    return true;
+    return reference_solo();
   }
 
   bool load() {
@@ -280,36 +280,51 @@ class RowGrader {
     return true;
   }
 
-  // `count` reference launches with the submission's runner stopped, so
-  // nothing of the submission runs on the CPU meanwhile. Stopping costs a
-  // few milliseconds, so the sides alternate by blocks of launches.
-  bool reference_block(int count, bool keep, int copies) {
-    runner_->stop();
-    bool ok = true;
-    for (int k = 0; k < count && ok; ++k) ok = reference_sample(keep, k < copies);
-    runner_->resume();
-    return ok;
+  // The reference alone, before the submission's plugin is loaded: what
+  // its times are when nothing of the submission can run beside it.
+  bool reference_solo() {
+    const auto& options = plan_.timing;
+    std::vector<double> solo;
+    double spent = 0;
+    for (int run = 0; run < options.warmup_runs; ++run) {
+      if (!reference_sample(false, false)) return false;
+    }
+    while (static_cast<int>(solo.size()) < std::max(options.min_runs / 2, 3) || spent < options.min_time_ms / 4) {
+      if (static_cast<int>(solo.size()) >= options.max_runs) break;
+      const std::size_t before = reference_ms_.size();
+      if (!reference_sample(true, false)) return false;
+      solo.push_back(reference_ms_.back());
+      spent += reference_round_trip_.back();
+      reference_ms_.resize(before), reference_round_trip_.resize(before), reference_unexplained_.resize(before);
+    }
+    spent_[1] = 0;
+    record_.timing.reference_solo_ms = median_of(solo);
+    return true;
   }
 
+  // Launch by launch, the sides alternate. While the reference is timed,
+  // the submission's runner is blocked on its channel (it has answered and
+  // waits for the next request); a thread of its own could still run, which
+  // the comparison with the reference's solo time catches.
   bool time_against_reference() {
     const auto& options = plan_.timing;
     for (int run = 0; run < options.warmup_runs; ++run) {
-      if (!submission_sample(Stage::kWarmup, false, false)) return false;
+      if (!submission_sample(Stage::kWarmup, false, false) || !reference_sample(false, false)) return false;
     }
-    if (!reference_block(options.warmup_runs, false, 0)) return false;
     record_.stage = Stage::kTiming;
     const auto needs_more = [&](std::size_t side, std::size_t count) {
       return static_cast<int>(count) < options.min_runs || spent_[side] < options.min_time_ms;
     };
+    int in_batch = 0;
     while (static_cast<int>(submission_ms_.size()) < options.max_runs &&
            (needs_more(0, submission_ms_.size()) || needs_more(1, reference_ms_.size()))) {
-      checked_in_batch_ = false;
+      if (in_batch == 0) checked_in_batch_ = false;
+      const bool last_of_batch = ++in_batch == kBatch;
       const int checked_before = record_.timing.checked_launches;
-      for (int k = 0; k < kBatch; ++k) {
-        if (!submission_sample(Stage::kTiming, true, k == kBatch - 1)) return false;
-      }
-      // The reference's copy-out is timed as often as the submission's, to compare.
-      if (!reference_block(kBatch, true, record_.timing.checked_launches - checked_before)) return false;
+      if (!submission_sample(Stage::kTiming, true, last_of_batch)) return false;
+      // The reference's copy-out is timed whenever the submission's was, to compare.
+      if (!reference_sample(true, record_.timing.checked_launches != checked_before)) return false;
+      if (last_of_batch) in_batch = 0;
     }
     TimingRecord& timing = record_.timing;
     timing.timed = true;

@@ -5,12 +5,13 @@
 //   1. the submission's runner answers kHello ("CUDA ready"): a failure up to
 //      here is the grader's, and is retried once with a fresh runner;
 //   2. the reference runner sets the row's matrix up first, so a submission
-//      that grabs the GPU's memory cannot make the reference fail;
+//      that grabs the GPU's memory cannot make the reference fail, and times
+//      it alone (its solo time, to compare with);
 //   3. kLoad, kSetup and three kRun in the submission's runner; the grader
 //      checks y against its golden results;
-//   4. if correct, timing: the runners alternate by blocks of launches, the
-//      submission's stopped while the reference runs; each timed launch gets
-//      an x of a fresh seed, and after
+//   4. if correct, timing: the runners alternate launch by launch, the
+//      submission's blocked on its channel while the reference runs; each
+//      timed launch gets an x of a fresh seed, and after
 //      each launch the grader decides at random whether to check its y (at
 //      least one in every batch); the grader's clock bounds the reported
 //      times (timing_checks.hpp).

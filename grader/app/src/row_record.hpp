@@ -64,6 +64,7 @@ struct TimingRecord {
   double submission_round_trip_ms = 0, reference_round_trip_ms = 0;  // medians, grader's clock
   double submission_unexplained_ms = 0, reference_unexplained_ms = 0;  // medians of (round trip - reported)
   double submission_copy_ms = 0, reference_copy_ms = 0;  // medians of the copy-outs of checked launches
+  double reference_solo_ms = 0;  // the reference's median before the submission's plugin was loaded
   int checked_launches = 0;
   std::string wrong_timed_launch;  // a checked timed launch's result was wrong: what
   std::vector<std::string> flags;  // implausible_timing, speedup_review, ...

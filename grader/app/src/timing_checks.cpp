@@ -46,6 +46,12 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
                "bandwidth");
     }
   }
+  if (timing.reference_solo_ms > 0 &&
+      timing.reference_ms > kReferenceSlowdown * timing.reference_solo_ms + kClockSlackMs / 10) {
+    flag(timing, "reference_slowed",
+         "the reference took " + number(timing.reference_ms) + " ms beside the submission against " +
+             number(timing.reference_solo_ms) + " ms alone");
+  }
   if (timing.reference_ms > 0 && timing.reference_ms / reported > bounds.speedup_review) {
     flag(timing, "speedup_review",
          number(timing.reference_ms / reported) + "x the reference, above the review threshold of " +
