@@ -158,6 +158,7 @@ function(spmv_register_grading)
 
   set(set_labels "")
   set(row_tests "")
+  set(planned_files "")
   foreach(cases_dir IN LISTS case_dirs)
     if(cases_dir STREQUAL "${PROJECT_SOURCE_DIR}/testcases/public")
       set(set_label public)
@@ -180,6 +181,7 @@ function(spmv_register_grading)
           SKIP_RETURN_CODE 77
           FIXTURES_REQUIRED spmv_grading)
         list(APPEND row_tests "${test_name}")
+        list(APPEND planned_files "${set_label}.${kernel}.${case}.jsonl")
       endforeach()
     endforeach()
   endforeach()
@@ -190,8 +192,13 @@ function(spmv_register_grading)
 
   add_test(NAME grade.setup COMMAND ${CMAKE_COMMAND} -E rm -rf "${rows_dir}")
   set_tests_properties(grade.setup PROPERTIES LABELS "grade;${set_labels}" FIXTURES_SETUP spmv_grading)
+  # The aggregation reads only the row files of these tests: anything else
+  # in the folder is ignored (and said).
+  list(JOIN planned_files "\n" planned_text)
+  file(WRITE "${grading_dir}/planned-rows.txt" "${planned_text}\n")
   add_test(NAME grade.results
-    COMMAND spmv-grade --aggregate "${rows_dir}" --output-dir "${grading_dir}" --policy "${SPMV_POLICY}" --strict-gpu)
+    COMMAND spmv-grade --aggregate "${rows_dir}" --planned "${grading_dir}/planned-rows.txt"
+            --output-dir "${grading_dir}" --policy "${SPMV_POLICY}" --strict-gpu)
   set_tests_properties(grade.results PROPERTIES
     LABELS "grade;${set_labels}"
     FIXTURES_CLEANUP spmv_grading

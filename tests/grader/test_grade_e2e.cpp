@@ -10,6 +10,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "grade_end_to_end.hpp"
 
@@ -207,6 +208,56 @@ TEST_F(GradeEndToEnd, JournalsAggregateIntoOneReport) {
   EXPECT_EQ(names_of_tests(report), (std::set<std::string>{"coo / mixed_rows", "coo / tiny_wide", "jds / mixed_rows",
                                                             "jds / tiny_wide"}));
   EXPECT_NEAR(report.at("extra_data").at("max_score").as_number(), 100, 0.05);
+}
+
+// A row file no CTest test planned (one the submission might have forged)
+// is not aggregated; the aggregation says so.
+TEST_F(GradeEndToEnd, AggregationReadsOnlyThePlannedRowFiles) {
+  const auto rows_dir = scratch_ / "rows";
+  const auto run_coo = run_grade(
+      args(fake("wrong_element"), {"--kernel", "coo", "--journal", (rows_dir / "coo.jsonl").string(), "--quiet"}),
+      scratch_.path());
+  ASSERT_EQ(run_coo.exit_code, 1) << run_coo.out << run_coo.err;
+  // A forged file: the same rows, all passing.
+  std::string forged = read_text(rows_dir / "coo.jsonl");
+  for (std::size_t at = 0; (at = forged.find("\"verdict\":\"wrong\"", at)) != std::string::npos;) {
+    forged.replace(at, 17, "\"verdict\":\"pass\"");
+  }
+  write_text(rows_dir / "forged.jsonl", forged);
+  write_text(scratch_ / "planned.txt", "coo.jsonl\n");
+  const auto run = run_grade({"--aggregate", rows_dir.string(), "--planned", (scratch_ / "planned.txt").string(),
+                              "--output-dir", output_dir().string()},
+                             scratch_.path());
+  EXPECT_NE(run.err.find("forged.jsonl"), std::string::npos) << run.err;
+  const JsonValue report = results();
+  EXPECT_EQ(report.at("tests").as_array().size(), 2U);
+  EXPECT_EQ(report.at("score").as_number(), 0) << "the forged passes were not counted";
+}
+
+// A grader killed midway leaves its finished rows; --resume grades only the
+// rest and keeps the finished ones as they were.
+TEST_F(GradeEndToEnd, ResumeGradesOnlyTheMissingRows) {
+  grade(kHostReference, {"--kernel", "coo,csr_scalar,jds"});
+  const auto all = read_json_lines(output_dir() / "rows.jsonl");
+  ASSERT_EQ(all.size(), 6U) << context_;
+  // As a kill would leave it: four rows and half of the fifth.
+  std::istringstream lines(read_text(output_dir() / "rows.jsonl"));
+  std::string kept, line;
+  for (int i = 0; i < 4 && std::getline(lines, line); ++i) kept += line + "\n";
+  std::getline(lines, line);
+  write_text(output_dir() / "rows.jsonl", kept + line.substr(0, line.size() / 2));
+  const std::string kept_rows = kept;
+  grade(kHostReference, {"--kernel", "coo,csr_scalar,jds", "--resume"});
+  ASSERT_EQ(read_json_lines(output_dir() / "rows.jsonl").size(), 6U) << context_;
+  const std::string after = read_text(output_dir() / "rows.jsonl");
+  EXPECT_EQ(after.substr(0, kept_rows.size()), kept_rows) << "the finished rows were kept as they were";
+  const auto resumed = read_json_lines(output_dir() / "rows.jsonl");
+  ASSERT_EQ(resumed.size(), 6U) << context_;
+  for (std::size_t i = 4; i < resumed.size(); ++i) EXPECT_EQ(resumed[i].at("verdict").as_string(), "pass");
+  const std::string progress = read_text(scratch_ / "grader.stdout");
+  EXPECT_NE(progress.find("[5/6]"), std::string::npos) << "rows 5 and 6 graded in the resumed run\n" << context_;
+  EXPECT_EQ(progress.find("[4/6]"), std::string::npos) << "row 4 graded again\n" << context_;
+  EXPECT_EQ(results().at("tests").as_array().size(), 6U);
 }
 
 TEST_F(GradeEndToEnd, PolicyFileSetsKernelWeightsAndShares) {

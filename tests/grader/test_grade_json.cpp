@@ -6,6 +6,9 @@
 #include <random>
 
 #include "json.hpp"
+#include "policy.hpp"
+#include "provenance.hpp"
+#include "report.hpp"
 #include "random_csr.hpp"
 #include "row_json.hpp"
 
@@ -134,6 +137,8 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   row.speedup = real(rng);
   row.x_seed = rng();  // beyond 2^53: must survive as text
   row.submission_output = std::string("out\x01put");
+  row.checked_launches = 5;
+  row.flags = {"implausible_timing", "speedup_review"};
   const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
   EXPECT_EQ(back.kernel, row.kernel);
   EXPECT_EQ(back.case_name, row.case_name);
@@ -150,6 +155,67 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   EXPECT_FALSE(back.reference_ms);
   EXPECT_EQ(back.x_seed, row.x_seed) << test::seed_note(seed);
   EXPECT_EQ(back.submission_output, row.submission_output);
+  EXPECT_EQ(back.checked_launches, row.checked_launches);
+  EXPECT_EQ(back.flags, row.flags);
+}
+
+// What results.json lets students see: a test not visible now carries its
+// verdict and flags only; a visible one quotes the submission's output
+// capped and with non-printable bytes replaced; no path of the grading
+// machine anywhere.
+TEST(ResultsJson, HiddenTestsCarryNoOutputAndVisibleOutputIsCappedAndPrintable) {
+  std::mt19937_64 rng(test::fresh_seed());
+  const std::string marker = "marker-" + std::to_string(rng());
+  std::vector<RowResult> rows(2);
+  for (auto& row : rows) {
+    row.kernel = "coo";
+    row.format = "coo";
+    row.verdict = Verdict::kWrong;
+    row.cause = "missing_term";
+    row.summary = "wrong: row 17 expected 1.5 " + marker;
+    row.detail = "detail " + marker;
+    row.case_why = "why " + marker;
+    row.rows = row.cols = row.nnz = 4242;
+    row.submission_output = marker + std::string(kVisibleOutputBytes * 3, 'A') + "\x1b[31m";
+    row.flags = {"implausible_timing"};
+  }
+  rows[0].case_name = "public_case";
+  rows[1].case_name = "hidden_case";
+  rows[1].visibility = "after_due_date";
+  RunInfo info;
+  info.submission = "/srv/grading/secret-folder/libspmv_x.so";
+  info.reference = "/srv/grading/secret-folder/libspmv_reference.so";
+  info.submission_name = "student";
+  info.provenance = {{"submission", "sha256:" + sha256_hex("x")}};
+  const JsonValue report = parse_json(gradescope_json(default_policy(), rows, info));
+  const std::string text = gradescope_json(default_policy(), rows, info);
+  EXPECT_EQ(text.find("/srv/grading"), std::string::npos) << "a path of the grading machine";
+  const auto& tests = report.at("tests").as_array();
+  ASSERT_EQ(tests.size(), 2U);
+  for (const auto& test : tests) {
+    const std::string output = test.at("output").as_string();
+    const bool hidden = test.at("name").as_string() == "coo / hidden_case";
+    EXPECT_EQ(test.at("extra_data").at("flags").as_array().size(), 1U);
+    if (hidden) {
+      EXPECT_EQ(output.find(marker), std::string::npos) << output;
+      EXPECT_EQ(test.at("extra_data").find("nnz"), nullptr);
+      EXPECT_EQ(test.at("extra_data").at("verdict").as_string(), "wrong");
+    } else {
+      EXPECT_NE(output.find(marker), std::string::npos);
+      EXPECT_LT(output.size(), kVisibleOutputBytes + 1024) << "capped";
+      EXPECT_NE(output.find("cut"), std::string::npos) << "the cut is marked";
+      EXPECT_EQ(output.find('\x1b'), std::string::npos) << "a terminal escape reached a student";
+    }
+  }
+  EXPECT_EQ(report.at("extra_data").at("provenance").at("submission").as_string(), "sha256:" + sha256_hex("x"));
+}
+
+TEST(Provenance, Sha256OfKnownInputs) {
+  // FIPS 180-2's examples: "abc" and the 448-bit message.
+  EXPECT_EQ(sha256_hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
 TEST(RowJson, MissingMembersAreNamed) {

@@ -24,6 +24,8 @@ struct GpuProbe {
   std::int32_t measured = 0;
   std::int32_t from_cache = 0;  // copy_gbps is the cache's, not measured now
   double copy_gbps = 0;
+  std::int32_t driver_version = 0;   // cudaDriverGetVersion
+  std::int32_t runtime_version = 0;  // cudaRuntimeGetVersion
   char name[256] = {};
   char note[512] = {};
   char gpu_key[512] = {};
@@ -83,6 +85,8 @@ double copy_bandwidth_gbps() {
 
 void fill_probe(GpuProbe& probe, int device, const std::optional<GpuProbeCache>& cache) {
   try {
+    cudaDriverGetVersion(&probe.driver_version);
+    cudaRuntimeGetVersion(&probe.runtime_version);
     const cudaError_t counted = cudaGetDeviceCount(&probe.count);
     if (counted != cudaSuccess) {
       probe.count = 0;
@@ -124,6 +128,9 @@ GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log
   }
   info.count = probe->count;
   info.name = probe->name;
+  const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  if (probe->driver_version > 0) info.driver = "CUDA driver API " + version(probe->driver_version);
+  if (probe->runtime_version > 0) info.toolkit = "CUDA runtime " + version(probe->runtime_version);
   info.note = probe->note;
   if (probe->measured != 0) info.copy_gbps = probe->copy_gbps;
   if (cache && probe->measured != 0 && probe->from_cache == 0) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -13,9 +14,11 @@
 
 #include "case_data.hpp"
 #include "exit_codes.hpp"
+#include "json.hpp"
 #include "policy.hpp"
 #include "probe.hpp"
 #include "process.hpp"
+#include "provenance.hpp"
 #include "row_grading.hpp"
 #include "runner_client.hpp"
 #include "spmv/sandbox/sandbox.hpp"
@@ -559,6 +562,54 @@ std::string no_gpu_note(const GpuInfo& gpu, const std::vector<RowResult>& rows, 
          std::to_string(cases_checked) + " cases read, converted and checked.";
 }
 
+// --resume: the planned rows already finished in --output-dir's rows.jsonl
+// take their recorded results. A last line cut short by a killed grader is
+// left out (its row is graded again).
+std::set<std::size_t> resume_rows(const Options& options, std::vector<RowResult>& rows) {
+  std::set<std::size_t> done;
+  std::ifstream file(options.output_dir / "rows.jsonl");
+  std::string line;
+  while (std::getline(file, line)) {
+    RowResult finished;
+    try {
+      finished = row_from_json(parse_json(line));
+    } catch (const std::exception&) {
+      continue;
+    }
+    if (finished.verdict == Verdict::kNotRun) continue;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].kernel == finished.kernel && rows[i].case_name == finished.case_name &&
+          rows[i].case_source == finished.case_source) {
+        rows[i] = std::move(finished);
+        done.insert(i);
+        break;
+      }
+    }
+  }
+  return done;
+}
+
+// A digest of every input that decides the grade (provenance.hpp).
+Provenance provenance_of(const Options& options, const Defaults& defaults, const Setup& setup, const GpuInfo& gpu) {
+  Provenance p;
+  p.emplace_back("submission", file_digest(options.submission));
+  p.emplace_back("grader", file_digest("/proc/self/exe"));
+  p.emplace_back("runner", file_digest(defaults.runner));
+  p.emplace_back("reference runner", file_digest(defaults.reference_runner));
+  p.emplace_back("reference", file_digest(setup.reference.path));
+  p.emplace_back("policy", options.policy ? file_digest(*options.policy)
+                                          : "sha256:" + sha256_hex(default_policy_text()) + " (built in)");
+  for (const auto& entry : setup.cases) {
+    const TestCase& c = entry.test_case;
+    p.emplace_back("case " + c.name,
+                   c.file.empty() ? "sha256:" + sha256_hex(c.generator) + " (generator)" : file_digest(c.file));
+  }
+  if (!gpu.name.empty()) p.emplace_back("gpu", gpu.name);
+  if (!gpu.driver.empty()) p.emplace_back("driver", gpu.driver);
+  if (!gpu.toolkit.empty()) p.emplace_back("toolkit", gpu.toolkit);
+  return p;
+}
+
 // --isolation, or the strongest level this machine gives; below the
 // container level only with --allow-unisolated.
 sandbox::Level isolation_level(const Options& options) {
@@ -618,7 +669,9 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 
   auto rows = plan_rows(setup, run_seed, options.secret_seed.has_value());
+  const std::set<std::size_t> done = options.resume ? resume_rows(options, rows) : std::set<std::size_t>{};
   RunInfo info = run_info(options, setup, gpu, needs_gpu, seed);
+  info.provenance = provenance_of(options, defaults, setup, gpu);
   info.isolation = sandbox::level_name(level);
   info.isolation_detail = sandbox::describe_level(level);
   info.unisolated = level < sandbox::Level::kContainer;
@@ -630,7 +683,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   reporter.start(rows);
   GradingRunners runners(options, defaults, setup, level, work_root);
   Grading grading(options, setup, reporter, gpu, needs_gpu, runners);
-  grading.run(rows, run_seed, {});
+  grading.run(rows, run_seed, done);
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
   return exit_code_of(rows, options.strict_gpu);
@@ -641,8 +694,22 @@ int run_aggregate(const Options& options) {
   const auto& folder = *options.aggregate;
   if (!std::filesystem::is_directory(folder)) throw SetupError("--aggregate " + folder.string() + ": not a folder");
   std::vector<std::filesystem::path> files;
+  std::vector<std::string> unplanned;
+  std::set<std::string> planned;
+  if (options.planned) {
+    std::ifstream list(*options.planned);
+    if (!list) throw SetupError("--planned " + options.planned->string() + ": cannot read");
+    for (std::string name; std::getline(list, name);) {
+      if (!name.empty()) planned.insert(name);
+    }
+  }
   for (const auto& item : std::filesystem::directory_iterator(folder)) {
-    if (item.path().extension() == ".jsonl") files.push_back(item.path());
+    if (item.path().extension() != ".jsonl") continue;
+    if (options.planned && planned.count(item.path().filename().string()) == 0) {
+      unplanned.push_back(item.path().filename().string());
+      continue;
+    }
+    files.push_back(item.path());
   }
   std::sort(files.begin(), files.end());
   std::vector<RowResult> rows;
@@ -666,6 +733,12 @@ int run_aggregate(const Options& options) {
   }
   const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
   if (skipped > 0) info.notes.push_back(std::to_string(skipped) + " rows were skipped: no CUDA GPU was found.");
+  if (!unplanned.empty()) {
+    std::string names;
+    for (const auto& name : unplanned) names += (names.empty() ? "" : ", ") + name;
+    info.notes.push_back("Row files that no test planned were ignored: " + names);
+    std::cerr << "spmv-grade: ignored row files no test planned: " << names << '\n';
+  }
   Reporter reporter({options.output_dir, std::nullopt, options.quiet}, policy, info);
   reporter.finish(rows);
   const int code = exit_code_of(rows, options.strict_gpu);

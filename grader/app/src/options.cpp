@@ -133,6 +133,12 @@ void describe_options(Described& d) {
       ("aggregate", po::value<std::string>()->value_name("DIR"),
        "CTest's final step: read the row files (*.jsonl) in DIR, write results.json and "
        "summary.md to --output-dir, print the score")
+      ("resume", po::bool_switch(),
+       "grade only the rows missing from --output-dir's rows.jsonl (a run killed midway); the finished rows "
+       "are kept as they are")
+      ("planned", po::value<std::string>()->value_name("FILE"),
+       "with --aggregate: read only the row files FILE names, one per line (any other *.jsonl in the folder "
+       "is ignored and reported)")
       ("list", po::bool_switch(), "list the cases and kernels, then exit")
       ("quiet", po::bool_switch(), "print only the final score (a row's verdict with --journal)")
       ("strict-gpu", po::bool_switch(), "exit 77 when no CUDA GPU is found (for CTest) instead of 0");
@@ -202,6 +208,8 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   }
   o.isolation = get<std::string>(vm, "isolation");
   o.allow_unisolated = vm["allow-unisolated"].as<bool>();
+  o.resume = vm["resume"].as<bool>();
+  if (auto v = get<std::string>(vm, "planned")) o.planned = *v;
   o.timeout_s = get<double>(vm, "timeout").value_or(o.timeout_s);
   require(o.timeout_s > 0 && o.timeout_s <= 86400, "timeout", "seconds in (0, 86400]", o.timeout_s);
   o.min_runs = get<int>(vm, "min-runs").value_or(o.min_runs);

@@ -45,6 +45,8 @@ struct Options {
   std::optional<std::string> secret_seed;   // from --secret-seed-file or a config file, never argv
   std::optional<std::string> isolation;     // --isolation LEVEL
   bool allow_unisolated = false;
+  bool resume = false;                      // keep the finished rows of --output-dir's rows.jsonl
+  std::optional<std::filesystem::path> planned;  // --aggregate: the row files to read
   double timeout_s = 60;
   int min_runs = 20;
   double min_time_ms = 25;

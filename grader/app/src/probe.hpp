@@ -37,6 +37,7 @@ struct GpuInfo {
   std::string name;
   std::optional<double> copy_gbps;  // device-to-device copy, bytes read + written
   std::string note;                 // why there is no GPU, or no bandwidth figure
+  std::string driver, toolkit;      // "CUDA driver API 13.0", "CUDA runtime 13.0"
 };
 
 // `spec` names the runner (spmv-runner for submissions, whose vendor

@@ -58,7 +58,10 @@ std::string progress_line(const RowResult& row, std::size_t done, std::size_t to
 std::string console_report(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
 std::string score_line(const ScoreSummary& summary, const std::vector<RowResult>& rows);
 
-// Gradescope's results.json.
+// Gradescope's results.json. A test not visible now carries its verdict,
+// points and flags only; a visible one quotes at most kVisibleOutputBytes of
+// the submission's output, non-printable bytes replaced.
+inline constexpr std::size_t kVisibleOutputBytes = 4096;
 std::string gradescope_json(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
 
 // summary.md.

@@ -11,20 +11,51 @@ namespace {
 // keeps 33.333333333 from looking like noise.
 double points(double value) { return std::round(value * 100) / 100; }
 
-std::string test_output(const RowResult& row) {
+// What a submission printed, as a student may see it: printable ASCII,
+// newlines and tabs kept, every other byte (terminal escapes, invalid UTF-8)
+// shown as '?', and at most kVisibleOutputBytes.
+std::string shown_output(const std::string& output) {
+  std::string text;
+  for (const char c : output.substr(0, kVisibleOutputBytes)) {
+    const auto byte = static_cast<unsigned char>(c);
+    text += (byte >= 0x20 && byte < 0x7f) || c == '\n' || c == '\t' ? c : '?';
+  }
+  if (output.size() > kVisibleOutputBytes) {
+    text += "\n[... cut: results.json shows the first " + std::to_string(kVisibleOutputBytes) + " bytes]";
+  }
+  return text;
+}
+
+bool student_visible_now(const Policy& policy, const RowResult& row) {
+  return policy.case_visibility(row.case_name, row.visibility) == "visible";
+}
+
+// A test that is not visible now (hidden, after_due_date, after_published)
+// carries its verdict and points only: no submission output, no detail of
+// the case, whatever the submission printed or the case holds.
+std::string test_output(const Policy& policy, const RowResult& row) {
+  if (!student_visible_now(policy, row)) return describe(row.verdict);
   std::string text = student_visible(row, row.summary);
   if (!row.detail.empty()) text += "\n" + student_visible(row, row.detail);
   if (!row.case_why.empty()) text += "\n\nThe case: " + row.case_why;
   const bool ran = row.verdict == Verdict::kPass || row.verdict == Verdict::kWrong || row.verdict == Verdict::kCrash ||
                    row.verdict == Verdict::kTimeout;
   if (ran && row.x_seed) text += "\n\nx seed: " + std::to_string(*row.x_seed);
-  if (!row.submission_output.empty()) text += "\n\nsubmission output:\n" + row.submission_output;
+  if (!row.submission_output.empty()) text += "\n\nsubmission output:\n" + shown_output(row.submission_output);
   return text;
 }
 
-void write_measurements(JsonWriter& out, const RowResult& row) {
+void write_measurements(JsonWriter& out, const RowResult& row, bool visible) {
   out.key("extra_data").begin_object();
-  out.field("verdict", token(row.verdict)).field("cause", row.cause).field("format", row.format);
+  out.field("verdict", token(row.verdict));
+  out.key("flags").begin_array();
+  for (const auto& flag : row.flags) out.value(flag);
+  out.end_array();
+  if (!visible) {
+    out.end_object();
+    return;
+  }
+  out.field("cause", row.cause).field("format", row.format);
   if (row.max_error_ratio && std::isfinite(*row.max_error_ratio)) out.field("max_error_ratio", *row.max_error_ratio);
   for (const auto& [name, sample] : {std::pair{"first_bad_row", &row.first_bad_row},
                                      std::pair{"worst_bad_row", &row.worst_bad_row}}) {
@@ -56,13 +87,13 @@ void write_test(JsonWriter& out, const RowResult& row, const RowScore& score, co
       .field("score", points(score.score))
       .field("max_score", points(score.max_score))
       .field("status", is_success(row.verdict) ? "passed" : "failed")
-      .field("output", test_output(row))
+      .field("output", test_output(policy, row))
       .field("output_format", "text");
   out.key("tags").begin_array().value(row.kernel);
   for (const auto& tag : row.tags) out.value(tag);
   out.end_array();
   out.field("visibility", policy.case_visibility(row.case_name, row.visibility));
-  write_measurements(out, row);
+  write_measurements(out, row, student_visible_now(policy, row));
   out.end_object();
 }
 
@@ -71,6 +102,7 @@ std::string overall_output(const ScoreSummary& summary, const std::vector<RowRes
   text << score_line(summary, rows) << "\n";
   text << "Submission: " << info.submission_name << "\n";
   if (!info.device.empty()) text << "Device: " << info.device << "\n";
+  if (!info.isolation.empty()) text << "Isolation: " << info.isolation << " (" << info.isolation_detail << ")\n";
   for (const auto& note : info.notes) text << note << "\n";
   return text.str();
 }
@@ -110,13 +142,18 @@ std::string gradescope_json(const Policy& policy, const std::vector<RowResult>& 
       .end_object();
   out.end_array();
   out.key("extra_data").begin_object();
+  // No path of the grading machine: names and hashes only.
   out.field("max_score", points(summary.max_score))
-      .field("submission", info.submission)
-      .field("reference", info.reference)
+      .field("submission", info.submission_name)
       .field("device", info.device)
       .field("copy_gbps", info.copy_gbps)
-      .field("secret_seed", info.secret_seed);
+      .field("secret_seed", info.secret_seed)
+      .field("isolation", info.isolation)
+      .field("unisolated", info.unisolated);
   if (info.seed) out.field("seed", std::to_string(*info.seed));
+  out.key("provenance").begin_object();
+  for (const auto& [what, value] : info.provenance) out.field(what, value);
+  out.end_object();
   out.end_object();
   out.end_object();
   return out.str() + "\n";

@@ -45,6 +45,14 @@ void write_header(std::ostringstream& out, const ScoreSummary& summary, const st
   out << "- Device: " << (info.device.empty() ? "-" : info.device);
   if (info.copy_gbps) out << " (device-to-device copy " << static_cast<long>(*info.copy_gbps) << " GB/s)";
   out << "\n- Seed: " << (info.secret_seed ? "secret" : info.seed ? std::to_string(*info.seed) : "-") << "\n";
+  if (!info.isolation.empty()) {
+    out << "- Isolation: " << info.isolation << (info.unisolated ? " (not isolated for marks: --allow-unisolated)" : "")
+        << " - " << info.isolation_detail << "\n";
+  }
+  if (!info.provenance.empty()) {
+    out << "- Provenance:\n";
+    for (const auto& [what, value] : info.provenance) out << "  - " << what << ": `" << value << "`\n";
+  }
   for (const auto& note : info.notes) out << "\n> " << note << "\n";
 }
 
@@ -63,6 +71,19 @@ std::string markdown_summary(const Policy& policy, const std::vector<RowResult>&
     out << "| " << cell(rows[i].kernel) << " | " << cell(rows[i].case_name) << " | " << c.verdict << " | "
         << c.max_error << " | " << c.ms << " | " << c.reference_ms << " | " << c.speedup << " | " << c.gbps << " | "
         << c.percent_of_copy << " | " << c.cusparse_gbps << " | " << c.points << " |\n";
+  }
+  bool flagged_heading = false;
+  for (const auto& row : rows) {
+    if (row.flags.empty()) continue;
+    if (!flagged_heading) {
+      out << "\n## Rows flagged for review\n\nA flagged row earns no speed credit until its flags are accepted "
+             "([flags] accept in the policy). What each flag means: docs/grading.md.\n";
+    }
+    flagged_heading = true;
+    std::string flags;
+    for (const auto& flag : row.flags) flags += (flags.empty() ? "" : ", ") + flag;
+    out << "\n### " << row.kernel << " / " << row.case_name << ": " << flags << "\n\n" << row.summary << "\n";
+    if (!row.detail.empty()) out << "\n" << code_block(row.detail);
   }
   bool heading = false;
   for (const auto& row : rows) {

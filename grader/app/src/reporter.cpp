@@ -47,6 +47,13 @@ void Reporter::start(const std::vector<RowResult>& rows) {
   if (!settings_.journal) {
     rows_file_.open(settings_.output_dir / "rows.jsonl", std::ios::trunc);
     if (!rows_file_) throw std::runtime_error((settings_.output_dir / "rows.jsonl").string() + ": cannot write");
+    // Rows finished before (--resume) stay in the file.
+    for (const auto& row : rows) {
+      if (row.verdict == Verdict::kNotRun) continue;
+      rows_file_ << row_to_json_line(row) << '\n';
+      ++finished_;
+    }
+    rows_file_ << std::flush;
   }
   write_reports(rows);
 }

@@ -187,7 +187,8 @@ std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_b
   std::error_code error;
   const auto size = std::filesystem::file_size(log_file, error);
   if (!error && size > text.size()) {
-    text += "\n... (" + std::to_string(size - text.size()) + " more bytes in " + log_file.string() + ")";
+    text += "\n... (" + std::to_string(size - text.size()) + " more bytes in the row's log, " +
+            log_file.filename().string() + ")";
   }
   return text;
 }
