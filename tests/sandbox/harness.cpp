@@ -188,16 +188,16 @@ void Grader::report_status(const std::optional<ExitStatus>& status) const {
 }
 
 void Grader::report_leftovers() const {
-  // At none the sandbox has the harness's uid, root's when the test is root:
-  // only its descendants say anything then.
+  // Processes of a leased uid, and the test's descendants: it is a
+  // subreaper, so the sandbox's orphans come back to it. Not the sandbox's
+  // uid when it is not leased: the test itself has it then.
   std::vector<pid_t> left;
-  if (mode_.level != Level::kNone) left = processes_of_uid(sandbox_uid());
+  if (lease_) left = processes_of_uid(lease_->uid());
+  for (const pid_t pid : descendants_of(getppid())) {
+    if (std::find(left.begin(), left.end(), pid) == left.end()) left.push_back(pid);
+  }
   std::erase(left, getpid());
   for (const pid_t victim : victims_) std::erase(left, victim);
-  for (const pid_t pid : descendants_of(getpid())) {
-    const bool victim = std::find(victims_.begin(), victims_.end(), pid) != victims_.end();
-    if (!victim && std::find(left.begin(), left.end(), pid) == left.end()) left.push_back(pid);
-  }
   std::string list;
   for (const pid_t pid : left) list += (list.empty() ? "" : " ") + std::to_string(pid);
   report("leftover", list);
@@ -242,7 +242,11 @@ Process Grader::run_probe(const std::vector<std::string>& command, const ProbeOp
 
 pid_t Grader::start_victim() {
   const pid_t victim = fork();
+  if (victim < 0) throw std::runtime_error("fork of the victim failed");  // never pass -1 to `kill`
   if (victim == 0) {
+    alarm(30);  // ends by itself whatever happens
+    const int devnull = open("/dev/null", O_RDWR);
+    for (const int fd : {0, 1, 2}) dup2(devnull, fd);
     for (;;) pause();
   }
   victims_.push_back(victim);
@@ -309,6 +313,10 @@ Outcome Harness::run(const Script& script, int timeout_ms) {
   if (harness == 0) {
     close(pipe_fds[0]);
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    alarm(static_cast<unsigned>(timeout_ms / 1000 + 5));  // ends by itself whatever happens
+    // Not holding the test's output: CTest waits for every holder to end.
+    const int devnull = open("/dev/null", O_RDWR);
+    for (const int fd : {0, 1, 2}) dup2(devnull, fd);
     Grader run(mode_, pipe_fds[1], scratch_, output, probe_path());
     try {
       if (harness_lease_) {

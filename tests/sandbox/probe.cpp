@@ -455,6 +455,10 @@ int run_command(const std::vector<std::string>& args, const StartState& start) {
     syscalls();
   } else if (command == "ptrace-attach") {
     const pid_t target = arg(1) == "parent" ? getppid() : std::stoi(arg(1));
+    if (target <= 0) {
+      say("ptrace", "refused: target " + std::to_string(target));
+      return 2;
+    }
     const long result = ptrace(PTRACE_ATTACH, target, nullptr, nullptr);
     say("ptrace", outcome(result));
     if (result == 0) {
@@ -463,6 +467,10 @@ int run_command(const std::vector<std::string>& args, const StartState& start) {
     }
   } else if (command == "kill") {
     const pid_t target = arg(1) == "parent" ? getppid() : std::stoi(arg(1));
+    if (target <= 0) {  // kill(0) or kill(-1) would be another attack than the one asked for
+      say("kill", "refused: target " + std::to_string(target));
+      return 2;
+    }
     say("target", std::to_string(target));
     say("kill", outcome(kill(target, std::stoi(arg(2)))));
   } else if (command == "read") {
@@ -481,6 +489,20 @@ int run_command(const std::vector<std::string>& args, const StartState& start) {
     fork_bomb(std::stoi(arg(1)));
   } else if (command == "daemon") {
     daemon(arg(1), std::stoi(arg(2)));
+  } else if (command == "stop-my-uid") {
+    // Children, then SIGSTOP to every other process of this uid, forever:
+    // a helper the grader runs with this uid would be frozen too.
+    if (getuid() == 0) {
+      say("stop-my-uid", "refused: root");  // kill(-1) as root would stop the machine
+      return 2;
+    }
+    for (int i = 0; i < 3; ++i) {
+      if (fork() == 0) {
+        for (;;) pause();
+      }
+    }
+    say("stop-my-uid", "looping");
+    for (;;) kill(-1, SIGSTOP);
   } else if (command == "tick") {
     tick();
   } else if (command == "int80") {

@@ -433,6 +433,35 @@ TEST_P(Hostile, ForkBombStopsAtTheProcessLimit) {
   EXPECT_EQ(o["fork.errno"], "EAGAIN(11)") << o.dump();
 }
 
+// kill_all() kills by uid with a helper of that uid, which the sandbox can
+// signal: a program that stops every process of its uid in a loop must
+// still be dead, children included, after kill_all().
+TEST_P(Hostile, KillAllDespiteSigstopOfEveryProcessOfTheUid) {
+  if (!mode().has_distinct_uid()) {
+    GTEST_SKIP() << "kill(-1, SIGSTOP) as the grader's uid (root at none) would stop the test's own processes";
+  }
+  // Also with nothing applied by the program: no Landlock scope to keep it
+  // from signalling the helper.
+  for (const Level restriction : {mode().level, Level::kNone}) {
+    const Outcome o = h().run([&](Grader& run) {
+      ProbeOptions options;
+      options.restrict_level = restriction;
+      Process process = spawn(run.probe_spec({"stop-my-uid"}, options));
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const auto start = std::chrono::steady_clock::now();
+      const auto status = process.kill_all();
+      const auto took = std::chrono::steady_clock::now() - start;
+      run.report("kill_all_ms", std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(took).count()));
+      run.report_status(status);
+      run.report_leftovers();
+    });
+    EXPECT_EQ(o["stop-my-uid"], "looping") << o.dump();
+    EXPECT_EQ(o.reported("status.signal"), std::to_string(SIGKILL)) << o.dump();
+    EXPECT_EQ(o.reported("leftover"), "") << o.dump();
+    EXPECT_LT(std::stoi(o.reported("kill_all_ms").empty() ? "99999" : o.reported("kill_all_ms")), 3000) << o.dump();
+  }
+}
+
 // A setsid, double-forked daemon that writes a file 600 ms later: dead after
 // kill_all() wherever the sandbox has a PID namespace or a uid of its own.
 TEST_P(Hostile, SetsidDaemonDiesWithKillAll) {

@@ -116,8 +116,20 @@ bool signal_uid(uid_t uid, int signal) {
     if (kill(-1, signal) != 0 && errno != ESRCH) _exit(3);
     _exit(0);
   }
+  // The helper has the sandbox's uid, so the sandbox can stop or kill it:
+  // never wait for it for long.
   int status = 0;
-  while (waitpid(helper, &status, 0) < 0 && errno == EINTR) {
+  for (int waited = 0;; ++waited) {
+    const pid_t reaped = waitpid(helper, &status, WNOHANG);
+    if (reaped == helper) break;
+    if (reaped < 0 && errno != EINTR) return false;
+    if (waited == 1000) {
+      kill(helper, SIGKILL);
+      while (waitpid(helper, &status, 0) < 0 && errno == EINTR) {
+      }
+      return false;
+    }
+    usleep(100);
   }
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
@@ -140,9 +152,12 @@ std::vector<pid_t> kill_uid(uid_t uid, int timeout_ms) {
   timespec start{};
   clock_gettime(CLOCK_MONOTONIC, &start);
   for (;;) {
+    // kill(-1) as the uid reaches every process in one pass, but its helper
+    // can be stopped by the sandbox; root's own signals cannot be stopped.
     detail::signal_uid(uid, SIGKILL);
     std::vector<pid_t> left = processes_of_uid(uid);
     if (left.empty()) return left;
+    for (const pid_t pid : left) kill(pid, SIGKILL);
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     const long elapsed_ms = (now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
