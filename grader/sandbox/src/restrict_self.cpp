@@ -258,6 +258,7 @@ std::string apply_landlock(const SelfRestriction& restriction) {
   int missing = 0;
   for (const auto& path : restriction.read_only) missing += add_path_rule(ruleset.get(), path, read_only) ? 0 : 1;
   for (const auto& path : restriction.read_write) missing += add_path_rule(ruleset.get(), path, read_write) ? 0 : 1;
+  for (const auto& path : restriction.list_only) missing += add_path_rule(ruleset.get(), path, kFsReadDir) ? 0 : 1;
   for (const auto& path : expand_devices(restriction.devices)) {
     missing += add_path_rule(ruleset.get(), path, device) ? 0 : 1;
   }

@@ -174,6 +174,10 @@ Process spawn(const Spec& spec);
 struct SelfRestriction {
   std::vector<std::filesystem::path> read_only;   // readable + executable trees (/usr /lib /lib64 /etc, the CUDA lib folder)
   std::vector<std::filesystem::path> read_write;  // e.g. the scratch folder (cwd)
+  // Folders whose entries may be listed, not read: with rules on some of
+  // their entries, a tree is granted but for a few files (spmv-sandbox
+  // --except).
+  std::vector<std::filesystem::path> list_only;
   // Read-write device nodes (/dev/nvidia*, /dev/null); a '*' in the last
   // component is expanded. With Landlock ABI 5 ioctl on them is granted.
   std::vector<std::filesystem::path> devices;
