@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "grade_end_to_end.hpp"
 
@@ -138,6 +139,57 @@ TEST_F(Newcomer, CaseErrorsShowStudentsNoFolderPath) {
   EXPECT_NE(run.out.find(cases_dir().string() + "/broken.mtx:3: "), std::string::npos)
       << "the console keeps the path\n" << context_;
   EXPECT_NE(rows().at(0).at("summary").as_string().find(cases_dir().string()), std::string::npos) << context_;
+}
+
+// The manifest keys for the Matrix Market reader reach the grader: a
+// symmetric file storing both triangles (upper_triangle = mirror) and one
+// holding NaN and infinities (allow_nonfinite = true) are graded, and the
+// host reference passes on them; without the keys they are case errors.
+TEST_F(Newcomer, ReaderKeysOfACaseReachTheGrader) {
+  const auto folder = scratch_ / "from-collections";
+  const CsrMatrix lower = gen::banded(40, 3, seed_);
+  std::string full = "%%MatrixMarket matrix coordinate real symmetric\n40 40 ";
+  std::string entries;
+  int count = 0;
+  for (index_t row = 0; row < lower.rows; ++row) {
+    for (index_t k = lower.row_ptr[row]; k < lower.row_ptr[row + 1]; ++k) {
+      const index_t col = lower.col_idx[k];
+      if (col > row) continue;
+      char line[96];
+      std::snprintf(line, sizeof line, "%d %d %.9g\n", row + 1, col + 1, static_cast<double>(lower.values[k]));
+      entries += line;
+      ++count;
+      if (col != row) {  // the same value again, above the diagonal
+        std::snprintf(line, sizeof line, "%d %d %.9g\n", col + 1, row + 1, static_cast<double>(lower.values[k]));
+        entries += line;
+        ++count;
+      }
+    }
+  }
+  write_text(folder / "full_storage.mtx", full + std::to_string(count) + "\n" + entries);
+  write_text(folder / "nonfinite.mtx",
+             "%%MatrixMarket matrix coordinate real general\n4 3 6\n1 1 inf\n1 2 0.5\n2 2 nan\n3 1 -inf\n"
+             "3 3 inf\n4 3 0.75\n");
+  const std::vector<std::string> all_kernels{"--cases", folder.string(), "--quiet"};
+
+  auto run = grade(kHostReference, all_kernels);
+  EXPECT_EQ(run.exit_code, 3) << "without the keys, both are case errors\n" << context_;
+  EXPECT_NE(run.out.find("2 cases could not be used"), std::string::npos) << context_;
+
+  write_text(folder / "cases.ini",
+             "[full_storage]\nfile = full_storage.mtx\nupper_triangle = mirror\n\n"
+             "[nonfinite]\nfile = nonfinite.mtx\nallow_nonfinite = true\n");
+  run = grade(kHostReference, all_kernels);
+  EXPECT_EQ(run.exit_code, 0) << context_;
+  std::size_t graded = 0;
+  for (const auto& row : rows()) {
+    if (row.at("case").as_string() != "full_storage" && row.at("case").as_string() != "nonfinite") continue;
+    ++graded;
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").as_string() << " / " << row.at("case").as_string() << ": "
+                                       << row.at("summary").as_string() << "\n" << context_;
+    if (row.at("case").as_string() == "full_storage") EXPECT_EQ(row.at("nnz").as_number(), lower.nnz());
+  }
+  EXPECT_EQ(graded, 12U) << context_;
 }
 
 }  // namespace

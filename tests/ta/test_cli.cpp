@@ -232,6 +232,8 @@ TEST_F(SpmvCases, UsageErrorsAreOneLineNamingTheOptionWithStatus2) {
       {"inspect x.mtx --format gif", "--format"},
       {"inspect x.mtx --spec 'diagonal n=3'", "--spec"},
       {"inspect --spec 'nosuchkind n=3'", "--spec"},
+      {"inspect x.mtx --upper-triangle both", "--upper-triangle"},
+      {"inspect --spec 'diagonal n=3' --allow-nonfinite", "--allow-nonfinite"},
       {"validate --seed -4 d", "--seed"},
       {"validate d --format-limit-mib 0", "--format-limit-mib"},
       {"validate", "validate"},
@@ -338,6 +340,29 @@ TEST_F(SpmvCases, InspectOutputThatCannotBeMadeIsAProblemInPlainWords) {
       << result.err;
   EXPECT_EQ(result.err.find("filesystem error"), std::string::npos) << result.err;
   EXPECT_EQ(occurrences(result.err, "\n"), 1u) << result.err;
+}
+
+// The reader's options, as the cases.ini keys: a symmetric file storing
+// both triangles, and one with a NaN.
+TEST_F(SpmvCases, InspectTakesTheReadersOptions) {
+  const fs::path both = dir_ / "both.mtx";
+  std::ofstream(both) << "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n1 2 -1\n3 3 5\n";
+  RunResult result = run("inspect '" + both.string() + "' --format none");
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.err.find(both.string() + ":5: expected an entry in the lower triangle"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("upper_triangle = mirror"), std::string::npos) << result.err;
+  result = run("inspect '" + both.string() + "' --format none --upper-triangle mirror");
+  EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
+  EXPECT_NE(result.out.find("nonzeros     4\n"), std::string::npos) << result.out;
+
+  const fs::path nan = dir_ / "nan.mtx";
+  std::ofstream(nan) << "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 1\n";
+  result = run("inspect '" + nan.string() + "' --format none");
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.err.find("allow_nonfinite = true"), std::string::npos) << result.err;
+  result = run("inspect '" + nan.string() + "' --format none --allow-nonfinite");
+  EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
 }
 
 TEST_F(SpmvCases, InspectOfASpecNeedsNoFile) {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -230,7 +231,14 @@ INSTANTIATE_TEST_SUITE_P(
                           "missing key \"ny\""},
         ManifestErrorCase{"unknown_generator", "[a]\ngenerator = spiral n=3\n", 2, "unknown kind"},
         ManifestErrorCase{"dropped_file_clash", "[present]\ngenerator = diagonal n=3\n", 1,
-                          "also the name of present.mtx"}),
+                          "also the name of present.mtx"},
+        ManifestErrorCase{"bad_upper_triangle", "[a]\nfile = present.mtx\nupper_triangle = both\n", 3,
+                          "upper_triangle: expected reject or mirror, found \"both\""},
+        ManifestErrorCase{"bad_allow_nonfinite", "[a]\nfile = present.mtx\nallow_nonfinite = yes\n", 3,
+                          "allow_nonfinite: expected true or false, found \"yes\""},
+        ManifestErrorCase{"reader_key_on_generator",
+                          "[a]\ngenerator = diagonal n=3\n\nallow_nonfinite = true\n[b]\nfile = present.mtx\n", 4,
+                          "key \"allow_nonfinite\" says how a Matrix Market file is read"}),
     [](const ::testing::TestParamInfo<ManifestErrorCase>& param_info) {
       return std::string(param_info.param.title);
     });
@@ -354,6 +362,35 @@ TEST_F(CaseDirectory, GeneratorCaseIsCachedAndRegeneratedWhenDamaged) {
 
   // No cache directory: generated every time.
   expect_same_matrix(expected, load_case_matrix(test_case, {}));
+}
+
+// The reader's keys of a case reach the reader: a symmetric file storing
+// both triangles, and one holding a NaN, load only with them.
+TEST_F(CaseDirectory, ReaderKeysReachTheReader) {
+  write_text(dir_ / "both_triangles.mtx",
+             "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n1 2 -1\n3 3 5\n");
+  write_text(dir_ / "with_nan.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 1\n");
+  manifest("[both_triangles]\nfile = both_triangles.mtx\nupper_triangle = mirror\n\n"
+           "[with_nan]\nfile = with_nan.mtx\nallow_nonfinite = true\n");
+  std::vector<TestCase> cases = load_cases(dir_);
+  ASSERT_EQ(cases.size(), 2U);
+  EXPECT_EQ(cases[0].read_options.upper_triangle, UpperTriangle::kMirror);
+  EXPECT_FALSE(cases[0].read_options.allow_nonfinite);
+  EXPECT_TRUE(cases[1].read_options.allow_nonfinite);
+  EXPECT_EQ(cases[1].read_options.upper_triangle, UpperTriangle::kReject);
+
+  const CsrMatrix both = load_case_matrix(cases[0], {});
+  EXPECT_EQ(both.row_ptr, (std::vector<index_t>{0, 2, 3, 4}));
+  EXPECT_EQ(both.col_idx, (std::vector<index_t>{0, 1, 0, 2}));
+  EXPECT_EQ(both.values, (std::vector<value_t>{2, -1, -1, 5}));
+  const CsrMatrix nan = load_case_matrix(cases[1], {});
+  ASSERT_EQ(nan.values.size(), 2U);
+  EXPECT_TRUE(std::isnan(nan.values[0]));
+
+  for (TestCase& test_case : cases) {
+    test_case.read_options = {};
+    EXPECT_THROW(load_case_matrix(test_case, {}), MatrixMarketError) << test_case.name << " without its key";
+  }
 }
 
 TEST_F(CaseDirectory, FileCaseReadsItsMatrix) {

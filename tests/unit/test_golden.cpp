@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -34,6 +35,24 @@ CsrMatrix teaching_kit() {
   a.col_idx = {0, 2, 1, 2, 3, 0, 3};
   a.values = {3, 1, 2, 4, 1, 1, 1};
   return a;
+}
+
+// A matrix read with allow_nonfinite: an infinite term gives the infinity
+// any summation order gives (the compensation term alone would be NaN),
+// and opposite infinities or a NaN give NaN.
+TEST(Golden, NonFiniteEntriesGiveTheResultOfAnyOrder) {
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  CsrMatrix a;
+  a.rows = 3;
+  a.cols = 3;
+  a.row_ptr = {0, 3, 5, 7};
+  a.col_idx = {0, 1, 2, 0, 2, 1, 2};
+  a.values = {1.5F, kInf, 2, kInf, -kInf, std::numeric_limits<float>::quiet_NaN(), 1};
+  const std::vector<float> x{0.5F, -0.75F, 1};
+  const GoldenResult golden = golden_spmv(a, x);
+  EXPECT_EQ(golden.y[0], -std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(golden.y[1]));
+  EXPECT_TRUE(std::isnan(golden.y[2]));
 }
 
 TEST(Golden, TextbookExampleWithMixedSigns) {

@@ -462,6 +462,85 @@ TEST(MatrixMarketRead, ShuffledSymmetricAndSkewAssembleExactly) {
   }
 }
 
+// upper_triangle = mirror: a random symmetric (or skew) matrix written
+// with some places stored below the diagonal, some above and some on both
+// sides, shuffled, reads as the matrix itself; by default the first upper
+// entry is refused and the message says which option reads it.
+TEST(MatrixMarketRead, EitherTriangleMirroredWhenAsked) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_note(seed));
+  std::mt19937_64 rng(seed);
+  constexpr index_t n = 120;
+  std::uniform_real_distribution<float> magnitude(0.25F, 1.0F);
+  std::bernoulli_distribution keep(0.2);
+  std::uniform_int_distribution<int> side(0, 2);  // 0: lower, 1: upper, 2: both
+  for (const bool skew : {false, true}) {
+    SCOPED_TRACE(skew ? "skew-symmetric" : "symmetric");
+    std::vector<Entry> stored;
+    std::map<std::pair<index_t, index_t>, value_t> full;
+    for (index_t row = 0; row < n; ++row) {
+      for (index_t col = 0; col < (skew ? row : row + 1); ++col) {
+        if (!keep(rng)) continue;
+        const value_t value = keep(rng) ? -magnitude(rng) : magnitude(rng);
+        full[{row, col}] = value;
+        if (row == col) {
+          stored.push_back({row, col, value});
+          continue;
+        }
+        const value_t partner = skew ? -value : value;
+        full[{col, row}] = partner;
+        const int where = side(rng);
+        if (where != 1) stored.push_back({row, col, value});
+        if (where != 0) stored.push_back({col, row, partner});
+      }
+    }
+    std::shuffle(stored.begin(), stored.end(), rng);
+    const std::string text = coordinate_text(skew ? "real skew-symmetric" : "real symmetric", n, n, stored);
+    expect_csr(parse(text, {.upper_triangle = UpperTriangle::kMirror}), csr_of(n, n, full));
+    const MatrixMarketError refused = parse_error(text);
+    EXPECT_NE(std::string(refused.what()).find("needs upper_triangle = mirror"), std::string::npos)
+        << refused.what();
+  }
+}
+
+TEST(MatrixMarketRead, BothSidesOfAPlaceMustAgree) {
+  // Duplicates on one side are summed first: 0.5 + 0.5 below, 1 above.
+  expect_csr(parse("%%MatrixMarket matrix coordinate real symmetric\n"
+                   "2 2 3\n2 1 0.5\n1 2 1\n2 1 0.5\n",
+                   {.upper_triangle = UpperTriangle::kMirror}),
+             {2, 2, {0, 1, 2}, {1, 0}, {1, 1}});
+  // A whole pattern matrix stored twice.
+  expect_csr(parse("%%MatrixMarket matrix coordinate pattern symmetric\n"
+                   "2 2 3\n1 1\n1 2\n2 1\n",
+                   {.upper_triangle = UpperTriangle::kMirror}),
+             {2, 2, {0, 2, 3}, {0, 1, 0}, {1, 1, 1}});
+
+  const MatrixMarketError differ = parse_error(
+      "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n3 1 1.5\n1 3 2\n",
+      {.upper_triangle = UpperTriangle::kMirror});
+  EXPECT_EQ(differ.line(), 0);
+  EXPECT_STREQ(differ.what(),
+               "inline.mtx: expected entries (3, 1) and (1, 3) of a symmetric matrix, stored on both sides "
+               "(upper_triangle = mirror), to be equal, found 1.5 and 2");
+
+  const std::string skew = "%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n3 1 1.5\n1 3 ";
+  expect_csr(parse(skew + "-1.5\n", {.upper_triangle = UpperTriangle::kMirror}),
+             {3, 3, {0, 1, 1, 2}, {2, 0}, {-1.5F, 1.5F}});
+  const MatrixMarketError same_sign = parse_error(skew + "1.5\n", {.upper_triangle = UpperTriangle::kMirror});
+  EXPECT_STREQ(same_sign.what(),
+               "inline.mtx: expected entries (3, 1) and (1, 3) of a skew-symmetric matrix, stored on both "
+               "sides (upper_triangle = mirror), to be opposite, found 1.5 and 1.5");
+  // The diagonal of a skew-symmetric matrix stays refused.
+  EXPECT_EQ(parse_error("%%MatrixMarket matrix coordinate real skew-symmetric\n2 2 1\n2 2 1\n",
+                        {.upper_triangle = UpperTriangle::kMirror})
+                .line(),
+            3);
+  // A general file is read as always.
+  expect_csr(parse("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n2 1 3\n",
+                   {.upper_triangle = UpperTriangle::kMirror}),
+             {2, 2, {0, 1, 2}, {1, 0}, {1, 3}});
+}
+
 // Decimal texts of every shape the reader may meet, including ones whose
 // nearest double lies exactly halfway between two floats (where rounding to
 // double first would round the float the wrong way): each must read as the

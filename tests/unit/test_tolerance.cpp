@@ -426,6 +426,45 @@ TEST(CheckResult, ComputedNanAndInfAreNonFinite) {
   }
 }
 
+// A matrix read with allow_nonfinite: a row whose exact result is NaN or
+// an infinity passes when y holds the same, and fails otherwise.
+TEST(CheckResult, RowsWhoseExactResultIsNonFiniteMustMatchIt) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_note(seed));
+  Scenario s(seed);
+  const index_t nan_row = s.pick_row(1, 16);
+  index_t inf_row = s.pick_row(1, 16);
+  while (inf_row == nan_row) inf_row = s.pick_row(1, 16);
+  const auto entry = [&](index_t row) {
+    return static_cast<std::size_t>(s.a.row_ptr[row] + s.pick_offset(row));
+  };
+  s.a.values[entry(nan_row)] = std::numeric_limits<float>::quiet_NaN();
+  s.a.values[entry(inf_row)] = std::numeric_limits<float>::infinity();
+  s.golden = golden_spmv(s.a, s.x);
+  s.y = spmv_by(s.a, s.x, forward_sum);
+  ASSERT_TRUE(std::isnan(s.golden.y[static_cast<std::size_t>(nan_row)]));
+  ASSERT_TRUE(std::isinf(s.golden.y[static_cast<std::size_t>(inf_row)]));
+
+  const ToleranceVerdict correct = s.check();
+  EXPECT_TRUE(correct.passed) << correct.describe();
+  EXPECT_TRUE(std::isfinite(correct.max_ratio)) << "matching non-finite rows have no error";
+
+  const auto fails_with = [&](index_t row, float value) {
+    Scenario broken = s;
+    broken.y[static_cast<std::size_t>(row)] = value;
+    const ToleranceVerdict verdict = broken.check();
+    EXPECT_FALSE(verdict.passed) << "row " << row << " = " << value;
+    EXPECT_EQ(verdict.bad_rows, 1);
+    return verdict;
+  };
+  const float inf_value = s.y[static_cast<std::size_t>(inf_row)];
+  fails_with(inf_row, -inf_value);  // the other infinity
+  fails_with(inf_row, 1.0F);
+  fails_with(nan_row, 1.0F);
+  fails_with(nan_row, std::numeric_limits<float>::infinity());
+  EXPECT_EQ(fails_with(nan_row, poison()).unwritten_rows, 1) << "the poison is never a computed NaN";
+}
+
 TEST(CheckResult, EmptyRowMustBeExactlyZero) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_note(seed));

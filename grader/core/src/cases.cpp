@@ -200,6 +200,12 @@ class ManifestParser {
            message("case \"", section.test_case.name, "\" needs exactly one of \"file\" and ",
                    "\"generator\", found ", has_file ? "both" : "neither"));
     }
+    for (const char* reader_key : {"upper_triangle", "allow_nonfinite"}) {
+      if (const auto it = section.keys.find(reader_key); it != section.keys.end() && has_generator) {
+        fail(it->second, message("key \"", reader_key, "\" says how a Matrix Market file is read; case \"",
+                                 section.test_case.name, "\" is generated, not read from a file"));
+      }
+    }
   }
 
   void set_key(const std::string& key, std::string_view value) {
@@ -230,6 +236,8 @@ class ManifestParser {
         {"visibility", &ManifestParser::set_visibility},
         {"tags", &ManifestParser::set_tags},
         {"tolerance_c", &ManifestParser::set_tolerance_c},
+        {"upper_triangle", &ManifestParser::set_upper_triangle},
+        {"allow_nonfinite", &ManifestParser::set_allow_nonfinite},
     };
     const auto found = kSetters.find(key);
     if (found == kSetters.end()) {
@@ -309,6 +317,23 @@ class ManifestParser {
       fail(message("tolerance_c: expected a number > 0, found \"", value, "\""));
     }
     test_case.tolerance_c = *c;
+  }
+
+  void set_upper_triangle(TestCase& test_case, std::string_view value) {
+    if (value == "reject") {
+      test_case.read_options.upper_triangle = UpperTriangle::kReject;
+    } else if (value == "mirror") {
+      test_case.read_options.upper_triangle = UpperTriangle::kMirror;
+    } else {
+      fail(message("upper_triangle: expected reject or mirror, found \"", value, "\""));
+    }
+  }
+
+  void set_allow_nonfinite(TestCase& test_case, std::string_view value) {
+    if (value != "true" && value != "false") {
+      fail(message("allow_nonfinite: expected true or false, found \"", value, "\""));
+    }
+    test_case.read_options.allow_nonfinite = value == "true";
   }
 
   fs::path manifest_;
@@ -608,7 +633,7 @@ fs::path generator_cache_path(const std::string& generator_spec, const fs::path&
 
 CsrMatrix load_case_matrix(const TestCase& test_case, const fs::path& cache_dir) {
   if (test_case.generator.empty()) {
-    return read_matrix_market(test_case.file);
+    return read_matrix_market(test_case.file, test_case.read_options);
   }
   if (cache_dir.empty()) {
     return gen::generate(test_case.generator);

@@ -28,7 +28,9 @@ class CompensatedSum {
     }
     sum_ = total;
   }
-  [[nodiscard]] double value() const { return sum_ + lost_; }
+  // An infinite or NaN term (a matrix read with allow_nonfinite) makes the
+  // error term NaN; the plain sum is then the result any order gives.
+  [[nodiscard]] double value() const { return std::isfinite(sum_) ? sum_ + lost_ : sum_; }
 
  private:
   double sum_ = 0;

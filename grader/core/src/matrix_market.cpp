@@ -50,8 +50,14 @@ class Reader {
   CsrMatrix read(MatrixMarketHeader* header_out) {
     read_banner();
     read_size_line();
-    entries_.emplace(static_cast<index_t>(header_.rows), static_cast<index_t>(header_.cols),
-                     mirror_);
+    const auto rows = static_cast<index_t>(header_.rows);
+    const auto cols = static_cast<index_t>(header_.cols);
+    // With upper_triangle = mirror, each side is collected unmirrored and
+    // the two are merged (and mirrored) at the end.
+    mirror_upper_ = options_.upper_triangle == UpperTriangle::kMirror && mirror_ != Mirror::none &&
+                    format_ == Format::coordinate;
+    entries_.emplace(rows, cols, mirror_upper_ ? Mirror::none : mirror_);
+    if (mirror_upper_) upper_entries_.emplace(rows, cols, Mirror::none);
     entries_->reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
         static_cast<std::uint64_t>(header_.entries), scanner_.remaining_bytes() / kMinEntryBytes)));
     if (format_ == Format::coordinate) {
@@ -60,7 +66,7 @@ class Reader {
       read_array_entries();
     }
     expect_no_more_entries();
-    CsrMatrix csr = std::move(*entries_).to_csr();
+    CsrMatrix csr = mirror_upper_ ? merge_sides() : std::move(*entries_).to_csr();
     if (!options_.allow_nonfinite) reject_nonfinite_sums(csr);
     if (header_out != nullptr) *header_out = header_;
     return csr;
@@ -240,24 +246,67 @@ class Reader {
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_nonfinite(const char* token) const {
-    scanner_.fail("a finite fp32 value (NaN and Inf need allow_nonfinite)",
+    scanner_.fail("a finite fp32 value (NaN and Inf need allow_nonfinite = true in the case's cases.ini "
+                  "section)",
                   scanner_.found_token(token));
   }
 
   void add_entry(index_t row, index_t col, value_t value) {
-    if (mirror_ != Mirror::none && (row < col || (row == col && mirror_ == Mirror::skew))) {
+    const bool upper = mirror_ != Mirror::none && row < col;
+    if (mirror_ != Mirror::none && ((upper && !mirror_upper_) || (row == col && mirror_ == Mirror::skew))) {
       fail_triangle(row, col);
     }
     // Checked before adding: past the limit the row counts would overflow.
-    if (entries_->stored_entries() > kIndexMax - 2) check_stored_entries_near_limit(row, col);
-    entries_->add(row, col, value);
+    if (stored_entries() > kIndexMax - 2) check_stored_entries_near_limit(row, col);
+    if (upper) {
+      // Kept at its partner's place below the diagonal, as the lower
+      // triangle would store it.
+      upper_entries_->add(col, row, mirror_ == Mirror::skew ? -value : value);
+    } else {
+      entries_->add(row, col, value);
+    }
+  }
+
+  // Entries the CSR will hold at most (mirrored partners included). With
+  // both sides collected unmirrored, every entry may become two.
+  [[nodiscard]] std::int64_t stored_entries() const {
+    if (!mirror_upper_) return entries_->stored_entries();
+    return 2 * (entries_->stored_entries() + upper_entries_->stored_entries());
+  }
+
+  CsrMatrix merge_sides() {
+    const CsrMatrix lower = std::move(*entries_).to_csr();
+    const CsrMatrix upper = std::move(*upper_entries_).to_csr();
+    return mm::merge_triangles(lower, upper, mirror_, [this](index_t row, index_t col, value_t low, value_t up) {
+      fail_conflict(row, col, low, up);
+    });
+  }
+
+  // The lines are gone by then: the message names both places and values.
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_conflict(index_t row, index_t col, value_t lower,
+                                                            value_t upper) const {
+    const bool skew = mirror_ == Mirror::skew;
+    const auto place = [](index_t i, index_t j) {
+      return "(" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")";
+    };
+    const auto text = [](value_t v) {
+      char buffer[32];
+      std::snprintf(buffer, sizeof buffer, "%.9g", static_cast<double>(v));
+      return std::string(buffer);
+    };
+    scanner_.fail_at(0,
+                     "entries " + place(row, col) + " and " + place(col, row) + " of a " + header_.symmetry +
+                         " matrix, stored on both sides (upper_triangle = mirror), to " +
+                         (skew ? "be opposite" : "be equal"),
+                     text(lower) + " and " + text(skew ? -upper : upper));
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_triangle(index_t row, index_t col) const {
     if (row < col) {
-      scanner_.fail(
-          "an entry in the lower triangle (row >= column) of a " + header_.symmetry + " matrix",
-          scanner_.found_line());
+      scanner_.fail("an entry in the lower triangle (row >= column) of a " + header_.symmetry +
+                        " matrix (a file that stores both triangles needs upper_triangle = mirror in "
+                        "the case's cases.ini section)",
+                    scanner_.found_line());
     }
     scanner_.fail("an off-diagonal entry (a skew-symmetric matrix has a zero diagonal)",
                   scanner_.found_line());
@@ -265,8 +314,8 @@ class Reader {
 
   [[gnu::cold, gnu::noinline]] void check_stored_entries_near_limit(index_t row,
                                                                     index_t col) const {
-    const int adding = mirror_ != Mirror::none && row != col ? 2 : 1;
-    if (entries_->stored_entries() + adding <= kIndexMax) return;
+    const int adding = mirror_ != Mirror::none && (row != col || mirror_upper_) ? 2 : 1;
+    if (stored_entries() + adding <= kIndexMax) return;
     scanner_.fail("at most " + std::to_string(kIndexMax) +
                       " stored entries (int32 indices; mirrored entries count twice)",
                   "one more: " + scanner_.found_line());
@@ -308,6 +357,8 @@ class Reader {
   Mirror mirror_ = Mirror::none;
   std::int64_t size_line_ = 0;
   std::optional<mm::TripletBuffer> entries_;
+  bool mirror_upper_ = false;                      // upper_triangle = mirror, and it applies
+  std::optional<mm::TripletBuffer> upper_entries_;  // then: the upper triangle's entries
 };
 
 [[noreturn]] void fail_io(const std::filesystem::path& path, std::string_view expected,

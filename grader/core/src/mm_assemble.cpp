@@ -104,4 +104,33 @@ CsrMatrix TripletBuffer::to_csr() && {
   return csr;
 }
 
+CsrMatrix merge_triangles(const CsrMatrix& lower, const CsrMatrix& upper, Mirror mirror,
+                          const ConflictHandler& on_conflict) {
+  const auto agree = [](value_t a, value_t b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+  TripletBuffer whole(lower.rows, lower.cols, mirror);
+  whole.reserve(lower.col_idx.size() + upper.col_idx.size());
+  for (index_t row = 0; row < lower.rows; ++row) {
+    index_t l = lower.row_ptr[row];
+    index_t u = upper.row_ptr[row];
+    const index_t l_end = lower.row_ptr[row + 1];
+    const index_t u_end = upper.row_ptr[row + 1];
+    // Both rows are sorted by column: a merge walk.
+    while (l < l_end || u < u_end) {
+      const index_t l_col = l < l_end ? lower.col_idx[l] : std::numeric_limits<index_t>::max();
+      const index_t u_col = u < u_end ? upper.col_idx[u] : std::numeric_limits<index_t>::max();
+      if (l_col == u_col) {
+        if (!agree(lower.values[l], upper.values[u])) on_conflict(row, l_col, lower.values[l], upper.values[u]);
+        whole.add(row, l_col, lower.values[l]);
+        ++l;
+        ++u;
+      } else if (l_col < u_col) {
+        whole.add(row, l_col, lower.values[l++]);
+      } else {
+        whole.add(row, u_col, upper.values[u++]);
+      }
+    }
+  }
+  return std::move(whole).to_csr();
+}
+
 }  // namespace spmv::mm

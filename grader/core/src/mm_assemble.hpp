@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -68,5 +69,19 @@ class TripletBuffer {
   std::vector<value_t> values_;
   std::int64_t stored_entries_ = 0;
 };
+
+// A place held from both sides of a symmetric file, with values that
+// disagree: the caller reports it (and must throw).
+using ConflictHandler = std::function<void(index_t row, index_t col, value_t lower, value_t upper)>;
+
+// For a symmetric or skew-symmetric file read with UpperTriangle::kMirror:
+// `lower` holds the entries stored on or below the diagonal, `upper` those
+// stored above it, each already moved to its partner's place below the
+// diagonal (and negated for skew), both as CSR with duplicates summed. A
+// place in both keeps one entry when the two values agree (equal, or both
+// NaN) and goes to `on_conflict` otherwise. Returns the whole matrix, every
+// off-diagonal entry mirrored.
+CsrMatrix merge_triangles(const CsrMatrix& lower, const CsrMatrix& upper, Mirror mirror,
+                          const ConflictHandler& on_conflict);
 
 }  // namespace spmv::mm

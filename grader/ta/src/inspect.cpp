@@ -32,7 +32,7 @@ std::filesystem::path default_prefix(const InspectOptions& options) {
 // A spec goes through the case loader, so a big generated matrix is taken
 // from (or stored in) the generator cache like a manifest's.
 CsrMatrix load_matrix(const InspectOptions& options) {
-  if (options.file) return read_matrix_market(*options.file);
+  if (options.file) return read_matrix_market(*options.file, options.read_options);
   try {
     gen::parse_spec(*options.spec);
   } catch (const std::invalid_argument& e) {

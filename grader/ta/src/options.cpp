@@ -119,6 +119,11 @@ void describe_inspect(po::options_description& d) {
        "or an existing folder, gets NAME-spy.<ext> and NAME-rows.<ext> inside it, NAME being the default prefix "
        "(default: NAME in the current folder: the file name without .mtx[.gz], or the spec's words joined by _)")
       ("format", po::value<std::string>()->value_name("png|svg|both|none"), "picture format (default: png)")
+      ("upper-triangle", po::value<std::string>()->value_name("reject|mirror"),
+       "a symmetric FILE's entries above the diagonal: refused (default) or mirrored, as the cases.ini key "
+       "upper_triangle")
+      ("allow-nonfinite", po::bool_switch(),
+       "accept NaN and Inf values in FILE, as the cases.ini key allow_nonfinite")
       ("size", po::value<std::int64_t>()->value_name("PIXELS"), "longest side of the pictures (default: 512)");
 }
 // clang-format on
@@ -191,6 +196,15 @@ InspectOptions to_inspect(const po::variables_map& vm, const Defaults& defaults)
     o.output = *output;
   }
   if (const auto formats = get<std::string>(vm, "format")) o.formats = parse_formats(*formats);
+  if (const auto upper = get<std::string>(vm, "upper-triangle")) {
+    require(*upper == "reject" || *upper == "mirror", "upper-triangle", "reject or mirror", *upper);
+    o.read_options.upper_triangle = *upper == "mirror" ? UpperTriangle::kMirror : UpperTriangle::kReject;
+  }
+  o.read_options.allow_nonfinite = vm.count("allow-nonfinite") != 0 && vm["allow-nonfinite"].as<bool>();
+  if (o.spec && (vm.count("upper-triangle") != 0 || o.read_options.allow_nonfinite)) {
+    throw UsageError(std::string(vm.count("upper-triangle") != 0 ? "--upper-triangle" : "--allow-nonfinite") +
+                     ": applies to a FILE, not to --spec");
+  }
   if (const auto size = get<std::int64_t>(vm, "size")) {
     require(*size >= kMinSize && *size <= kMaxSize, "size", "16 to 8192 pixels", *size);
     o.size = static_cast<std::uint32_t>(*size);

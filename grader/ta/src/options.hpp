@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "spmv/core/matrix_market.hpp"
+
 namespace spmv::ta {
 
 enum ExitCode : int {
@@ -52,6 +54,7 @@ struct InspectOptions {
   // spec) in the current folder.
   std::optional<std::filesystem::path> output;
   std::vector<PictureFormat> formats{PictureFormat::kPng};
+  MatrixMarketOptions read_options;  // as a case's upper_triangle and allow_nonfinite
   std::uint32_t size = 512;
 };
 

@@ -12,11 +12,17 @@
 //   tags = regular, stencil               ; comma-separated
 //   tolerance_c = 4                       ; overrides ToleranceOptions::c
 //
+//   [full_storage_symmetric]
+//   file = bcsstk01.mtx
+//   upper_triangle = mirror               ; reject (default) | mirror: MatrixMarketOptions
+//   allow_nonfinite = false               ; false (default) | true: MatrixMarketOptions
+//
 //   [textbook_fig14_1]
 //   file = textbook_fig14_1.mtx           ; relative to the directory
 //   why = the textbook's worked example
 //
-// Each section needs exactly one of `file` and `generator`. A ';' or '#'
+// Each section needs exactly one of `file` and `generator`; the reader's keys
+// (upper_triangle, allow_nonfinite) go with `file` only. A ';' or '#'
 // starts a comment at the beginning of a line or after whitespace, so
 // "issue#3" in a value is kept. Case names use letters, digits, '_', '-'
 // and '.'.
@@ -37,6 +43,7 @@
 #include <vector>
 
 #include "spmv/core/formats.hpp"
+#include "spmv/core/matrix_market.hpp"
 
 namespace spmv {
 
@@ -63,6 +70,7 @@ struct TestCase {
   std::string visibility = "visible";  // a Gradescope visibility
   std::vector<std::string> tags;
   std::optional<double> tolerance_c;
+  MatrixMarketOptions read_options;  // how `file` is read (upper_triangle, allow_nonfinite)
   // Where the case is defined ("<dir>/cases.ini:<line>" or the file's path),
   // for messages.
   std::string origin;

@@ -2,7 +2,9 @@
 //
 // Reads `coordinate` and `array` files of field real, integer or pattern
 // (pattern entries get value 1) and symmetry general, symmetric or
-// skew-symmetric (the other triangle is mirrored, negated for skew).
+// skew-symmetric (the other triangle is mirrored, negated for skew; a
+// symmetric file stores the lower triangle only, unless
+// MatrixMarketOptions::upper_triangle says otherwise).
 // complex and hermitian are rejected. Duplicate entries are summed; explicit
 // zeros are kept. CRLF line ends, comments, blank lines and any spacing are
 // accepted; banner keywords are case-insensitive. A file ending in .gz is
@@ -35,8 +37,23 @@ class MatrixMarketError : public std::runtime_error {
   std::int64_t line_;
 };
 
+// What a symmetric or skew-symmetric coordinate file may do with an entry
+// of its upper triangle (row < column).
+enum class UpperTriangle {
+  // Refuse it: the format stores the lower triangle only.
+  kReject,
+  // Accept entries of either triangle and mirror each. A place given from
+  // both sides, (i, j) and (j, i), counts once: the two must agree (be
+  // equal, or opposite for skew-symmetric) and are then one entry, or the
+  // file is refused naming both. Duplicates on one side are summed, as in
+  // any file. This reads a file that stores the whole matrix, or some
+  // entries above and some below the diagonal.
+  kMirror,
+};
+
 struct MatrixMarketOptions {
   bool allow_nonfinite = false;  // accept NaN/Inf values (an error by default)
+  UpperTriangle upper_triangle = UpperTriangle::kReject;
 };
 
 struct MatrixMarketHeader {

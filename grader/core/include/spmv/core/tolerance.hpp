@@ -5,7 +5,10 @@
 // is the number of entries of row i. This is the worst-case bound of an
 // n-term fp32 dot product summed in any order, so it accepts atomics,
 // reductions and reordering, yet a missing, extra or doubled term exceeds it
-// except in degenerate cases. NaN or Inf in y always fails.
+// except in degenerate cases. NaN or Inf in y fails, except in a row whose
+// golden result is itself NaN or infinite (only a matrix read with
+// allow_nonfinite has one): y must then hold NaN (not the poison pattern)
+// for NaN, the same infinity for an infinity.
 #pragma once
 
 #include <cstdint>
