@@ -1,17 +1,32 @@
-// The student plugin's table and stubs, linked from the student objects
-// (no GPU needed: an unfinished stub launches nothing).
+// The student plugin's table and kernels, linked from the student objects
+// (the plugin's own, not a copy).
 //
-// StudentStubs.EveryKernelReportsNotImplemented describes the shipped
-// student/ folder: once a kernel there is implemented, the test is skipped
-// and names it.
+// StudentTable needs no GPU. StudentKernels.EachIsAStubOrCorrect runs every
+// kernel of the table on the GPU (it is skipped without one): a kernel that
+// answers SPMV_NOT_IMPLEMENTED is a stub and must have done nothing (y left
+// as the grader fills it, A unchanged, no CUDA error behind it), and any
+// other kernel must pass the checks the reference kernels pass
+// (expect_matches_golden) on the worked example and on generated matrices.
+// The shipped stubs pass as stubs; a stub that writes y yet says "not
+// implemented", a launch that returns an error, and a finished kernel with a
+// wrong result fail.
 #include <gtest/gtest.h>
+#include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <span>
 #include <string>
-#include <string_view>
+#include <vector>
 
+#include "kernel_check.hpp"
 #include "plugin_table_checks.hpp"
+#include "sparse_test_support.hpp"
 #include "spmv/contract/plugin_table.hpp"
+#include "spmv/core/generators.hpp"
+#include "spmv/core/golden.hpp"
+#include "spmv/core/tolerance.hpp"
+#include "spmv/memory/buffer.hpp"
+#include "uploaded_matrix.hpp"
 
 namespace spmv::test {
 namespace {
@@ -28,39 +43,77 @@ TEST(StudentTable, ListsTheSixSubmissionKernels) {
   }
 }
 
-// A view of each format describing a 0 x 0 matrix (null arrays): a stub
-// returns at once, and an implemented kernel has nothing to read or write,
-// so even a finished student/ folder never faults here.
-const void* null_view(spmv_format format) {
-  static const spmv_coo_view coo{};
-  static const spmv_csr_view csr{};
-  static const spmv_ell_view ell{};
-  static const spmv_hyb_view hyb{};
-  static const spmv_jds_view jds{};
-  switch (format) {
-    case SPMV_FORMAT_COO: return &coo;
-    case SPMV_FORMAT_CSR: return &csr;
-    case SPMV_FORMAT_ELL: return &ell;
-    case SPMV_FORMAT_HYB: return &hyb;
-    case SPMV_FORMAT_JDS: return &jds;
-    default: return nullptr;
-  }
+std::string status_text(spmv_status status) {
+  if (status == SPMV_NOT_IMPLEMENTED) return "SPMV_NOT_IMPLEMENTED";
+  if (status > 0) return cudaGetErrorName(static_cast<cudaError_t>(status));
+  return "status " + std::to_string(status);
 }
 
-TEST(StudentStubs, EveryKernelReportsNotImplemented) {
+// Launches `kernel` once on `a` with y filled with the poison pattern, and
+// returns its status. When that is SPMV_NOT_IMPLEMENTED, expects that the
+// launch did nothing: no CUDA error, y all poison, A unchanged.
+spmv_status launch_as_stub(const spmv_kernel_entry& kernel, const CsrMatrix& a, std::uint64_t seed,
+                           const DeviceStream& stream) {
+  const std::vector<UploadedMatrix> layouts = uploaded_layouts(kernel.format, a);
+  const UploadedMatrix& layout = layouts.front();
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
+  const Buffer<float> x_uploaded(MemorySpace::kDevice, std::span<const float>(x));
+  Buffer<std::uint32_t> y(MemorySpace::kDevice, static_cast<std::size_t>(a.rows));
+  y.raw().fill_words(kPoisonBits);
+  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize before the launch");
+
+  const spmv_status status =
+      kernel.launch(layout.view(), x_uploaded.data(), reinterpret_cast<float*>(y.data()), nullptr, stream.get());
+  const cudaError_t finished = cudaStreamSynchronize(stream.get());
+  const cudaError_t last = cudaGetLastError();
+  if (status != SPMV_NOT_IMPLEMENTED) return status;
+
+  EXPECT_EQ(finished, cudaSuccess) << "a stub's launch left the stream failing: " << cudaGetErrorName(finished);
+  EXPECT_EQ(last, cudaSuccess) << "a stub left a CUDA error behind: " << cudaGetErrorName(last);
+  std::size_t rows_written = 0;
+  for (const std::uint32_t word : y.download()) rows_written += word == kPoisonBits ? 0 : 1;
+  EXPECT_EQ(rows_written, 0U) << "the kernel reports SPMV_NOT_IMPLEMENTED but wrote " << rows_written << " of "
+                              << a.rows << " rows of y: once a kernel is written, it must return the launch's "
+                              << "status, not SPMV_NOT_IMPLEMENTED";
+  EXPECT_TRUE(layout.changed_arrays().empty()) << "a stub wrote to A";
+  return status;
+}
+
+TEST(StudentKernels, EachIsAStubOrCorrect) {
+  if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: the student kernels are run on a GPU only";
+  const std::uint64_t seed = fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  const DeviceStream stream;
+  // The worked example, then matrices larger than a warp and a block, with
+  // empty rows and rows far longer than the mean.
+  const std::vector<CsrMatrix> matrices{
+      TeachingKit::csr(),
+      gen::with_empty_rows(gen::power_law(3000, 2500, 1.6, 900, seed), 0.1, seed),
+      gen::uniform_random(70, 40, 5, seed + 1),
+  };
   const spmv_plugin& plugin = *spmv_plugin_entry();
-  std::string implemented;
+  int stubs = 0;
   for (std::uint32_t i = 0; i < plugin.kernel_count; ++i) {
     const spmv_kernel_entry& kernel = plugin.kernels[i];
-    const void* view = null_view(kernel.format);
-    ASSERT_NE(view, nullptr) << kernel.name << ": no view for format " << kernel.format;
-    if (kernel.launch(view, nullptr, nullptr, nullptr, nullptr) != SPMV_NOT_IMPLEMENTED) {
-      implemented += std::string(implemented.empty() ? "" : ", ") + kernel.name;
+    SCOPED_TRACE(std::string("student kernel ") + kernel.name);
+    const spmv_status status = launch_as_stub(kernel, matrices.front(), seed, stream);
+    if (status == SPMV_NOT_IMPLEMENTED) {
+      ++stubs;
+      continue;
+    }
+    if (status != SPMV_SUCCESS) {
+      ADD_FAILURE() << "the launch returned " << status_text(status)
+                    << "; a kernel returns SPMV_SUCCESS, or SPMV_NOT_IMPLEMENTED while it is a stub";
+      continue;
+    }
+    for (std::size_t m = 0; m < matrices.size(); ++m) {
+      const CsrMatrix& a = matrices[m];
+      const std::uint64_t x_seed = seed ^ (0x9e3779b97f4a7c15ULL * (m + 1));
+      const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), x_seed);
+      expect_matches_golden(kernel, uploaded_layouts(kernel.format, a), a, x, {MemorySpace::kDevice, stream.get()});
     }
   }
-  // A student's own clone is not the shipped folder: once they implement a
-  // kernel this check no longer applies (the grader judges their kernels).
-  if (!implemented.empty()) GTEST_SKIP() << "student kernels implemented: " << implemented;
+  RecordProperty("stubs", stubs);
 }
 
 }  // namespace
