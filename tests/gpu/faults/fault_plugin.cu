@@ -5,8 +5,15 @@
 // SPMV_NOT_IMPLEMENTED, so a grader test grades csr_scalar.
 #include <cuda_runtime.h>
 
+#include <dirent.h>
+#include <dlfcn.h>
+#include <signal.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 
 #include "spmv/contract/coo.h"
 #include "spmv/contract/csr.h"
@@ -37,6 +44,17 @@ enum class Fault {
   nondeterministic,  // first call correct, later calls add 1 to one row
   not_implemented,   // returns SPMV_NOT_IMPLEMENTED
   launch_error,      // launches 2048-thread blocks: the launch itself fails
+  // Attacks on the grader (hostile submissions), each with its verdict or flag:
+  cache_by_pointer,  // copies back the y of an earlier call with the same (A, x, y) pointers
+  first_calls_only,  // computes the first three calls, then returns at once
+  third_of_work,     // after the first three calls, computes every third row only
+  other_stream,      // does the work on a stream of its own, not the one given
+  reads_outside_x,   // adds x[-1] * 0 to row 0 (as an ELL kernel reading padding would)
+  far_oob_write,     // correct y, plus y[rows + 1040]: past a 4 KiB guard, inside ours
+  dlopen_cusparse,   // tries to dlopen cuSPARSE (its files are out of sight); aborts if it gets it
+  grab_memory,       // a constructor that takes all free GPU memory: its own rows fail
+  hide_devices,      // a constructor that sets CUDA_VISIBLE_DEVICES=-1
+  kill_parent,       // SIGKILL to its parent and SIGSTOP to every process it can see
 };
 
 constexpr Fault kFault = Fault::SPMV_GPU_FAULT;
@@ -68,6 +86,9 @@ __global__ void faulty_csr_scalar(std::int32_t rows, const std::int32_t* row_ptr
     if (row == 0) spin_until_released();
   }
   if (row >= rows) return;
+  if constexpr (kFault == Fault::third_of_work) {
+    if (call > 3 && row % 3 != 0) return;
+  }
   if constexpr (kFault == Fault::illegal_address) {
     if (row == 0) *static_cast<volatile float*>(y + kFarOutOfBounds) = 1.0F;
   }
@@ -80,10 +101,16 @@ __global__ void faulty_csr_scalar(std::int32_t rows, const std::int32_t* row_ptr
     sum += values[e] * x[col_idx[e]];
   }
   if constexpr (kFault == Fault::doubled) sum += sum;
+  if constexpr (kFault == Fault::reads_outside_x) {
+    if (row == 0) sum += x[-1] * 0.0F;
+  }
   if constexpr (kFault == Fault::nondeterministic) {
     if (call > 1 && row == call % rows) sum += 1.0F;
   }
   y[row] = sum;
+  if constexpr (kFault == Fault::far_oob_write) {
+    if (row == rows - 1) y[rows + 1040] = sum;
+  }
   if constexpr (kFault == Fault::oob_write) {
     if (row == rows - 1) {
       for (int k = 0; k < kOutOfBoundsWords; ++k) y[rows + k] = sum;
@@ -94,16 +121,84 @@ __global__ void faulty_csr_scalar(std::int32_t rows, const std::int32_t* row_ptr
 // Runs after the product on the same stream, so the result is unaffected.
 __global__ void negate_first(float* x) { x[0] = -x[0]; }
 
+// What a hostile plugin does at load time: only inside a runner (argv[0] is
+// "spmv-runner"), never in a test that loads the plugin in its own process.
+__attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/) {
+  if (argc < 1 || std::strcmp(argv[0], "spmv-runner") != 0) return;
+  if constexpr (kFault == Fault::grab_memory) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
+      void* all = nullptr;
+      while (free_bytes > (std::size_t{64} << 20) && cudaMalloc(&all, free_bytes - (std::size_t{16} << 20)) != cudaSuccess) {
+        free_bytes -= free_bytes / 16;
+      }
+    }
+  }
+  if constexpr (kFault == Fault::hide_devices) ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+  if constexpr (kFault == Fault::kill_parent) {
+    ::kill(::getppid(), SIGKILL);
+    if (DIR* proc = ::opendir("/proc")) {
+      while (const dirent* entry = ::readdir(proc)) {
+        const int pid = std::atoi(entry->d_name);
+        if (pid > 1 && pid != ::getpid()) ::kill(pid, SIGSTOP);
+      }
+      ::closedir(proc);
+    }
+  }
+}
+
+// The y of an earlier call with the same pointers, kept on the device.
+struct CachedCall {
+  const void* a = nullptr;
+  const float* x = nullptr;
+  float* y = nullptr;
+  float* kept = nullptr;
+  std::size_t rows = 0;
+};
+
+CachedCall& cache() {
+  static CachedCall cached;
+  return cached;
+}
+
 spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /*scratch*/, cudaStream_t stream) {
   static int calls = 0;
   ++calls;
   if constexpr (kFault == Fault::not_implemented) return SPMV_NOT_IMPLEMENTED;
   if (A->rows == 0) return SPMV_SUCCESS;
+  const auto rows = static_cast<std::size_t>(A->rows);
+  if constexpr (kFault == Fault::cache_by_pointer) {
+    CachedCall& cached = cache();
+    if (cached.a == A && cached.x == x && cached.y == y && cached.rows == rows) {
+      return cudaMemcpyAsync(y, cached.kept, rows * sizeof(float), cudaMemcpyDeviceToDevice, stream);
+    }
+    if (cached.kept != nullptr) cudaFree(cached.kept);
+    cached = {A, x, y, nullptr, rows};
+    if (cudaMalloc(&cached.kept, rows * sizeof(float)) != cudaSuccess) return cudaErrorMemoryAllocation;
+  }
+  if constexpr (kFault == Fault::first_calls_only) {
+    if (calls > 3) return SPMV_SUCCESS;
+  }
+  if constexpr (kFault == Fault::dlopen_cusparse) {
+    for (const char* name : {"libcusparse.so", "libcusparse.so.12", "libcusparse.so.13"}) {
+      if (::dlopen(name, RTLD_NOW | RTLD_LOCAL) != nullptr) std::abort();  // the grader let it reach cuSPARSE
+    }
+  }
+  if constexpr (kFault == Fault::other_stream) {
+    static cudaStream_t own = nullptr;
+    if (own == nullptr && cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) return 1;
+    stream = own;
+  }
   const int threads = kFault == Fault::launch_error ? kInvalidBlockSize : kBlockSize;
   const auto blocks = static_cast<unsigned int>((static_cast<std::int64_t>(A->rows) + kBlockSize - 1) / kBlockSize);
   faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->row_ptr, A->col_idx, A->values, x, y, calls);
   if constexpr (kFault == Fault::writes_x) {
     if (A->cols > 0) negate_first<<<1, 1, 0, stream>>>(const_cast<float*>(x));
+  }
+  if constexpr (kFault == Fault::cache_by_pointer) {
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) return launched;
+    return cudaMemcpyAsync(cache().kept, y, rows * sizeof(float), cudaMemcpyDeviceToDevice, stream);
   }
   return cudaGetLastError();
 }

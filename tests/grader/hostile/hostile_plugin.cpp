@@ -249,7 +249,10 @@ void attack_once() {
 }
 
 // glibc passes a constructor the program's arguments.
+// Only inside a runner (argv[0] is "spmv-runner"): never in a process that
+// loads the plugin for another reason.
 __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/) {
+  if (argc < 1 || std::strcmp(argv[0], "spmv-runner") != 0) return;
   if constexpr (kAttack == Attack::abort_at_load) {
     bool probing = false;
     for (int i = 0; i < argc; ++i) probing = probing || std::strcmp(argv[i], "probe") == 0;
