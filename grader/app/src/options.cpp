@@ -117,7 +117,7 @@ void describe_options(Described& d) {
       ("cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)")
       ("prestart", po::value<int>()->value_name("N"),
        "start the runners of the next N rows ahead, each creating its CUDA context while the current row "
-       "runs, then waiting for its turn without loading the plugin (default 3; 0: start each runner at its "
+       "runs, then waiting for its turn without loading the plugin (default 5; 0: start each runner at its "
        "row's turn)");
   d.measuring.add_options()
       ("min-runs", po::value<int>()->value_name("N"), "timed launches per side, at least (default 20)")

@@ -58,7 +58,7 @@ struct Options {
   std::optional<std::filesystem::path> aggregate;
   std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;
   int device = 0;
-  int prestart = 3;  // runners started up ahead of their row
+  int prestart = 5;  // runners started up ahead of their row
   bool cusparse = true;
   bool quiet = false;
   bool list = false;

@@ -6,6 +6,7 @@
 #include <array>
 #include <deque>
 #include <future>
+#include <thread>
 #include <cmath>
 
 #include "correctness.hpp"
@@ -108,18 +109,24 @@ class RowGrader {
     return std::move(record_);
   }
 
-  // Waits for "CUDA ready"; a runner that fails to start is replaced once.
+  // Waits for "CUDA ready". A runner that fails to start is replaced, after
+  // a pause that lets the GPU recover (a runner started while the previous
+  // row's submission held all of the GPU's memory fails to create its
+  // context; the driver frees that memory a moment after the process is
+  // gone); the row is the grader's failure only if every attempt fails.
   bool start() {
     record_.stage = Stage::kStarting;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      if (attempt > 0) {
+    static constexpr double kPausesS[] = {0, 0.25, 1, 3};
+    for (const double pause : kPausesS) {
+      if (pause > 0) {
         runner_->end();
+        std::this_thread::sleep_for(std::chrono::duration<double>(pause));
         runner_ = start_submission_runner(factory_, log_).runner;
       }
       const auto reply = runner_->receive(after_seconds(kStartupTimeoutS));
       if (reply && reply->kind == ReplyKind::kOk) return true;
       const std::string why = reply ? runner::read_text(reply->message) : "it " + how_it_ended(runner_->end());
-      record_.grader_failure = "the submission's runner did not start: " + why;
+      record_.grader_failure = "the submission's runner did not start (4 attempts in 4 s): " + why;
     }
     return false;
   }
@@ -313,7 +320,7 @@ class RowGrader {
     for (int run = 0; run < options.warmup_runs; ++run) {
       if (!reference_sample(false, false)) return false;
     }
-    while (static_cast<int>(solo.size()) < std::max(options.min_runs / 2, 3) || spent < options.min_time_ms / 4) {
+    while (static_cast<int>(solo.size()) < std::max(options.min_runs / 4, 3) || spent < options.min_time_ms / 8) {
       if (static_cast<int>(solo.size()) >= options.max_runs) break;
       const std::size_t before = reference_ms_.size();
       if (!reference_sample(true, false)) return false;

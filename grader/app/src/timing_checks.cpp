@@ -46,8 +46,8 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
                "bandwidth");
     }
   }
-  if (timing.reference_solo_ms > 0 &&
-      timing.reference_ms > kReferenceSlowdown * timing.reference_solo_ms + kClockSlackMs / 10) {
+  const double slowdown = bounds.compulsory_bytes <= kL2Bytes ? kL2ReferenceSlowdown : kReferenceSlowdown;
+  if (timing.reference_solo_ms > 0 && timing.reference_ms > slowdown * timing.reference_solo_ms + kClockSlackMs / 10) {
     flag(timing, "reference_slowed",
          "the reference took " + number(timing.reference_ms) + " ms beside the submission against " +
              number(timing.reference_solo_ms) + " ms alone");

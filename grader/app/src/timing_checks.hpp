@@ -17,8 +17,10 @@
 //  - speedup_review: a speedup above the policy's threshold (default 10x).
 //  - reference_slowed: the reference's median beside the submission exceeds
 //    its solo median (timed before the submission's plugin was loaded) by
-//    more than kReferenceSlowdown plus kClockSlackMs / 10: something of the
-//    submission ran beside it (a thread, GPU work left in flight).
+//    more than kReferenceSlowdown (kL2ReferenceSlowdown for working sets
+//    that fit in L2, which the submission's launches in between evict while
+//    the solo launches find them there) plus kClockSlackMs / 10: something
+//    of the submission ran beside it (a thread, GPU work left in flight).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,7 @@ namespace spmv::grade {
 
 inline constexpr double kClockSlackMs = 0.05;
 inline constexpr double kReferenceSlowdown = 1.25;
+inline constexpr double kL2ReferenceSlowdown = 3;
 inline constexpr double kCopyFactor = 3;
 inline constexpr double kFloorMargin = 1.5;
 inline constexpr double kL2Margin = 6;
