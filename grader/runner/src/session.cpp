@@ -108,7 +108,13 @@ int Session::serve() {
 }
 
 void Session::hello(Reply& reply) {
-  if (space_ == Space::kDevice) executor_ = make_device_executor(0);  // the only GPU it sees
+  if (space_ == Space::kDevice) {
+    executor_ = make_device_executor(0);  // the only GPU it sees
+    // Before the restriction: CUPTI sets itself up while it can still read
+    // what it needs. A recorder that cannot record says why, and the run goes on.
+    recorder_ = std::make_unique<LaunchRecorder>();
+    store_text(reply.recorder_note, recorder_->note());
+  }
   if (space_ == Space::kHost) executor_ = make_host_executor();
   restrictions_ = sandbox::restrict_self(restriction_for(space_), level_);
   store_text(reply.message, (space_ == Space::kDevice ? "CUDA ready; " : "ready; ") + restrictions_);
@@ -117,6 +123,7 @@ void Session::hello(Reply& reply) {
 void Session::load(Reply& reply) {
   if (plugin_) throw std::runtime_error("the plugin is loaded already");
   const auto path = std::filesystem::current_path() / "plugin.so";
+  if (recorder_) recorder_->plugin_loading(path);  // before any of the plugin's code runs
   plugin_ = std::make_unique<Plugin>(Plugin::load(path, {.forbid_vendor_libraries = !vendor_timing_}));
   store_text(reply.plugin_name, plugin_->name());
   reply.memory = plugin_->memory();
@@ -198,6 +205,23 @@ spmv_status Session::launch() const {
   return kernel_->launch(uploaded_->view(), x_values(), y_values(), scratch_.data(), executor_->stream());
 }
 
+void Session::begin_recording() {
+  if (recorder_) recorder_->begin();
+}
+
+void Session::end_recording(Reply& reply) {
+  if (!recorder_) {
+    reply.kernels_launched = -1;
+    store_text(reply.recorder_note, "no launch records in host memory");
+    return;
+  }
+  const LaunchRecording recording = recorder_->end();
+  reply.kernels_launched = recording.recorded ? static_cast<std::int32_t>(recording.kernels.size()) : -1;
+  reply.span_ms = recording.span_ms;
+  store_text(reply.foreign_kernel, recording.foreign_kernel);
+  store_text(reply.recorder_note, recording.note);
+}
+
 void Session::copy_y_to_slot(int slot) const {
   if (slot < 0 || slot >= kSlots) throw std::runtime_error("no such result slot");
   y_.copy_to_host(result_area_ + static_cast<std::size_t>(slot) * slot_words(rows_), y_.bytes());
@@ -208,8 +232,10 @@ void Session::run(const Request& request, Reply& reply) {
   fill_x(*executor_, x_.data(), static_cast<std::size_t>(cols_), request.seed);
   fill_y(*executor_, y_.data(), static_cast<std::size_t>(rows_));
   check_cuda(executor_->synchronize(), "filling x and y");
+  begin_recording();
   const spmv_status status = launch();
   const int error = status == SPMV_SUCCESS ? executor_->synchronize() : 0;
+  end_recording(reply);
   check_launch(status, error);
   copy_y_to_slot(request.slot);
   // The inputs as the kernel left them.
@@ -231,7 +257,9 @@ void Session::timed(const Request& request, Reply& reply) {
   check_cuda(executor_->synchronize(), "filling x and y");
   spmv_status status = SPMV_SUCCESS;
   int error = 0;
+  begin_recording();
   reply.ms = executor_->time([this] { return launch(); }, status, error);
+  end_recording(reply);
   check_launch(status, error);
 }
 

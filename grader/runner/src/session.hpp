@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "executor.hpp"
+#include "launch_recorder.hpp"
 #include "spmv/contract/plugin.h"
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/matrix_image.hpp"
@@ -38,12 +39,16 @@ class Session {
   spmv_status launch() const;
   void copy_y_to_slot(int slot) const;
   void release_setup();
+  // Around a launch: the kernels it ran, into the reply's recorder fields.
+  void begin_recording();
+  void end_recording(Reply& reply);
 
   Space space_;
   sandbox::Level level_;
   bool vendor_timing_;
   std::string restrictions_;
   std::unique_ptr<Executor> executor_;
+  std::unique_ptr<LaunchRecorder> recorder_;  // device space only
   std::unique_ptr<Plugin> plugin_;
   // Per setup.
   const spmv_kernel_entry* kernel_ = nullptr;

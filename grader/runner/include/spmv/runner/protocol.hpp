@@ -29,7 +29,7 @@ namespace spmv::runner {
 inline constexpr int kControlFd = 3;
 
 // Version of the structs below; the runner refuses a parent of another.
-inline constexpr std::uint32_t kProtocolVersion = 1;
+inline constexpr std::uint32_t kProtocolVersion = 2;
 
 enum class Command : std::uint32_t {
   kHello = 1,  // reply: the runner started its executor ("CUDA ready")
@@ -76,6 +76,12 @@ struct Reply {
   std::int32_t status = 0;  // the launch's return value or the CUDA error
   double ms = 0;            // kTimed, kCusparse: the runner's own time of the launch
   std::int32_t samples = 0;  // kCusparse
+  // kRun, kTimed: the kernels the launch ran, from CUPTI's records in the
+  // runner (launch_recorder.hpp): the runner's word like everything here.
+  double span_ms = 0;                  // earliest start to latest end, every stream; 0 when not recorded
+  std::int32_t kernels_launched = 0;   // -1 when not recorded (recorder_note says why)
+  char foreign_kernel[160] = {};       // demangled: first kernel neither the plugin's nor the runner's, or a vendor's
+  char recorder_note[160] = {};        // kHello, kRun, kTimed: why nothing, or not all, was recorded
   std::int32_t memory = 0;   // kLoad: spmv_memory_space
   std::int32_t kernel_count = 0;
   char plugin_name[kNameBytes] = {};
