@@ -139,6 +139,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   row.submission_output = std::string("out\x01put");
   row.checked_launches = 5;
   row.flags = {"implausible_timing", "speedup_review"};
+  row.bound_use = {{"clock", real(rng)}, {"floor", 0.25}};
   const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
   EXPECT_EQ(back.kernel, row.kernel);
   EXPECT_EQ(back.case_name, row.case_name);
@@ -157,6 +158,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   EXPECT_EQ(back.submission_output, row.submission_output);
   EXPECT_EQ(back.checked_launches, row.checked_launches);
   EXPECT_EQ(back.flags, row.flags);
+  EXPECT_EQ(back.bound_use, row.bound_use);
 }
 
 // What results.json lets students see: a test not visible now carries its

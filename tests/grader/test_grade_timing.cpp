@@ -94,6 +94,8 @@ TimingRecord honest_timing(std::mt19937_64& random) {
   t.submission_unexplained_ms = 0.031;
   t.submission_copy_ms = 0.02;
   t.reference_copy_ms = 0.021;
+  t.submission_samples = t.reference_samples = 100;
+  t.copies = 10;
   return t;
 }
 
@@ -105,6 +107,7 @@ TEST(TimingChecks, AnHonestTimingIsNotFlagged) {
     const auto bytes = static_cast<std::uint64_t>(t.submission_ms * 1e6 * 100);  // 100 GB/s
     apply_timing_checks(t, {bytes, 3000.0, 10});
     EXPECT_TRUE(t.flags.empty()) << t.flag_reasons.front();
+    for (const auto& [bound, use] : t.bound_use) EXPECT_LT(use, 1) << bound;
   }
 }
 
@@ -116,6 +119,7 @@ TEST(TimingChecks, ALaunchLongerThanReportedByTheGradersClockIsImplausible) {
   apply_timing_checks(t, {0, std::nullopt, 10});
   ASSERT_EQ(t.flags, std::vector<std::string>{"implausible_timing"});
   EXPECT_NE(t.flag_reasons.front().find("clock"), std::string::npos);
+  EXPECT_GE(t.bound_use.at("clock"), 1);
 }
 
 TEST(TimingChecks, WorkDoneAtTheCopyOutIsImplausible) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,6 +86,9 @@ struct RowResult {
   // speedup_review, forbidden_library. A flagged row earns no speed credit
   // unless the policy accepts its flags.
   std::vector<std::string> flags;
+  // How much of each timing bound the row used (value / limit: 1 or more is
+  // a flag): clock, copy, floor, reference, speedup (timing_checks.hpp).
+  std::map<std::string, double> bound_use;
 
   // Context.
   std::optional<std::uint64_t> x_seed;  // absent when the run used a secret seed

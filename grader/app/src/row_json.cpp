@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <fstream>
 
 namespace spmv::grade {
@@ -46,6 +47,7 @@ void visit_fields(Row& row, Visitor&& visit) {
   visit("reference_samples", row.reference_samples);
   visit("checked_launches", row.checked_launches);
   visit("flags", row.flags);
+  visit("bound_use", row.bound_use);
   visit("x_seed", row.x_seed);
   visit("log_file", row.log_file);
   visit("submission_output", row.submission_output);
@@ -76,6 +78,14 @@ struct FieldWriter {
     out.begin_array();
     for (const auto& value : values) out.value(value);
     out.end_array();
+  }
+  void put(const std::map<std::string, double>& values) {
+    out.begin_object();
+    for (const auto& [name, value] : values) {
+      out.key(name);
+      put(value);
+    }
+    out.end_object();
   }
   // As a string: a JSON number (a double) cannot hold every 64-bit seed.
   void put(std::uint64_t value) { out.value(std::to_string(value)); }
@@ -125,6 +135,10 @@ struct FieldReader {
   static void get(const JsonValue& v, std::vector<std::string>& values) {
     values.clear();
     for (const auto& item : v.as_array()) values.push_back(item.as_string());
+  }
+  static void get(const JsonValue& v, std::map<std::string, double>& values) {
+    values.clear();
+    for (const auto& [name, item] : v.as_object()) get(item, values[name]);
   }
   static void get(const JsonValue& v, std::uint64_t& value) {
     const std::string& text = v.as_string();

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -62,13 +63,17 @@ struct TimingRecord {
   double submission_ms = 0, reference_ms = 0;  // medians of the runners' own times
   int submission_samples = 0, reference_samples = 0;
   double submission_round_trip_ms = 0, reference_round_trip_ms = 0;  // medians, grader's clock
-  double submission_unexplained_ms = 0, reference_unexplained_ms = 0;  // medians of (round trip - reported)
-  double submission_copy_ms = 0, reference_copy_ms = 0;  // medians of the copy-outs of checked launches
+  // Low quantiles (a tenth of the samples below) of round trip - reported
+  // time, and of the copy-outs of checked launches, by the grader's clock.
+  double submission_unexplained_ms = 0, reference_unexplained_ms = 0;
+  double submission_copy_ms = 0, reference_copy_ms = 0;
+  int copies = 0;  // copy-outs timed on both sides
   double reference_solo_ms = 0;  // the reference's median before the submission's plugin was loaded
   int checked_launches = 0;
   std::string wrong_timed_launch;  // a checked timed launch's result was wrong: what
   std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
   std::vector<std::string> flag_reasons;  // one line per flag, for people
+  std::map<std::string, double> bound_use;  // value / limit of each bound checked
 };
 
 struct RowRecord {

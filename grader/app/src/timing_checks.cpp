@@ -25,13 +25,18 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   if (!timing.timed || timing.submission_ms <= 0) return;
   const double reported = timing.submission_ms;
   const double excess = timing.submission_unexplained_ms - timing.reference_unexplained_ms;
-  if (excess > kClockSlackMs + 0.5 * reported) {
+  const bool clock_bound = timing.submission_samples >= kMinClockSamples && timing.reference_samples >= kMinClockSamples;
+  if (clock_bound) timing.bound_use["clock"] = excess / (kClockSlackMs + 0.5 * reported);
+  if (clock_bound && excess > kClockSlackMs + 0.5 * reported) {
     flag(timing, "implausible_timing",
          "the grader's clock saw each launch take " + number(excess) + " ms more than the reference's overhead, while "
          "the runner reported " + number(reported) + " ms");
   }
-  if (timing.submission_copy_ms > 0 && timing.reference_copy_ms > 0 &&
-      timing.submission_copy_ms > kCopyFactor * timing.reference_copy_ms + kClockSlackMs) {
+  const bool copy_bound = timing.copies >= kMinCopies && timing.reference_copy_ms > 0;
+  if (copy_bound) {
+    timing.bound_use["copy"] = timing.submission_copy_ms / (kCopyFactor * timing.reference_copy_ms + kClockSlackMs);
+  }
+  if (copy_bound && timing.submission_copy_ms > kCopyFactor * timing.reference_copy_ms + kClockSlackMs) {
     flag(timing, "implausible_timing",
          "copying y out took " + number(timing.submission_copy_ms) + " ms against the reference's " +
              number(timing.reference_copy_ms) + " ms: work done after the timed launch");
@@ -39,6 +44,7 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   if (bounds.copy_gbps && *bounds.copy_gbps > 0 && bounds.compulsory_bytes > 0) {
     const double margin = bounds.compulsory_bytes <= kL2Bytes ? kL2Margin : kFloorMargin;
     const double floor_ms = static_cast<double>(bounds.compulsory_bytes) / (*bounds.copy_gbps * margin * 1e6);
+    timing.bound_use["floor"] = floor_ms / reported;
     if (reported < floor_ms) {
       flag(timing, "implausible_timing",
            "reported " + number(reported) + " ms, below the " + number(floor_ms) + " ms that moving " +
@@ -47,11 +53,15 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
     }
   }
   const double slowdown = bounds.compulsory_bytes <= kL2Bytes ? kL2ReferenceSlowdown : kReferenceSlowdown;
+  if (timing.reference_solo_ms > 0) {
+    timing.bound_use["reference"] = timing.reference_ms / (slowdown * timing.reference_solo_ms + kClockSlackMs / 10);
+  }
   if (timing.reference_solo_ms > 0 && timing.reference_ms > slowdown * timing.reference_solo_ms + kClockSlackMs / 10) {
     flag(timing, "reference_slowed",
          "the reference took " + number(timing.reference_ms) + " ms beside the submission against " +
              number(timing.reference_solo_ms) + " ms alone");
   }
+  if (timing.reference_ms > 0) timing.bound_use["speedup"] = timing.reference_ms / reported / bounds.speedup_review;
   if (timing.reference_ms > 0 && timing.reference_ms / reported > bounds.speedup_review) {
     flag(timing, "speedup_review",
          number(timing.reference_ms / reported) + "x the reference, above the review threshold of " +

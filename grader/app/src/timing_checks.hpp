@@ -5,12 +5,14 @@
 // must move and the GPU's bandwidth measured in the same run.
 //
 // Rules (docs/grading.md states them with their numbers):
-//  - implausible_timing, clock: the submission's median round trip minus its
-//    reported time exceeds the reference's by more than kClockSlackMs plus
-//    half the reported time: the launch took longer than it said.
+//  - implausible_timing, clock: the submission's round trip minus its
+//    reported time (low quantile over the launches) exceeds the reference's
+//    by more than kClockSlackMs plus half the reported time: the launch took
+//    longer than it said. Needs kMinClockSamples launches a side.
 //  - implausible_timing, copy: copying y out of a checked launch took more
-//    than kCopyFactor times the reference's copy plus kClockSlackMs: work
-//    done when the check was asked for, not in the timed launch.
+//    than kCopyFactor times the reference's copy plus kClockSlackMs (low
+//    quantiles, kMinCopies copies a side at least): work done when the check
+//    was asked for, not in the timed launch.
 //  - implausible_timing, floor: the reported time is below what the byte
 //    model needs at kFloorMargin times the measured copy bandwidth (L2 can
 //    beat DRAM; kL2Margin for working sets that fit in L2).
@@ -31,6 +33,8 @@
 namespace spmv::grade {
 
 inline constexpr double kClockSlackMs = 0.05;
+inline constexpr int kMinClockSamples = 8;
+inline constexpr int kMinCopies = 3;
 inline constexpr double kReferenceSlowdown = 1.25;
 inline constexpr double kL2ReferenceSlowdown = 3;
 inline constexpr double kCopyFactor = 3;
