@@ -35,7 +35,8 @@ PreparedCase prepared_case(std::mt19937_64& rng) {
 
 // A result area as a runner writes it: kSlots of guard + y + guard.
 struct Area {
-  explicit Area(std::int64_t rows) : rows(rows), words(runner::kSlots * runner::slot_words(rows), runner::kGuardBits) {}
+  explicit Area(std::int64_t row_count)
+      : rows(row_count), words(runner::kSlots * runner::slot_words(row_count), runner::kGuardBits) {}
   [[nodiscard]] std::uint32_t& word(int run, std::int64_t k) {  // k: index into y, may be < 0 or >= rows
     return words[static_cast<std::size_t>(run) * runner::slot_words(rows) + runner::kYGuardWords +
                  static_cast<std::size_t>(k)];

@@ -187,7 +187,9 @@ TEST_F(Newcomer, ReaderKeysOfACaseReachTheGrader) {
     ++graded;
     EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").as_string() << " / " << row.at("case").as_string() << ": "
                                        << row.at("summary").as_string() << "\n" << context_;
-    if (row.at("case").as_string() == "full_storage") EXPECT_EQ(row.at("nnz").as_number(), lower.nnz());
+    if (row.at("case").as_string() == "full_storage") {
+      EXPECT_EQ(row.at("nnz").as_number(), lower.nnz());
+    }
   }
   EXPECT_EQ(graded, 12U) << context_;
 }

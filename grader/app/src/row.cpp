@@ -13,7 +13,7 @@ struct VerdictNames {
   const char* description;
 };
 
-constexpr std::array<VerdictNames, 11> kVerdictNames{{
+constexpr std::array<VerdictNames, 12> kVerdictNames{{
     {Verdict::kPass, "pass", "pass"},
     {Verdict::kWrong, "wrong", "wrong"},
     {Verdict::kCrash, "crash", "crash"},
@@ -22,6 +22,7 @@ constexpr std::array<VerdictNames, 11> kVerdictNames{{
     {Verdict::kNotApplicable, "not_applicable", "not applicable"},
     {Verdict::kSkipped, "skipped", "skipped (no GPU)"},
     {Verdict::kLoadError, "load_error", "load error"},
+    {Verdict::kForbiddenLibrary, "forbidden_library", "forbidden library"},
     {Verdict::kCaseError, "case_error", "case error"},
     {Verdict::kGraderError, "grader_error", "grader error"},
     {Verdict::kNotRun, "not_run", "not run (grader stopped)"},

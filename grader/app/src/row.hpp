@@ -21,6 +21,7 @@ enum class Verdict {
   kNotApplicable,   // the format cannot hold the matrix (not held against the submission)
   kSkipped,         // no GPU for a device plugin
   kLoadError,       // the submission's plugin cannot be loaded
+  kForbiddenLibrary,  // a kernel of a vendor library or of a module loaded at run time ran
   kCaseError,       // the case cannot be read or converted (not held against the submission)
   kGraderError,     // the grader itself failed on this row (not held against the submission)
   kNotRun,          // never finished: the grader was stopped first

@@ -67,6 +67,11 @@ struct Unpredictable {
   }
 };
 
+// A launch's time: its events on the stream it was given, or the span of
+// every kernel it started on any stream (the launch recorder's), whichever
+// is longer: work moved to another stream is counted.
+double launch_ms(const Reply& reply) { return std::max(reply.ms, reply.span_ms); }
+
 double median_of(std::vector<double> values) { return values.empty() ? 0.0 : runner::median(std::move(values)); }
 
 // The value a tenth of the samples are below: what the grader's clock saw
@@ -219,6 +224,15 @@ class RowGrader {
     return reference_solo();
   }
 
+  // What the launch recorder saw: the first foreign kernel, or why it
+  // recorded nothing.
+  void note_recording(const Reply& reply) {
+    const std::string foreign = runner::read_text(reply.foreign_kernel);
+    if (!foreign.empty() && record_.foreign_kernel.empty()) record_.foreign_kernel = foreign;
+    const std::string note = runner::read_text(reply.recorder_note);
+    if (!note.empty() && record_.recorder_note.empty()) record_.recorder_note = note;
+  }
+
   bool load() {
     Reply reply;
     if (!step(Stage::kLoadingPlugins, make_request(Command::kLoad), {}, &reply)) return false;
@@ -238,6 +252,7 @@ class RowGrader {
     request.seed = prepared_.x_seeds[static_cast<std::size_t>(x_of_run(run))];
     Reply reply;
     if (!step(static_cast<Stage>(static_cast<int>(Stage::kRun1) + run), request, {}, &reply)) return false;
+    note_recording(reply);
     const std::string modified = runner::read_text(reply.modified);
     if (!modified.empty()) {
       record_.modified_inputs += (record_.modified_inputs.empty() ? "" : ", ") + modified + " (run " +
@@ -252,11 +267,12 @@ class RowGrader {
     request.seed = random_();
     Reply reply;
     if (!step(stage, request, {}, &reply)) return false;
+    note_recording(reply);
     const double round_trip = runner_->last_round_trip_ms();
     if (keep) {
-      submission_ms_.push_back(reply.ms);
+      submission_ms_.push_back(launch_ms(reply));
       submission_round_trip_.push_back(round_trip);
-      submission_unexplained_.push_back(round_trip - reply.ms);
+      submission_unexplained_.push_back(round_trip - launch_ms(reply));
       spent_[0] += round_trip;
     }
     const bool check = std::bernoulli_distribution(kCheckProbability)(random_) || (last_of_batch && !checked_in_batch_);
@@ -312,9 +328,9 @@ class RowGrader {
     if (!reply || (copy_out && !copied)) return false;
     if (keep) {
       const double round_trip = factory_.reference().last_round_trip_ms();
-      reference_ms_.push_back(reply->ms);
+      reference_ms_.push_back(launch_ms(*reply));
       reference_round_trip_.push_back(round_trip);
-      reference_unexplained_.push_back(round_trip - reply->ms);
+      reference_unexplained_.push_back(round_trip - launch_ms(*reply));
       spent_[1] += round_trip;
       if (copy_out) reference_copy_.push_back(copy_ms);
     }

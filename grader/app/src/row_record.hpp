@@ -93,6 +93,11 @@ struct RowRecord {
   std::string modified_inputs;  // from the runs' replies, comma-separated
   TimingRecord timing;
   std::optional<double> cusparse_ms;
+  // The first kernel of a vendor library or of a module the plugin did not
+  // hold that ran during the submission's calls (the runner's launch
+  // recorder, CUPTI), and why launches were not recorded, if they were not.
+  std::string foreign_kernel;
+  std::string recorder_note;
   std::filesystem::path log_file;
 };
 

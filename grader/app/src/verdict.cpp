@@ -162,6 +162,18 @@ void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
         static_cast<double>(compulsory_bytes(context.prepared, SPMV_FORMAT_CSR)) / (*row.cusparse_ms * 1e6);
   }
   row.copy_gbps = context.copy_gbps;
+  if (!record.foreign_kernel.empty()) {
+    // The submission ran a kernel it does not hold: a vendor library's, or
+    // one loaded or compiled at run time. Detected inside its own process
+    // (CUPTI), so evidence for review rather than proof (docs/grading.md).
+    row.stage = describe(record.stage);
+    set_verdict(row, Verdict::kForbiddenLibrary, "forbidden_library", "a kernel the submission does not hold ran: " +
+                                                                            record.foreign_kernel);
+    row.detail = "Kernels of cuSPARSE, cuBLAS or cuSOLVER, or of a module loaded or compiled at run time, are not the "
+                 "submission's own work.";
+    row.flags.push_back("forbidden_library");
+    return;
+  }
   if (!record.timing.wrong_timed_launch.empty()) {
     // A cheat, not a slip: the result of a launch that was timed was wrong.
     row.stage = describe(Stage::kTiming);

@@ -55,6 +55,7 @@ enum class Fault {
   grab_memory,       // a constructor that takes all free GPU memory: its own rows fail
   hide_devices,      // a constructor that sets CUDA_VISIBLE_DEVICES=-1
   kill_parent,       // SIGKILL to its parent and SIGSTOP to every process it can see
+  jit_module,        // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
 };
 
 constexpr Fault kFault = Fault::SPMV_GPU_FAULT;
@@ -147,6 +148,29 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
   }
 }
 
+// A module compiled at run time (PTX through the runtime's library API): a
+// kernel the plugin did not hold when it was loaded.
+constexpr const char* kJitPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry jit_noop()
+{
+  ret;
+}
+)";
+
+cudaError_t launch_jit_kernel(cudaStream_t stream) {
+  static cudaKernel_t kernel = nullptr;
+  if (kernel == nullptr) {
+    cudaLibrary_t library = nullptr;
+    cudaError_t error = cudaLibraryLoadData(&library, kJitPtx, nullptr, nullptr, 0, nullptr, nullptr, 0);
+    if (error != cudaSuccess) return error;
+    error = cudaLibraryGetKernel(&kernel, library, "jit_noop");
+    if (error != cudaSuccess) return error;
+  }
+  return cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(1), dim3(1), nullptr, 0, stream);
+}
+
 // The y of an earlier call with the same pointers, kept on the device.
 struct CachedCall {
   const void* a = nullptr;
@@ -194,6 +218,11 @@ spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /
   faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->row_ptr, A->col_idx, A->values, x, y, calls);
   if constexpr (kFault == Fault::writes_x) {
     if (A->cols > 0) negate_first<<<1, 1, 0, stream>>>(const_cast<float*>(x));
+  }
+  if constexpr (kFault == Fault::jit_module) {
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) return launched;
+    return launch_jit_kernel(stream);
   }
   if constexpr (kFault == Fault::cache_by_pointer) {
     const cudaError_t launched = cudaGetLastError();
