@@ -181,10 +181,10 @@ class PrestartStopped : public Prestart {
     return children;
   }
 
-  // Reaps what the test adopted; true if all of `pids` ended by SIGKILL,
-  // or (a waiting child) by status 70 on finding its start channel closed
-  // by the grader's death a moment before SIGKILL came, or had already
-  // been reaped by the grader. A child that ran its row would hang.
+  // Reaps what the test adopted; true if all of `pids` ended by SIGKILL, or
+  // by themselves on finding the grader's channel closed a moment before
+  // SIGKILL came (status 0 or 70), or had already been reaped by the
+  // grader. A runner that ran its row (the hanging fake) would hang.
   static bool all_killed(const std::set<pid_t>& pids, std::string& report) {
     bool killed = true;
     for (const pid_t pid : pids) {
@@ -194,8 +194,11 @@ class PrestartStopped : public Prestart {
       while ((reaped = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
       }
+      // A runner's sandbox ends by SIGKILL, or by itself when its runner
+      // found the grader's channel closed (status 0 or 70).
       const bool never_ran = (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
-                             (WIFEXITED(status) && WEXITSTATUS(status) == kNeverStartedStatus);
+                             (WIFEXITED(status) && (WEXITSTATUS(status) == kNeverStartedStatus ||
+                                                    WEXITSTATUS(status) == 0));
       if (reaped == pid && !never_ran) {
         killed = false;
         report += "child " + std::to_string(pid) + " ended with status " + std::to_string(status) + "\n";

@@ -28,6 +28,8 @@ constexpr double kStartupTimeoutS = 60;
 // with a probability of at least 1/8 each time.
 constexpr double kCheckProbability = 1.0 / 8;
 constexpr int kBatch = 8;
+// Launch-free round trips that measure a submission runner's own overhead.
+constexpr int kIdleLaunches = 12;
 // Checks of timed launches computed beside the next launches, at most.
 constexpr std::size_t kMaxPendingChecks = 6;
 
@@ -99,7 +101,7 @@ class RowGrader {
     deadline_ = after_seconds(plan_.timeout_s);
     if (plan_.measure_cusparse && !measure_cusparse()) return finish();
     if (!reference_setup()) return finish();
-    if (!load() || !setup()) return finish();
+    if (!calibrate() || !load() || !setup()) return finish();
     for (int run = 0; run < kRunsPerRow; ++run) {
       if (!run_once(run)) return finish();
     }
@@ -231,6 +233,26 @@ class RowGrader {
     if (!foreign.empty() && record_.foreign_kernel.empty()) record_.foreign_kernel = foreign;
     const std::string note = runner::read_text(reply.recorder_note);
     if (!note.empty() && record_.recorder_note.empty()) record_.recorder_note = note;
+  }
+
+  // The submission's runner before its plugin is loaded: the same timed
+  // steps without a launch, so the grader knows what this runner's round
+  // trip costs by itself (its overhead) from a window no submission code
+  // ran in.
+  bool calibrate() {
+    Request setup = make_request(Command::kSetup);
+    setup.format = plan_.format;  // no kernel: the matrix only
+    if (!step(Stage::kStarting, setup, setup_fds(*results_))) return false;
+    std::vector<double> idle;
+    for (int k = 0; k < kIdleLaunches + 2; ++k) {
+      Request request = make_request(Command::kTimed);
+      request.seed = random_();
+      Reply reply;
+      if (!step(Stage::kStarting, request, {}, &reply)) return false;
+      if (k >= 2) idle.push_back(runner_->last_round_trip_ms() - launch_ms(reply));
+    }
+    record_.timing.submission_idle_ms = low_quantile(idle);
+    return true;
   }
 
   bool load() {

@@ -66,6 +66,9 @@ struct TimingRecord {
   // Low quantiles (a tenth of the samples below) of round trip - reported
   // time, and of the copy-outs of checked launches, by the grader's clock.
   double submission_unexplained_ms = 0, reference_unexplained_ms = 0;
+  // The same for the submission's runner before its plugin was loaded, with
+  // nothing launched: what its round trip costs by itself.
+  double submission_idle_ms = 0;
   double submission_copy_ms = 0, reference_copy_ms = 0;
   int copies = 0;  // copy-outs timed on both sides
   double reference_solo_ms = 0;  // the reference's median before the submission's plugin was loaded

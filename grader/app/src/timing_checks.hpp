@@ -6,9 +6,10 @@
 //
 // Rules (docs/grading.md states them with their numbers):
 //  - implausible_timing, clock: the submission's round trip minus its
-//    reported time (low quantile over the launches) exceeds the reference's
-//    by more than kClockSlackMs plus half the reported time: the launch took
-//    longer than it said. Needs kMinClockSamples launches a side.
+//    reported time (low quantile over the launches) exceeds the same
+//    runner's round trip without a launch (measured before its plugin was
+//    loaded) by more than kClockSlackMs plus half the reported time: the
+//    launch took longer than it said. Needs kMinClockSamples launches.
 //  - implausible_timing, copy: copying y out of a checked launch took more
 //    than kCopyFactor times the reference's copy plus kClockSlackMs (low
 //    quantiles, kMinCopies copies a side at least): work done when the check

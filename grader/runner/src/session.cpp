@@ -1,5 +1,6 @@
 #include "session.hpp"
 
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -47,6 +48,20 @@ sandbox::SelfRestriction restriction_for(Space space) {
   sandbox::SelfRestriction r;
   for (const char* path : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache"}) {
     if (std::filesystem::exists(path)) r.read_only.emplace_back(path);
+  }
+  // The driver's folder (libcuda.so.1, and the JIT compiler it loads when
+  // a kernel comes as PTX only), wherever the installation put it.
+  if (space == Space::kDevice) {
+    ::dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* data) {
+          const std::string path = info->dlpi_name != nullptr ? info->dlpi_name : "";
+          if (path.find("/libcuda.so") != std::string::npos) {
+            static_cast<std::vector<std::filesystem::path>*>(data)->push_back(
+                std::filesystem::path(path).parent_path());
+          }
+          return 0;
+        },
+        &r.read_only);
   }
   r.read_write.push_back(std::filesystem::current_path());
   for (const char* device : {"/dev/null", "/dev/zero", "/dev/urandom"}) r.devices.emplace_back(device);
@@ -156,13 +171,14 @@ void Session::release_setup() {
 }
 
 void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
-  if (!plugin_ || !executor_) throw std::runtime_error("kSetup before kLoad");
+  if (!executor_) throw std::runtime_error("kSetup before kHello");
   release_setup();
   if (fds[0] < 0 || fds[1] < 0) throw std::runtime_error("kSetup needs a matrix image and a result area");
   // No kernel name: the matrix only (for the vendor library's timing).
   const std::string name = read_text(request.kernel);
   const spmv_kernel_entry* kernel = nullptr;
   if (!name.empty()) {
+    if (!plugin_) throw std::runtime_error("kSetup of a kernel before kLoad");
     kernel = plugin_->find(name);
     if (kernel == nullptr) throw Refusal(ReplyKind::kNotImplemented, 0, "the plugin has no kernel named " + name);
     if (request.format != kernel->format) {
@@ -250,15 +266,18 @@ void Session::run(const Request& request, Reply& reply) {
   store_text(reply.modified, names);
 }
 
+// With a matrix set up but no kernel (before the plugin is loaded), the same
+// steps without a launch: what this runner's round trip costs by itself,
+// for the grader's clock bound.
 void Session::timed(const Request& request, Reply& reply) {
-  if (kernel_ == nullptr) throw std::runtime_error("kTimed before kSetup");
+  if (!uploaded_) throw std::runtime_error("kTimed before kSetup");
   fill_x(*executor_, x_.data(), static_cast<std::size_t>(cols_), request.seed);
   fill_y(*executor_, y_.data(), static_cast<std::size_t>(rows_));
   check_cuda(executor_->synchronize(), "filling x and y");
   spmv_status status = SPMV_SUCCESS;
   int error = 0;
   begin_recording();
-  reply.ms = executor_->time([this] { return launch(); }, status, error);
+  reply.ms = executor_->time([this] { return kernel_ != nullptr ? launch() : SPMV_SUCCESS; }, status, error);
   end_recording(reply);
   check_launch(status, error);
 }
