@@ -21,9 +21,12 @@
 #     inside the grader's project and in the standalone one.
 #
 #   spmv_add_plugin_module(<target> NAME <name> OBJECTS <object library>
-#                          [OUTPUT_DIRECTORY <dir>])
+#                          [OUTPUT_DIRECTORY <dir>] [STATIC_CUDA_RUNTIME])
 #     The MODULE library itself, linked from an object library's objects
-#     against the CUDA runtime only.
+#     against the CUDA runtime only: the shared one, which the process that
+#     loads it provides; with STATIC_CUDA_RUNTIME a copy of its own, for a
+#     plugin shipped prebuilt (the student kit's reference plugin,
+#     cmake/StudentKit.cmake), which must load beside any toolkit's runtime.
 #
 # Plugins go to ${PROJECT_BINARY_DIR}/plugins unless OUTPUT_DIRECTORY says
 # otherwise.
@@ -75,19 +78,28 @@ function(spmv_configure_plugin_objects target)
 endfunction()
 
 function(spmv_add_plugin_module target)
-  cmake_parse_arguments(ARG "" "NAME;OBJECTS;OUTPUT_DIRECTORY" "" ${ARGN})
+  cmake_parse_arguments(ARG "STATIC_CUDA_RUNTIME" "NAME;OBJECTS;OUTPUT_DIRECTORY" "" ${ARGN})
   if(NOT ARG_NAME OR NOT ARG_OBJECTS)
     message(FATAL_ERROR "spmv_add_plugin_module(${target}): NAME and OBJECTS are required")
   endif()
   if(NOT ARG_OUTPUT_DIRECTORY)
     set(ARG_OUTPUT_DIRECTORY "${PROJECT_BINARY_DIR}/plugins")
   endif()
+  # The shared CUDA runtime: a plugin built with the grader uses the grader's
+  # runtime (one context, one error state), never a static copy of its own.
+  # A prebuilt plugin cannot know the runtime of the grader that will load
+  # it (libcudart.so.12 or .13): it carries its own, which works in the same
+  # primary context and on the streams it is given.
+  set(runtime CUDA::cudart)
+  set(runtime_kind Shared)
+  if(ARG_STATIC_CUDA_RUNTIME)
+    set(runtime CUDA::cudart_static)
+    set(runtime_kind Static)
+  endif()
   add_library(${target} MODULE $<TARGET_OBJECTS:${ARG_OBJECTS}>)
-  target_link_libraries(${target} PRIVATE spmv::contract CUDA::cudart)
-  # The shared CUDA runtime: a plugin must use the grader's runtime (one
-  # context, one error state), never a static copy of its own.
+  target_link_libraries(${target} PRIVATE spmv::contract ${runtime})
   set_target_properties(${target} PROPERTIES
-    CUDA_RUNTIME_LIBRARY Shared
+    CUDA_RUNTIME_LIBRARY ${runtime_kind}
     OUTPUT_NAME "spmv_${ARG_NAME}"
     LIBRARY_OUTPUT_DIRECTORY "${ARG_OUTPUT_DIRECTORY}"
     LINKER_LANGUAGE CXX)

@@ -1,7 +1,9 @@
 #include "case_data.hpp"
 
 #include "spmv/core/convert.hpp"
+#ifndef SPMV_KIT
 #include "spmv/core/cpu_spmv.hpp"
+#endif
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/matrix_image.hpp"
 #include "spmv/runner/x_values.hpp"
@@ -9,6 +11,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <type_traits>
 
 namespace spmv::grade {
 namespace {
@@ -55,7 +58,17 @@ std::string check_format(const PreparedCase& p, const Matrix* matrix, const char
   } catch (const std::exception& e) {
     return std::string(name) + " form is invalid: " + e.what();
   }
+#ifdef SPMV_KIT
+  // The student kit has no per-format CPU product (cpu_spmv walks each
+  // layout as its kernel does: a solution of that kernel), so there every
+  // form is validated and only the CSR product, the golden result rounded
+  // to fp32, is checked.
+  if constexpr (!std::is_same_v<Matrix, CsrMatrix>) return {};
+  std::vector<float> y(p.golden[0].y.size());
+  for (std::size_t i = 0; i < y.size(); ++i) y[i] = static_cast<float>(p.golden[0].y[i]);
+#else
   const auto y = cpu_spmv(*matrix, p.x[0]);
+#endif
   const auto verdict = check_result(p.csr, p.x[0], p.golden[0], y, p.tolerance);
   return verdict.passed ? std::string() : std::string(name) + " product is off: " + verdict.describe();
 }

@@ -78,7 +78,8 @@ int matrix_image(PreparedCase& prepared, spmv_format format);
 
 // Checks on the host what a GPU run would rely on: every converted format
 // validates, and the sequential product of each equals the golden result
-// within tolerance. Empty when all is well, else what failed.
+// within tolerance (in the student kit, SPMV_KIT, that of CSR only). Empty
+// when all is well, else what failed.
 std::string host_side_check(const PreparedCase& prepared);
 
 // Bytes a kernel of `format` must move at least (see --help): the format's
