@@ -52,7 +52,7 @@ enum class Fault {
   reads_outside_x,   // adds x[-1] * 0 to row 0 (as an ELL kernel reading padding would)
   far_oob_write,     // correct y, plus y[rows + 1040]: past a 4 KiB guard, inside ours
   dlopen_cusparse,   // tries to dlopen cuSPARSE (its files are out of sight); aborts if it gets it
-  grab_memory,       // a constructor that takes all free GPU memory: its own rows fail
+  grab_memory,       // a constructor that takes all free GPU memory: it hurts no other row
   hide_devices,      // a constructor that sets CUDA_VISIBLE_DEVICES=-1
   kill_parent,       // SIGKILL to its parent and SIGSTOP to every process it can see
   jit_module,        // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
