@@ -178,16 +178,6 @@ std::optional<runner::Reply> Runner::call(const runner::Request& request, Clock:
   return receive(deadline);
 }
 
-void Runner::stop() {
-  if (!stopped_ && !ended_) process_->stop();
-  stopped_ = true;
-}
-
-void Runner::resume() {
-  if (stopped_ && !ended_) process_->resume();
-  stopped_ = false;
-}
-
 RunnerEnd Runner::end() {
   if (ended_) return end_;
   ended_ = true;
@@ -202,7 +192,6 @@ RunnerEnd Runner::end() {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  if (stopped_) process_->resume();
   process_->kill_all();
   if (!status) status = process_->poll();
   drain_output();

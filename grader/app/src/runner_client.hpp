@@ -61,11 +61,6 @@ class Runner {
   // The last round trip, send to reply, by the grader's clock.
   [[nodiscard]] double last_round_trip_ms() const { return last_round_trip_ms_; }
 
-  // Freezes every process of the runner's sandbox (while the other side is
-  // timed), and lets them go on.
-  void stop();
-  void resume();
-
   // Kills everything of the runner's sandbox and reaps it (once); how the
   // runner ended. Its log is complete afterwards.
   RunnerEnd end();
@@ -89,7 +84,6 @@ class Runner {
   double last_round_trip_ms_ = 0;
   bool timed_out_ = false;
   bool ended_ = false;
-  bool stopped_ = false;
   RunnerEnd end_;
 };
 
