@@ -33,7 +33,7 @@
 
 namespace spmv::grade {
 
-inline constexpr double kClockSlackMs = 0.15;
+inline constexpr double kClockSlackMs = 0.3;
 inline constexpr int kMinClockSamples = 8;
 inline constexpr int kMinCopies = 3;
 inline constexpr double kReferenceSlowdown = 1.25;
