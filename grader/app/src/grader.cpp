@@ -100,17 +100,16 @@ std::string visible_device(int device) {
   return device < static_cast<int>(entries.size()) ? entries[static_cast<std::size_t>(device)] : "-1";
 }
 
-RunnerSpec probe_spec(const Options& options, const Defaults& defaults, const WorkRoot& work_root,
-                      sandbox::Level level, const std::filesystem::path& executable,
-                      const std::filesystem::path& plugin, const char* log_name) {
+RunnerSpec runner_spec(const Options& options, const WorkRoot& work_root, sandbox::Level level,
+                      const std::filesystem::path& executable, const std::filesystem::path& plugin,
+                      const std::filesystem::path& log) {
   RunnerSpec spec;
   spec.executable = executable;
   spec.plugin = plugin;
   spec.level = level;
   spec.work_root = work_root.path();
-  spec.log_file = logs_dir(options) / log_name;
+  spec.log_file = log;
   spec.limits = runner_limits(options);
-  static_cast<void>(defaults);
   return spec;
 }
 
@@ -118,14 +117,15 @@ void probe_plugins(const Options& options, const Defaults& defaults, Setup& setu
                    sandbox::Level level) {
   check_submission_path(options);
   const double timeout = std::max(options.timeout_s, kMinimumProbeTimeout);
-  setup.submission = probe_plugin(probe_spec(options, defaults, work_root, level, defaults.runner, options.submission,
-                                             "probe-submission.log"),
+  setup.submission = probe_plugin(runner_spec(options, work_root, level, defaults.runner, options.submission,
+                                              logs_dir(options) / "probe-submission.log"),
                                   timeout);
   const bool host_submission = setup.submission.loaded && setup.submission.memory == SPMV_MEMORY_HOST;
   const auto reference_path =
       options.reference.value_or(host_submission ? defaults.host_reference_plugin : defaults.reference_plugin);
   setup.reference = probe_plugin(
-      probe_spec(options, defaults, work_root, level, defaults.reference_runner, reference_path, "probe-reference.log"),
+      runner_spec(options, work_root, level, defaults.reference_runner, reference_path,
+                  logs_dir(options) / "probe-reference.log"),
       timeout);
   if (!setup.reference.loaded) throw SetupError("the reference plugin cannot be used: " + setup.reference.error);
   if (setup.submission.loaded && setup.submission.memory != setup.reference.memory) {
@@ -289,15 +289,9 @@ class GradingRunners final : public RunnerFactory {
  private:
   RunnerSpec spec(const std::filesystem::path& executable, const std::filesystem::path& plugin,
                   const std::filesystem::path& log) const {
-    RunnerSpec spec;
-    spec.executable = executable;
-    spec.plugin = plugin;
+    RunnerSpec spec = runner_spec(options_, work_root_, level_, executable, plugin, log);
     spec.space = setup_.reference.memory == SPMV_MEMORY_HOST ? "host" : "device";
-    spec.level = level_;
     if (spec.space == "device") spec.visible_devices = visible_device(options_.device);
-    spec.work_root = work_root_.path();
-    spec.log_file = log;
-    spec.limits = runner_limits(options_);
     return spec;
   }
 
