@@ -16,6 +16,10 @@
 #   SPMV_GRADE_TIMEOUT   seconds one row may take (default 60)
 #   SPMV_GRADE_CONFIG    an spmv-grade --config file, e.g. holding a
 #                        secret-seed for hidden runs (default: none)
+#   SPMV_GRADE_ALLOW_UNISOLATED
+#                        grade even where the submission cannot be contained
+#                        for marks (a student's own account: the user level);
+#                        default ON when configured by a user other than root
 #
 # Each test runs spmv-grade on its row alone (--kernel K --case C, with every
 # case folder), writing the row to <build>/grading/rows/ (the first to run
@@ -116,6 +120,13 @@ function(spmv_register_grading)
       "Case folders that ctest -L grade grades (a list; testcases/public is public, others hidden)")
   set(SPMV_POLICY "${PROJECT_SOURCE_DIR}/grader/policy/default-policy.ini" CACHE FILEPATH "Scoring policy")
   set(SPMV_GRADE_TIMEOUT 60 CACHE STRING "Seconds one graded (kernel, case) row may take")
+  execute_process(COMMAND id -u OUTPUT_VARIABLE configuring_uid OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(unisolated_default OFF)
+  if(NOT configuring_uid STREQUAL "0")
+    set(unisolated_default ON)
+  endif()
+  option(SPMV_GRADE_ALLOW_UNISOLATED "Grade where the submission cannot be contained for marks (a user's own account)"
+         ${unisolated_default})
   set(SPMV_GRADE_CONFIG "" CACHE FILEPATH "An spmv-grade --config file for graded runs (optional)")
 
   enable_testing()
@@ -132,6 +143,9 @@ function(spmv_register_grading)
     --output-dir "${grading_dir}"
     --cache-dir "${PROJECT_BINARY_DIR}/cache"
     --strict-gpu --quiet)
+  if(SPMV_GRADE_ALLOW_UNISOLATED)
+    list(APPEND common_args --allow-unisolated)
+  endif()
   if(TARGET spmv_reference_plugin)
     list(APPEND common_args --reference "$<TARGET_FILE:spmv_reference_plugin>")
   endif()

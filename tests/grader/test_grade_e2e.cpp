@@ -4,7 +4,11 @@
 // subprocess and reads back its exit status, results.json and rows.jsonl.
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -208,6 +212,32 @@ TEST_F(GradeEndToEnd, JournalsAggregateIntoOneReport) {
   EXPECT_EQ(names_of_tests(report), (std::set<std::string>{"coo / mixed_rows", "coo / tiny_wide", "jds / mixed_rows",
                                                             "jds / tiny_wide"}));
   EXPECT_NEAR(report.at("extra_data").at("max_score").as_number(), 100, 0.05);
+}
+
+// A student's own account has the user level only: grading refuses it for
+// marks, and with --allow-unisolated grades and says so in the reports.
+TEST_F(GradeEndToEnd, AnUnprivilegedUserGradesOnlyWhenAllowedAndTheReportsSaySo) {
+  if (::geteuid() != 0 || std::system("command -v setpriv > /dev/null") != 0) {
+    GTEST_SKIP() << "needs root and setpriv to run the grader as another user";
+  }
+  std::filesystem::permissions(scratch_.path(), std::filesystem::perms::all);
+  std::filesystem::permissions(cases_dir(), std::filesystem::perms::all);
+  const auto command = [&](const std::string& more) {
+    std::string line = "cd " + scratch_.path().string() + " && TMPDIR=" + scratch_.path().string() +
+                       " setpriv --reuid=65534 --regid=65534 --clear-groups " SPMV_GRADE_EXE " --submission " +
+                       kHostReference.string() + " --cases " + cases_dir().string() + " --kernel coo --output-dir " +
+                       output_dir().string() + " --min-runs 2 --min-time-ms 0 " + more + " > " +
+                       (scratch_ / "user.out").string() + " 2>&1";
+    const int status = std::system(line.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(command(""), 3) << read_text(scratch_ / "user.out");
+  EXPECT_NE(read_text(scratch_ / "user.out").find("--allow-unisolated"), std::string::npos);
+  ASSERT_EQ(command("--allow-unisolated"), 0) << read_text(scratch_ / "user.out");
+  const JsonValue report = results();
+  EXPECT_EQ(report.at("extra_data").at("isolation").as_string(), "user");
+  EXPECT_TRUE(report.at("extra_data").at("unisolated").as_bool());
+  EXPECT_NE(read_text(output_dir() / "summary.md").find("not isolated for marks"), std::string::npos);
 }
 
 // A row file no CTest test planned (one the submission might have forged)
