@@ -90,7 +90,6 @@ TimingRecord honest_timing(std::mt19937_64& random) {
   t.timed = true;
   t.submission_ms = ms(random);
   t.reference_ms = t.submission_ms * std::uniform_real_distribution<double>(0.5, 2.0)(random);
-  t.reference_unexplained_ms = 0.03;
   t.submission_unexplained_ms = 0.031;
   t.submission_idle_ms = 0.029;
   t.submission_copy_ms = 0.02;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "sparse_test_support.hpp"
 #include "spmv/core/convert.hpp"
 
 namespace spmv {
@@ -32,17 +33,6 @@ std::string hyb_section() {
   return handout.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
-// The handout's running example, 3 0 1 0 / 0 0 0 0 / 0 2 4 1 / 1 0 0 1.
-CsrMatrix running_example() {
-  CsrMatrix a;
-  a.rows = 4;
-  a.cols = 4;
-  a.row_ptr = {0, 2, 2, 5, 7};
-  a.col_idx = {0, 2, 1, 2, 3, 0, 3};
-  a.values = {3, 1, 2, 4, 1, 1, 1};
-  return a;
-}
-
 // The grader's rule (hyb_default_width) has no 4096-row floor: the
 // sentence stating the rule must say rows / 3 and nothing of 4096, and the
 // width the handout derives for the example must be the code's.
@@ -57,8 +47,8 @@ TEST(Handout, HybWidthRuleIsTheGradersRule) {
   const std::regex stated("so K = ([0-9]+)\\.");
   std::smatch match;
   ASSERT_TRUE(std::regex_search(section, match, stated)) << "the handout derives no K for the example";
-  EXPECT_EQ(std::stoi(match[1].str()), hyb_default_width(running_example()));
-  EXPECT_NE(section.find("With K = " + std::to_string(hyb_default_width(running_example())) + " for the example"),
+  EXPECT_EQ(std::stoi(match[1].str()), hyb_default_width(test::TeachingKit::csr()));
+  EXPECT_NE(section.find("With K = " + std::to_string(hyb_default_width(test::TeachingKit::csr())) + " for the example"),
             std::string::npos)
       << "the layouts drawn use another K";
 }

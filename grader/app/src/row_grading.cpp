@@ -293,7 +293,6 @@ class RowGrader {
     const double round_trip = runner_->last_round_trip_ms();
     if (keep) {
       submission_ms_.push_back(launch_ms(reply));
-      submission_round_trip_.push_back(round_trip);
       submission_unexplained_.push_back(round_trip - launch_ms(reply));
       spent_[0] += round_trip;
     }
@@ -334,27 +333,34 @@ class RowGrader {
     return all_right;
   }
 
-  // One timed launch of the reference (the submission's runner stopped).
-  bool reference_sample(bool keep, bool copy_out) {
+  // A timed launch of the reference: its time and the grader's round trip.
+  // With `copy_out`, its y is copied out too and that copy timed, to compare
+  // with the submission's copy-outs.
+  struct Sample {
+    double ms = 0;
+    double round_trip_ms = 0;
+  };
+  std::optional<Sample> reference_launch(bool copy_out) {
     Request request = make_request(Command::kTimed);
     request.seed = random_();
-    auto reply = reference_step(request);
-    std::optional<Reply> copied;
-    double copy_ms = 0;
-    if (reply && copy_out) {
+    const auto reply = reference_step(request);
+    if (!reply) return std::nullopt;
+    const Sample sample{launch_ms(*reply), factory_.reference().last_round_trip_ms()};
+    if (copy_out) {
       Request copy = make_request(Command::kCopyOut);
       copy.slot = runner::kTimedSlot;
-      copied = reference_step(copy);
-      copy_ms = factory_.reference().last_round_trip_ms();
+      if (!reference_step(copy)) return std::nullopt;
+      reference_copy_.push_back(factory_.reference().last_round_trip_ms());
     }
-    if (!reply || (copy_out && !copied)) return false;
+    return sample;
+  }
+
+  bool reference_sample(bool keep, bool copy_out) {
+    const auto sample = reference_launch(copy_out);
+    if (!sample) return false;
     if (keep) {
-      const double round_trip = factory_.reference().last_round_trip_ms();
-      reference_ms_.push_back(launch_ms(*reply));
-      reference_round_trip_.push_back(round_trip);
-      reference_unexplained_.push_back(round_trip - launch_ms(*reply));
-      spent_[1] += round_trip;
-      if (copy_out) reference_copy_.push_back(copy_ms);
+      reference_ms_.push_back(sample->ms);
+      spent_[1] += sample->round_trip_ms;
     }
     return true;
   }
@@ -363,20 +369,18 @@ class RowGrader {
   // its times are when nothing of the submission can run beside it.
   bool reference_solo() {
     const auto& options = plan_.timing;
+    for (int run = 0; run < options.warmup_runs; ++run) {
+      if (!reference_launch(false)) return false;
+    }
     std::vector<double> solo;
     double spent = 0;
-    for (int run = 0; run < options.warmup_runs; ++run) {
-      if (!reference_sample(false, false)) return false;
-    }
     while (static_cast<int>(solo.size()) < std::max(options.min_runs / 4, 3) || spent < options.min_time_ms / 8) {
       if (static_cast<int>(solo.size()) >= options.max_runs) break;
-      const std::size_t before = reference_ms_.size();
-      if (!reference_sample(true, false)) return false;
-      solo.push_back(reference_ms_.back());
-      spent += reference_round_trip_.back();
-      reference_ms_.resize(before), reference_round_trip_.resize(before), reference_unexplained_.resize(before);
+      const auto sample = reference_launch(false);
+      if (!sample) return false;
+      solo.push_back(sample->ms);
+      spent += sample->round_trip_ms;
     }
-    spent_[1] = 0;
     record_.timing.reference_solo_ms = median_of(solo);
     return true;
   }
@@ -415,10 +419,7 @@ class RowGrader {
     timing.reference_ms = median_of(reference_ms_);
     timing.submission_samples = static_cast<int>(submission_ms_.size());
     timing.reference_samples = static_cast<int>(reference_ms_.size());
-    timing.submission_round_trip_ms = median_of(submission_round_trip_);
-    timing.reference_round_trip_ms = median_of(reference_round_trip_);
     timing.submission_unexplained_ms = low_quantile(submission_unexplained_);
-    timing.reference_unexplained_ms = low_quantile(reference_unexplained_);
     timing.submission_copy_ms = low_quantile(submission_copy_);
     timing.reference_copy_ms = low_quantile(reference_copy_);
     timing.copies = static_cast<int>(std::min(submission_copy_.size(), reference_copy_.size()));
@@ -439,8 +440,7 @@ class RowGrader {
   bool checked_in_batch_ = false;
   std::deque<std::future<std::string>> pending_checks_;
   double spent_[2] = {0, 0};
-  std::vector<double> submission_ms_, reference_ms_, submission_round_trip_, reference_round_trip_,
-      submission_unexplained_, reference_unexplained_, submission_copy_, reference_copy_;
+  std::vector<double> submission_ms_, reference_ms_, submission_unexplained_, submission_copy_, reference_copy_;
 };
 
 }  // namespace

@@ -62,10 +62,9 @@ struct TimingRecord {
   bool timed = false;
   double submission_ms = 0, reference_ms = 0;  // medians of the runners' own times
   int submission_samples = 0, reference_samples = 0;
-  double submission_round_trip_ms = 0, reference_round_trip_ms = 0;  // medians, grader's clock
   // Low quantiles (a tenth of the samples below) of round trip - reported
   // time, and of the copy-outs of checked launches, by the grader's clock.
-  double submission_unexplained_ms = 0, reference_unexplained_ms = 0;
+  double submission_unexplained_ms = 0;
   // The same for the submission's runner before its plugin was loaded, with
   // nothing launched: what its round trip costs by itself.
   double submission_idle_ms = 0;
