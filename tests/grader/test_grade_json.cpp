@@ -140,6 +140,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   row.checked_launches = 5;
   row.flags = {"implausible_timing", "speedup_review"};
   row.bound_use = {{"clock", real(rng)}, {"floor", 0.25}};
+  row.phase_ms = {{"timing", real(rng)}, {"end", real(rng)}};
   const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
   EXPECT_EQ(back.kernel, row.kernel);
   EXPECT_EQ(back.case_name, row.case_name);
@@ -159,6 +160,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   EXPECT_EQ(back.checked_launches, row.checked_launches);
   EXPECT_EQ(back.flags, row.flags);
   EXPECT_EQ(back.bound_use, row.bound_use);
+  EXPECT_EQ(back.phase_ms, row.phase_ms);
 }
 
 // What results.json lets students see: a test not visible now carries its

@@ -77,6 +77,14 @@ std::uint64_t y_and_x_bytes(const PreparedCase& p) {
   return 4 * static_cast<std::uint64_t>(p.csr.rows) + 4 * static_cast<std::uint64_t>(p.csr.cols);
 }
 
+// Closes the descriptor with its last owner.
+std::shared_ptr<const int> owned_descriptor(int fd) {
+  return std::shared_ptr<const int>(new int(fd), [](const int* held) {
+    ::close(*held);
+    delete held;
+  });
+}
+
 }  // namespace
 
 std::vector<float> x_for_seed(std::size_t size, std::uint64_t seed) {
@@ -102,13 +110,19 @@ int matrix_image(PreparedCase& p, spmv_format format) {
     }
     throw std::invalid_argument("unknown format");
   };
-  const int fd = runner::write_matrix_image(make());
-  auto owned = std::shared_ptr<const int>(new int(fd), [](const int* held) {
-    ::close(*held);
-    delete held;
-  });
-  p.images[format] = owned;
-  return fd;
+  p.images[format] = owned_descriptor(runner::write_matrix_image(make()));
+  return *p.images[format];
+}
+
+int shape_image(PreparedCase& p) {
+  if (!p.shape) {
+    CsrMatrix empty;
+    empty.rows = p.csr.rows;
+    empty.cols = p.csr.cols;
+    empty.row_ptr.assign(static_cast<std::size_t>(p.csr.rows) + 1, 0);
+    p.shape = owned_descriptor(runner::write_matrix_image(empty));
+  }
+  return *p.shape;
 }
 
 std::uint64_t x_seed(std::uint64_t run_seed, const std::string& case_name, int which) {

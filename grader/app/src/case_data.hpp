@@ -54,6 +54,8 @@ struct PreparedCase {
   // Each format's sealed matrix image (spmv/runner/matrix_image.hpp), made
   // on first use; the descriptors are closed with the case.
   std::map<spmv_format, std::shared_ptr<const int>> images;
+  // A CSR image of the case's shape with no entry (shape_image()).
+  std::shared_ptr<const int> shape;
   // cuSPARSE's time on this case, measured by the first child that can.
   std::optional<double> cusparse_ms;
 };
@@ -75,6 +77,10 @@ std::uint64_t mix_secret(std::uint64_t seed, const std::string& secret);
 // The descriptor of the case's matrix image in `format` (made on first use;
 // owned by the case). Throws std::invalid_argument if the case has no such form.
 int matrix_image(PreparedCase& prepared, spmv_format format);
+// The descriptor of an image of a CSR matrix of the case's rows and columns
+// and no entry: what a runner's own overhead is measured with (x, y and
+// their guards the size of the case's, at the cost of uploading nothing).
+int shape_image(PreparedCase& prepared);
 
 // Checks on the host what a GPU run would rely on: every converted format
 // validates, and the sequential product of each equals the golden result

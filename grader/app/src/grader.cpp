@@ -3,8 +3,10 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -286,6 +288,22 @@ class GradingRunners final : public RunnerFactory {
 
   void restart_reference() override { reference_.reset(); }
 
+  void retire(std::unique_ptr<Runner> runner) override {
+    retiring_.push_back(std::async(std::launch::async, [runner = std::move(runner)]() mutable {
+      runner->end();
+      runner.reset();
+    }));
+  }
+
+  void settle() override {
+    for (auto& ending : retiring_) ending.get();
+    retiring_.clear();
+  }
+
+  GradingRunners(const GradingRunners&) = delete;
+  GradingRunners& operator=(const GradingRunners&) = delete;
+  ~GradingRunners() override { settle(); }
+
  private:
   RunnerSpec spec(const std::filesystem::path& executable, const std::filesystem::path& plugin,
                   const std::filesystem::path& log) const {
@@ -301,6 +319,7 @@ class GradingRunners final : public RunnerFactory {
   sandbox::Level level_;
   const WorkRoot& work_root_;
   std::unique_ptr<Runner> reference_;
+  std::vector<std::future<void>> retiring_;
 };
 
 // A row's runner, started ahead of the row's turn (--prestart) or at it.
@@ -315,6 +334,9 @@ struct Decision {
   std::string cause;
   std::string why;
 };
+
+// Cases prepared by other threads while one is graded (GPU gradings only).
+constexpr std::size_t kCasesPreparedAhead = 2;
 
 // Grades the rows in order, one submission runner at a time. With
 // --prestart N, the runners of up to N following rows are started while a
@@ -345,6 +367,8 @@ class Grading {
   }
 
   [[nodiscard]] int cases_checked_on_host() const { return cases_checked_on_host_; }
+  // Seconds the grading waited for cases to be prepared.
+  [[nodiscard]] double case_wait_s() const { return case_wait_s_; }
   [[nodiscard]] bool gpu_missing() const { return needs_gpu_ && gpu_.count == 0; }
 
  private:
@@ -359,21 +383,54 @@ class Grading {
     return formats;
   }
 
-  // The case prepared on first use, at its turn or earlier to start the
-  // runner of one of its rows ahead.
-  CaseState& case_state(const std::vector<RowResult>& rows, std::size_t c) {
-    const auto [it, fresh] = cases_.try_emplace(c);
-    if (fresh) {
-      try {
-        it->second.prepared = prepare_case(setup_.cases[c].test_case, formats_of(rows, case_rows_[c]), prepare_);
-      } catch (const PrepareError& e) {
-        it->second.error = e.what();
-      } catch (...) {
-        cases_.erase(it);
-        throw;
-      }
+  CaseState prepare_state(std::size_t c, const std::set<spmv_format>& formats) const {
+    CaseState state;
+    try {
+      state.prepared = prepare_case(setup_.cases[c].test_case, formats, prepare_);
+    } catch (const PrepareError& e) {
+      state.error = e.what();
     }
-    return it->second;
+    return state;
+  }
+
+  // The case prepared on first use, at its turn or earlier to start the
+  // runner of one of its rows ahead; or by a thread of its own, started when
+  // the case two before it began (prepare_ahead).
+  CaseState& case_state(const std::vector<RowResult>& rows, std::size_t c) {
+    if (const auto it = cases_.find(c); it != cases_.end()) return it->second;
+    const auto waited_from = Clock::now();
+    struct Waited {
+      double& total;
+      Clock::time_point from;
+      ~Waited() { total += std::chrono::duration<double>(Clock::now() - from).count(); }
+    } waited{case_wait_s_, waited_from};
+    if (const auto it = preparing_.find(c); it != preparing_.end()) {
+      std::future<CaseState> ready = std::move(it->second);
+      preparing_.erase(it);
+      return cases_.emplace(c, ready.get()).first->second;
+    }
+    return cases_.emplace(c, prepare_state(c, formats_of(rows, case_rows_[c]))).first->second;
+  }
+
+  // Whether case_state(c) returns without waiting.
+  bool case_ready(std::size_t c) const {
+    if (cases_.count(c) != 0) return true;
+    const auto it = preparing_.find(c);
+    return it == preparing_.end() || it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  // On the GPU, the next two cases are read, converted and their golden
+  // results computed on other cores while case `c` is graded, off the
+  // grading's critical path. Host-memory plugins run on the CPU, and their
+  // timings would share it: there, each case is prepared at its turn.
+  void prepare_ahead(const std::vector<RowResult>& rows, std::size_t c) {
+    if (!needs_gpu_ || gpu_missing()) return;
+    for (std::size_t next = c + 1; next < setup_.cases.size() && next <= c + kCasesPreparedAhead; ++next) {
+      if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
+      preparing_.emplace(next, std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {
+                           return prepare_state(next, formats);
+                         }));
+    }
   }
 
   void finish_all(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices, Verdict verdict,
@@ -389,6 +446,7 @@ class Grading {
     const CaseEntry& entry = setup_.cases[c];
     const std::vector<std::size_t>& indices = case_rows_[c];
     CaseState& state = case_state(rows, c);
+    prepare_ahead(rows, c);
     if (!state.prepared) {
       finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
       cases_.erase(c);
@@ -463,7 +521,7 @@ class Grading {
     std::size_t next = std::max(next_to_start_, position + 1);
     for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
       const Turn turn = order_[next];
-      if (turn.case_index > current_case + 1) break;
+      if (turn.case_index > current_case + 1 || !case_ready(turn.case_index)) break;
       CaseState& state = case_state(rows, turn.case_index);
       if (state.prepared && !decide_without_runner(rows[turn.row], *state.prepared)) {
         if (start) started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
@@ -499,8 +557,10 @@ class Grading {
     plan.measure_cusparse =
         options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     RowRecord record = grade_row(plan, std::move(pending), runners_);
+    const auto judging = Clock::now();
     judge_row(row, record,
               RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review});
+    row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
     if (row.cusparse_ms && !prepared.cusparse_ms) prepared.cusparse_ms = row.cusparse_ms;
   }
 
@@ -511,10 +571,12 @@ class Grading {
   bool needs_gpu_;
   GradingRunners& runners_;
   int cases_checked_on_host_ = 0;
+  double case_wait_s_ = 0;
   PrepareOptions prepare_;
   std::vector<std::vector<std::size_t>> case_rows_;  // each case's rows still to grade, in order
   std::vector<Turn> order_;                          // those rows, in grading order
   std::map<std::size_t, CaseState> cases_;           // prepared cases still needed
+  std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
   std::deque<StartedRow> started_;                   // runners started ahead, waiting for their turn, in order
   std::size_t next_to_start_ = 0;                    // position in order_ not yet looked at
 };
@@ -643,6 +705,10 @@ RunInfo run_info(const Options& options, const Setup& setup, const GpuInfo& gpu,
 }  // namespace
 
 int run_grading(const Options& options, const Defaults& defaults) {
+  const auto started = Clock::now();
+  const auto seconds_since = [](Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  };
   Setup setup;
   setup.policy = policy_of(options);
   std::error_code error;
@@ -656,9 +722,12 @@ int run_grading(const Options& options, const Defaults& defaults) {
   if (options.list) return list(setup);
 
   const bool needs_gpu = setup.reference.memory == SPMV_MEMORY_DEVICE;
+  const double probes_s = seconds_since(started);
+  const auto gpu_probe_started = Clock::now();
   const GpuInfo gpu = needs_gpu ? probe_gpu(options.device, std::max(options.timeout_s, kMinimumProbeTimeout),
                                             logs_dir(options) / "probe-gpu.log", gpu_probe_cache(options))
                                 : GpuInfo{};
+  const double gpu_probe_s = seconds_since(gpu_probe_started);
   const std::uint64_t seed = options.seed.value_or(fresh_seed());
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 
@@ -677,9 +746,17 @@ int run_grading(const Options& options, const Defaults& defaults) {
   reporter.start(rows);
   GradingRunners runners(options, defaults, setup, level, work_root);
   Grading grading(options, setup, reporter, gpu, needs_gpu, runners);
+  const auto rows_started = Clock::now();
   grading.run(rows, run_seed, done);
+  runners.settle();
+  const double rows_s = seconds_since(rows_started);
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
+  if (!options.quiet) {
+    std::printf("Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
+                "waiting for cases %.1f s)\n",
+                seconds_since(started), probes_s, gpu_probe_s, rows_s, grading.case_wait_s());
+  }
   return exit_code_of(rows, options.strict_gpu);
 }
 

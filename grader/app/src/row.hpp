@@ -90,6 +90,8 @@ struct RowResult {
   // How much of each timing bound the row used (value / limit: 1 or more is
   // a flag): clock, copy, floor, reference, speedup (timing_checks.hpp).
   std::map<std::string, double> bound_use;
+  // Where the row's grading time went, by phase (row_record.hpp).
+  std::map<std::string, double> phase_ms;
 
   // Context.
   std::optional<std::uint64_t> x_seed;  // absent when the run used a secret seed

@@ -48,6 +48,12 @@ class RunnerFactory {
   // after restart_reference().
   virtual Runner& reference() = 0;
   virtual void restart_reference() = 0;
+  // A runner whose row is finished: ended in the background (its CUDA
+  // context takes tens of milliseconds to be torn down) while the next row
+  // starts. settle() waits until every retired runner is gone, and is called
+  // before anything is timed or measured.
+  virtual void retire(std::unique_ptr<Runner> runner) = 0;
+  virtual void settle() = 0;
 };
 
 // A started submission runner whose kHello was sent (ahead of its turn).

@@ -48,6 +48,7 @@ void visit_fields(Row& row, Visitor&& visit) {
   visit("checked_launches", row.checked_launches);
   visit("flags", row.flags);
   visit("bound_use", row.bound_use);
+  visit("phase_ms", row.phase_ms);
   visit("x_seed", row.x_seed);
   visit("log_file", row.log_file);
   visit("submission_output", row.submission_output);

@@ -71,6 +71,9 @@ struct TimingRecord {
   double submission_copy_ms = 0, reference_copy_ms = 0;
   int copies = 0;  // copy-outs timed on both sides
   double reference_solo_ms = 0;  // the reference's median before the submission's plugin was loaded
+  // ... and after its runner was gone, timed only when the reference was
+  // slower beside the submission than the limit allows (timing_checks.hpp).
+  double reference_solo_again_ms = 0;
   int checked_launches = 0;
   std::string wrong_timed_launch;  // a checked timed launch's result was wrong: what
   std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
@@ -101,6 +104,10 @@ struct RowRecord {
   std::string foreign_kernel;
   std::string recorder_note;
   std::filesystem::path log_file;
+  // Wall-clock milliseconds the grader spent in each phase of the row
+  // (waiting for the runner, cuSPARSE, the reference, ...): where a
+  // grading's time goes.
+  std::map<std::string, double> phase_ms;
 };
 
 }  // namespace spmv::grade

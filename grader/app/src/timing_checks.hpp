@@ -24,6 +24,9 @@
 //    that fit in L2, which the submission's launches in between evict while
 //    the solo launches find them there) plus kClockSlackMs / 10: something
 //    of the submission ran beside it (a thread, GPU work left in flight).
+//    A row over this limit has its reference timed alone once more after
+//    the submission's runner is gone, and the limit uses the slower solo:
+//    a machine slower for a while is not the submission's doing.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +51,10 @@ struct TimingBounds {
   std::optional<double> copy_gbps;  // device-to-device copy of the run (none on the host path)
   double speedup_review = 10;       // the policy's threshold
 };
+
+// The reference's median beside the submission above this is
+// reference_slowed, for a solo median of `solo_ms`.
+double reference_limit_ms(double solo_ms, std::uint64_t compulsory_bytes);
 
 // Adds flags and their reasons to `timing`.
 void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds);

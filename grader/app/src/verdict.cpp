@@ -153,6 +153,7 @@ void set_verdict(RowResult& row, Verdict verdict, const std::string& cause, cons
 
 void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
   row.log_file = record.log_file.string();
+  row.phase_ms = record.phase_ms;
   row.submission_output = log_excerpt(record.log_file);
   row.compulsory_bytes = static_cast<std::int64_t>(compulsory_bytes(context.prepared, context.format));
   if (record.cusparse_ms) row.cusparse_ms = record.cusparse_ms;
