@@ -130,7 +130,10 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
     std::size_t free_bytes = 0, total_bytes = 0;
     if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess) {
       void* all = nullptr;
-      while (free_bytes > (std::size_t{64} << 20) && cudaMalloc(&all, free_bytes - (std::size_t{16} << 20)) != cudaSuccess) {
+      // 256 MiB are left for its own rows (their matrix, x, y and the
+      // kernel's module, loaded at its first launch): what is tested is
+      // that the grab hurts no other row and not the reference.
+      while (free_bytes > (std::size_t{512} << 20) && cudaMalloc(&all, free_bytes - (std::size_t{256} << 20)) != cudaSuccess) {
         free_bytes -= free_bytes / 16;
       }
     }
