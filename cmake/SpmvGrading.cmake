@@ -1,4 +1,5 @@
-# Grading through CTest: one test per (kernel, case), then a final step that
+# Grading through CTest: one grading run per kernel, one test per (kernel, case)
+# that reports its row, then a final step that
 # gathers every row into Gradescope's results.json and prints the score.
 #
 #   ctest -L grade      the instructor's whole run (every registered case set)
@@ -21,16 +22,19 @@
 #                        for marks (a student's own account: the user level);
 #                        default ON when configured by a user other than root
 #
-# Each test runs spmv-grade on its row alone (--kernel K --case C, with every
-# case folder), writing the row to <build>/grading/rows/ (the first to run
-# also leaves the GPU's measured copy bandwidth there, gpu-probe.json, for
-# the others to reuse; grade.setup empties the folder, so each grading
-# measures afresh); the final step (fixture cleanup, so it also runs after
-# a filtered `ctest -L ...`) writes <build>/grading/results.json and
-# summary.md.
+# grade.run.<kernel> runs spmv-grade on that kernel's rows (every case
+# folder), writing them to <build>/grading/rows/<kernel>.jsonl (the first
+# run also leaves the GPU's measured copy bandwidth and cuSPARSE's times
+# there for the others; grade.setup empties the folder, so each grading
+# measures afresh); each row's test grade.<set>.<kernel>.<case> prints its
+# row from the journal and passes or fails with it. The final step (fixture
+# cleanup, so it also runs after a filtered `ctest -L ...`) writes
+# <build>/grading/results.json and summary.md.
 # Without a GPU every row test exits 77 and CTest shows it as skipped.
-# Tests hold the RESOURCE_LOCK spmv_gpu: rows are timed one at a time even
-# under ctest -j.
+# Never two runs on one GPU: with one GPU the runs hold the RESOURCE_LOCK
+# spmv_gpu even under ctest -j; with several, each takes one of them
+# through CTest's resource groups (<build>/grading/gpus.json, written at
+# configure time, which `ctest --preset grade` reads).
 #
 # Case names are found here as spmv-grade finds them: every *.mtx and
 # *.mtx.gz file of the folder is a case named by its file name without the
@@ -170,9 +174,14 @@ function(spmv_register_grading)
     list(APPEND all_cases_args --cases "${cases_dir}")
   endforeach()
 
+  # Each kernel's rows are graded by one run of spmv-grade (grade.run.<kernel>,
+  # every case folder), which writes them to a journal; each row's test
+  # (grade.<set>.<kernel>.<case>) reads its verdict from there. A run keeps
+  # its runners' start-ups, case preparation and reference runner across
+  # its rows, so the whole grading takes about as long as a direct run; a
+  # filtered `ctest -L <kernel>` grades that kernel only.
   set(set_labels "")
-  set(row_tests "")
-  set(planned_files "")
+  set(kernel_cases "")
   foreach(cases_dir IN LISTS case_dirs)
     if(cases_dir STREQUAL "${PROJECT_SOURCE_DIR}/testcases/public")
       set(set_label public)
@@ -182,27 +191,73 @@ function(spmv_register_grading)
     list(APPEND set_labels ${set_label})
     _spmv_case_names("${cases_dir}" cases)
     foreach(case IN LISTS cases)
-      foreach(kernel IN LISTS kernels)
-        set(test_name "grade.${set_label}.${kernel}.${case}")
-        add_test(NAME "${test_name}"
-          COMMAND spmv-grade ${common_args}
-            ${all_cases_args} --case "${case}" --kernel "${kernel}"
-            --journal "${rows_dir}/${set_label}.${kernel}.${case}.jsonl")
-        set_tests_properties("${test_name}" PROPERTIES
-          LABELS "grade;${kernel};${set_label}"
-          TIMEOUT ${test_timeout}
-          RESOURCE_LOCK spmv_gpu
-          SKIP_RETURN_CODE 77
-          FIXTURES_REQUIRED spmv_grading)
-        list(APPEND row_tests "${test_name}")
-        list(APPEND planned_files "${set_label}.${kernel}.${case}.jsonl")
-      endforeach()
+      list(APPEND kernel_cases "${set_label}/${case}")
     endforeach()
   endforeach()
-  if(NOT row_tests)
+  if(NOT kernel_cases OR NOT kernels)
     return()
   endif()
   list(REMOVE_DUPLICATES set_labels)
+  list(LENGTH kernel_cases case_count)
+
+  # GPUs: with two or more, each kernel's run takes one through CTest's
+  # resource groups (the `grade` preset passes the spec file written here);
+  # with one, or none, the runs take turns on a lock.
+  set(gpu_count 0)
+  find_program(SPMV_NVIDIA_SMI nvidia-smi)
+  if(SPMV_NVIDIA_SMI)
+    execute_process(COMMAND "${SPMV_NVIDIA_SMI}" --query-gpu=index --format=csv,noheader
+                    OUTPUT_VARIABLE gpu_indices RESULT_VARIABLE smi_result ERROR_QUIET)
+    if(smi_result EQUAL 0)
+      string(REGEX MATCHALL "[0-9]+" gpu_indices "${gpu_indices}")
+      list(LENGTH gpu_indices gpu_count)
+    endif()
+  endif()
+  set(gpu_entries "")
+  if(gpu_count GREATER 0)
+    foreach(index IN LISTS gpu_indices)
+      list(APPEND gpu_entries "{\"id\": \"${index}\", \"slots\": 1}")
+    endforeach()
+  else()
+    set(gpu_entries "{\"id\": \"0\", \"slots\": 1}")
+  endif()
+  list(JOIN gpu_entries ", " gpu_entries)
+  file(WRITE "${grading_dir}/gpus.json"
+       "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"gpus\": [${gpu_entries}]}]}\n")
+
+  set(planned_files "")
+  foreach(kernel IN LISTS kernels)
+    set(run_test "grade.run.${kernel}")
+    set(journal "${rows_dir}/${kernel}.jsonl")
+    add_test(NAME "${run_test}"
+      COMMAND spmv-grade ${common_args} ${all_cases_args} --kernel "${kernel}" --journal "${journal}"
+              --device-from-ctest)
+    math(EXPR run_timeout "${case_count} * ${test_timeout}")
+    set_tests_properties("${run_test}" PROPERTIES
+      LABELS "grade;${kernel};${set_labels}"
+      TIMEOUT ${run_timeout}
+      SKIP_RETURN_CODE 77
+      FIXTURES_SETUP "spmv_grading_${kernel}"
+      FIXTURES_REQUIRED spmv_grading)
+    if(gpu_count GREATER 1)
+      set_tests_properties("${run_test}" PROPERTIES RESOURCE_GROUPS "gpus:1")
+    else()
+      set_tests_properties("${run_test}" PROPERTIES RESOURCE_LOCK spmv_gpu)
+    endif()
+    list(APPEND planned_files "${kernel}.jsonl")
+    foreach(entry IN LISTS kernel_cases)
+      string(REPLACE "/" ";" entry "${entry}")
+      list(GET entry 0 set_label)
+      list(GET entry 1 case)
+      set(test_name "grade.${set_label}.${kernel}.${case}")
+      add_test(NAME "${test_name}"
+        COMMAND spmv-grade --show-row "${journal}" --kernel "${kernel}" --case "${case}" --strict-gpu)
+      set_tests_properties("${test_name}" PROPERTIES
+        LABELS "grade;${kernel};${set_label}"
+        SKIP_RETURN_CODE 77
+        FIXTURES_REQUIRED "spmv_grading;spmv_grading_${kernel}")
+    endforeach()
+  endforeach()
 
   add_test(NAME grade.setup COMMAND ${CMAKE_COMMAND} -E rm -rf "${rows_dir}")
   set_tests_properties(grade.setup PROPERTIES LABELS "grade;${set_labels}" FIXTURES_SETUP spmv_grading)

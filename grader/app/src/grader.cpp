@@ -13,6 +13,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "case_data.hpp"
 #include "exit_codes.hpp"
@@ -335,6 +336,15 @@ struct Decision {
   std::string why;
 };
 
+// In CTest mode each kernel's rows are a run of its own: cuSPARSE's time on a
+// case, measured by the first, is kept beside the journals for the others
+// (context only: it earns nothing).
+std::optional<std::filesystem::path> cusparse_cache(const Options& options, const std::string& case_name) {
+  if (!options.journal) return std::nullopt;
+  const auto folder = options.journal->parent_path();
+  return (folder.empty() ? std::filesystem::path(".") : folder) / (file_name_part(case_name) + ".cusparse-ms");
+}
+
 // Cases prepared by other threads while one is graded (GPU gradings only).
 constexpr std::size_t kCasesPreparedAhead = 2;
 
@@ -412,6 +422,23 @@ class Grading {
     return cases_.emplace(c, prepare_state(c, formats_of(rows, case_rows_[c]))).first->second;
   }
 
+  void read_cusparse_cache(PreparedCase& prepared) const {
+    const auto file = cusparse_cache(options_, prepared.test_case.name);
+    if (!file || prepared.cusparse_ms) return;
+    std::ifstream in(*file);
+    double ms = 0;
+    if (in >> ms && ms > 0) prepared.cusparse_ms = ms;
+  }
+
+  void write_cusparse_cache(const PreparedCase& prepared) const {
+    const auto file = cusparse_cache(options_, prepared.test_case.name);
+    if (!file || !prepared.cusparse_ms) return;
+    std::ostringstream text;
+    text.precision(17);
+    text << *prepared.cusparse_ms << '\n';
+    write_file_atomically(*file, text.str());
+  }
+
   // Whether case_state(c) returns without waiting.
   bool case_ready(std::size_t c) const {
     if (cases_.count(c) != 0) return true;
@@ -453,6 +480,7 @@ class Grading {
       return;
     }
     PreparedCase& prepared = *state.prepared;
+    read_cusparse_cache(prepared);
     for (const auto i : indices) {
       rows[i].rows = prepared.csr.rows;
       rows[i].cols = prepared.csr.cols;
@@ -561,7 +589,10 @@ class Grading {
     judge_row(row, record,
               RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review});
     row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
-    if (row.cusparse_ms && !prepared.cusparse_ms) prepared.cusparse_ms = row.cusparse_ms;
+    if (row.cusparse_ms && !prepared.cusparse_ms) {
+      prepared.cusparse_ms = row.cusparse_ms;
+      write_cusparse_cache(prepared);
+    }
   }
 
   const Options& options_;
@@ -752,12 +783,48 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const double rows_s = seconds_since(rows_started);
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
+  if (options.journal) {
+    // Each row's own test (--show-row) says whether it passed; the run
+    // itself failed only if something could not be graded at all.
+    const int code = exit_code_of(rows, options.strict_gpu);
+    return code == kExitSomethingFailed ? kExitAllPassed : code;
+  }
   if (!options.quiet) {
     std::printf("Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
                 "waiting for cases %.1f s)\n",
                 seconds_since(started), probes_s, gpu_probe_s, rows_s, grading.case_wait_s());
   }
   return exit_code_of(rows, options.strict_gpu);
+}
+
+int run_show_row(const Options& options) {
+  const auto& journal = *options.show_row;
+  if (options.kernels.size() != 1 || options.case_filters.size() != 1) {
+    throw UsageError("--show-row: name the row with one --kernel and one --case");
+  }
+  if (!std::filesystem::exists(journal)) {
+    std::cout << "The row was not graded: its kernel's grading wrote no " << journal.string() << '\n';
+    return kExitSetup;
+  }
+  std::vector<RowResult> rows;
+  try {
+    rows = read_rows_file(journal);
+  } catch (const std::exception& e) {
+    throw SetupError(e.what());
+  }
+  const auto row = std::find_if(rows.begin(), rows.end(), [&](const RowResult& r) {
+    return r.kernel == options.kernels.front() && r.case_name == options.case_filters.front();
+  });
+  if (row == rows.end()) {
+    std::cout << "The row was not graded: " << journal.string() << " has no row " << options.kernels.front() << " / "
+              << options.case_filters.front() << '\n';
+    return kExitSetup;
+  }
+  std::cout << row->kernel << " / " << row->case_name << ": " << row->summary << '\n';
+  if (!row->detail.empty()) std::cout << row->detail << '\n';
+  if (!row->submission_output.empty()) std::cout << "submission output:\n" << row->submission_output << '\n';
+  if (row->verdict == Verdict::kNotRun) return kExitSetup;
+  return exit_code_of({*row}, options.strict_gpu);
 }
 
 int run_aggregate(const Options& options) {

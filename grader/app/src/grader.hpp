@@ -17,5 +17,7 @@ class SetupError : public std::runtime_error {
 // Each returns the process's exit status (exit_codes.hpp).
 int run_grading(const Options& options, const Defaults& defaults);
 int run_aggregate(const Options& options);
+// --show-row: one row of a journal, its verdict as the exit status.
+int run_show_row(const Options& options);
 
 }  // namespace spmv::grade

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       return kExitAllPassed;
     }
     if (command.options.aggregate) return run_aggregate(command.options);
+    if (command.options.show_row) return run_show_row(command.options);
     return run_grading(command.options, defaults);
   } catch (const UsageError& e) {
     std::cerr << "spmv-grade: " << e.what() << " (see spmv-grade --help)\n";

@@ -1,6 +1,7 @@
 #include "options.hpp"
 
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -125,11 +126,17 @@ void describe_options(Described& d) {
       ("max-runs", po::value<int>()->value_name("N"), "timed launches per side, at most (default 100000)")
       ("warmup-runs", po::value<int>()->value_name("N"), "untimed launches per side first (default 3)")
       ("no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")
-      ("device", po::value<int>()->value_name("N"), "CUDA device index (default 0)");
+      ("device", po::value<int>()->value_name("N"), "CUDA device index (default 0)")
+      ("device-from-ctest", po::bool_switch(),
+       "the device CTest allotted (CTEST_RESOURCE_GROUP_0_GPUS, from its resource spec file), else --device");
   d.reporting.add_options()
       ("output-dir", po::value<std::string>()->value_name("DIR"), "where reports go (default: spmv-results)")
       ("journal", po::value<std::string>()->value_name("FILE"),
-       "CTest mode: write this run's rows to FILE (JSON lines) instead of the reports")
+       "CTest mode: write this run's rows to FILE (JSON lines) instead of the reports; exits 0 once every row "
+       "has a verdict, whatever it is (--show-row gives each row's)")
+      ("show-row", po::value<std::string>()->value_name("FILE"),
+       "CTest's row test: print the row of --kernel and --case from the journal FILE; exit 0 if it passed, 1 "
+       "if it failed, 3 if it was not graded (77 with --strict-gpu when it was skipped for want of a GPU)")
       ("aggregate", po::value<std::string>()->value_name("DIR"),
        "CTest's final step: read the row files (*.jsonl) in DIR, write results.json and "
        "summary.md to --output-dir, print the score")
@@ -183,6 +190,25 @@ std::optional<T> get(const po::variables_map& vm, const char* name) {
   return vm[name].as<T>();
 }
 
+// The GPU CTest allotted the test: "id:N,slots:1" in
+// CTEST_RESOURCE_GROUP_0_GPUS, set when ctest reads a resource spec file.
+std::optional<int> device_from_ctest() {
+  const char* allotted = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (allotted == nullptr || *allotted == '\0') return std::nullopt;
+  // "id:N,slots:1"
+  const std::string text = allotted;
+  int device = -1;
+  const auto id = text.find("id:");
+  const auto end = text.find(',', id);
+  if (id != std::string::npos) {
+    const std::string number = text.substr(id + 3, end == std::string::npos ? std::string::npos : end - id - 3);
+    const auto [rest, error] = std::from_chars(number.data(), number.data() + number.size(), device);
+    if (error != std::errc() || rest != number.data() + number.size()) device = -1;
+  }
+  if (device < 0) throw UsageError("--device-from-ctest: CTEST_RESOURCE_GROUP_0_GPUS is '" + text + "', not id:N,...");
+  return device;
+}
+
 Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   Options o;
   o.submission = get<std::string>(vm, "submission").value_or(defaults.student_plugin.string());
@@ -233,6 +259,8 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   o.output_dir = get<std::string>(vm, "output-dir").value_or(o.output_dir.string());
   if (auto v = get<std::string>(vm, "journal")) o.journal = *v;
   if (auto v = get<std::string>(vm, "aggregate")) o.aggregate = *v;
+  if (auto v = get<std::string>(vm, "show-row")) o.show_row = *v;
+  if (vm["device-from-ctest"].as<bool>()) o.device = device_from_ctest().value_or(o.device);
   o.cusparse = !vm["no-cusparse"].as<bool>();
   o.quiet = vm["quiet"].as<bool>();
   o.list = vm["list"].as<bool>();

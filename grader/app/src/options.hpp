@@ -56,6 +56,7 @@ struct Options {
   std::filesystem::path cache_dir;
   std::optional<std::filesystem::path> journal;
   std::optional<std::filesystem::path> aggregate;
+  std::optional<std::filesystem::path> show_row;  // a journal: print one row's verdict, exit by it
   std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;
   int device = 0;
   int prestart = 5;  // runners started up ahead of their row
