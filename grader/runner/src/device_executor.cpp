@@ -1,5 +1,10 @@
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <string>
+
 #include "executor.hpp"
 
 namespace spmv::runner {
@@ -59,6 +64,28 @@ class DeviceExecutor final : public Executor {
 }  // namespace
 
 std::unique_ptr<Executor> make_device_executor(int device) { return std::make_unique<DeviceExecutor>(device); }
+
+std::optional<int> current_gpu_minor() {
+  int device = 0;
+  char bus_id[32] = {};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device) != cudaSuccess) {
+    return std::nullopt;
+  }
+  // The driver names its folder by the bus id in lower case: 0000:3b:00.0.
+  std::string folder = bus_id;
+  std::transform(folder.begin(), folder.end(), folder.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::ifstream information("/proc/driver/nvidia/gpus/" + folder + "/information");
+  const std::string key = "Device Minor:";
+  for (std::string line; std::getline(information, line);) {
+    if (line.rfind(key, 0) != 0) continue;
+    try {
+      const int minor = std::stoi(line.substr(key.size()));
+      if (minor >= 0) return minor;
+    } catch (const std::exception&) {
+    }
+  }
+  return std::nullopt;
+}
 
 std::string cuda_error_name(int code) { return cudaGetErrorName(static_cast<cudaError_t>(code)); }
 

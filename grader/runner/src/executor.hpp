@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "spmv/contract/common.h"
@@ -30,6 +31,11 @@ class Executor {
 std::unique_ptr<Executor> make_host_executor();
 // Selects the device, creates its context, a stream and events.
 std::unique_ptr<Executor> make_device_executor(int device);
+
+// The minor number of the current CUDA device's node (/dev/nvidia<minor>),
+// read from the driver's /proc entry for its PCI address; nullopt if the
+// driver does not say.
+std::optional<int> current_gpu_minor();
 
 // "cudaErrorIllegalAddress", ... for a cudaError_t value (a pure lookup:
 // it needs no GPU and no driver).

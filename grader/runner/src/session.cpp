@@ -4,6 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -41,10 +43,18 @@ void check_launch(spmv_status status, int error) {
   if (error != 0) throw Refusal(ReplyKind::kCudaError, error, cuda_error_name(error));
 }
 
+// Whether a /dev entry is a GPU's own node (nvidia0, nvidia1, ...), not one
+// of the driver's shared ones (nvidiactl, nvidia-uvm, ...).
+bool is_gpu_node(const std::string& name) {
+  return name.size() > 6 && std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
 // What the runner may read and write once it has started: the system's
-// libraries, its own folder, the GPU's device nodes. Nothing else of the
-// machine: not the grader's folders, not /proc of other processes.
-sandbox::SelfRestriction restriction_for(Space space) {
+// libraries, its own folder, the driver's shared nodes and the node of the
+// GPU it is graded on (`gpu_minor`; every GPU's when unknown). Nothing else
+// of the machine: not the grader's folders, not /proc of other processes,
+// not another GPU.
+sandbox::SelfRestriction restriction_for(Space space, std::optional<int> gpu_minor) {
   sandbox::SelfRestriction r;
   for (const char* path : {"/usr/lib", "/usr/lib64", "/lib", "/lib64", "/etc/ld.so.cache"}) {
     if (std::filesystem::exists(path)) r.read_only.emplace_back(path);
@@ -68,7 +78,10 @@ sandbox::SelfRestriction restriction_for(Space space) {
   if (space == Space::kDevice) {
     std::error_code ignored;
     for (const auto& entry : std::filesystem::directory_iterator("/dev", ignored)) {
-      if (entry.path().filename().string().rfind("nvidia", 0) == 0) r.devices.push_back(entry.path());
+      const std::string name = entry.path().filename().string();
+      if (name.rfind("nvidia", 0) != 0) continue;
+      if (is_gpu_node(name) && gpu_minor && name != "nvidia" + std::to_string(*gpu_minor)) continue;
+      r.devices.push_back(entry.path());
     }
   }
   r.forbid_exec = true;
@@ -131,7 +144,12 @@ void Session::hello(Reply& reply) {
     store_text(reply.recorder_note, recorder_->note());
   }
   if (space_ == Space::kHost) executor_ = make_host_executor();
-  restrictions_ = sandbox::restrict_self(restriction_for(space_), level_);
+  const std::optional<int> gpu_minor = space_ == Space::kDevice ? current_gpu_minor() : std::nullopt;
+  restrictions_ = sandbox::restrict_self(restriction_for(space_, gpu_minor), level_);
+  if (space_ == Space::kDevice) {
+    restrictions_ += gpu_minor ? "; GPU node /dev/nvidia" + std::to_string(*gpu_minor) + " only"
+                               : "; every GPU node (the graded GPU's minor number is unknown)";
+  }
   store_text(reply.message, (space_ == Space::kDevice ? "CUDA ready; " : "ready; ") + restrictions_);
 }
 
