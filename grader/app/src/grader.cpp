@@ -277,6 +277,7 @@ class GradingRunners final : public RunnerFactory {
       const auto ready = reference_->call(hello, deadline);
       runner::Request load;
       load.command = runner::Command::kLoad;
+      if (ready && ready->kind == runner::ReplyKind::kOk) ready_message_ = runner::read_text(ready->message);
       const auto loaded = ready && ready->kind == runner::ReplyKind::kOk ? reference_->call(load, deadline) : ready;
       if (!loaded || loaded->kind != runner::ReplyKind::kOk) {
         const std::string why = loaded ? runner::read_text(loaded->message) : "it ended or did not answer";
@@ -288,6 +289,10 @@ class GradingRunners final : public RunnerFactory {
   }
 
   void restart_reference() override { reference_.reset(); }
+
+  // What the reference runner said when it was ready: the restrictions it
+  // put itself under, as every runner of the grading does.
+  [[nodiscard]] const std::string& ready_message() const { return ready_message_; }
 
   void retire(std::unique_ptr<Runner> runner) override {
     retiring_.push_back(std::async(std::launch::async, [runner = std::move(runner)]() mutable {
@@ -320,6 +325,7 @@ class GradingRunners final : public RunnerFactory {
   sandbox::Level level_;
   const WorkRoot& work_root_;
   std::unique_ptr<Runner> reference_;
+  std::string ready_message_;
   std::vector<std::future<void>> retiring_;
 };
 
@@ -781,6 +787,9 @@ int run_grading(const Options& options, const Defaults& defaults) {
   grading.run(rows, run_seed, done);
   runners.settle();
   const double rows_s = seconds_since(rows_started);
+  if (!runners.ready_message().empty()) {
+    reporter.info().notes.push_back("Runners started as: " + runners.ready_message() + ".");
+  }
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
   if (options.journal) {
