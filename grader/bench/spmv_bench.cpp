@@ -239,6 +239,12 @@ int run(int argc, const char* const argv[]) {
   } catch (const std::invalid_argument& error) {
     throw UsageError(error.what());
   }
+  if (options.write_cases) {
+    write_case_folder(sources, *options.write_cases);
+    std::cout << "wrote " << sources.size() << " cases to " << (*options.write_cases / "cases.ini").string()
+              << "; grade them with spmv-grade --cases " << options.write_cases->string() << '\n';
+    return 0;
+  }
   const std::vector<KernelInfo> catalogue = kernel_catalogue(*SPMV_PLUGIN_ENTRY());
   if (options.list) {
     print_list(catalogue);

@@ -42,6 +42,9 @@ po::options_description option_table() {
   options.add_options()
       ("help,h", "show this text")
       ("list", "list the suite's matrices and the kernels, then exit (needs no GPU)")
+      ("write-cases", po::value<std::string>(),
+       "DIR: write the chosen matrices as a case folder (DIR/cases.ini: generator specs, Matrix Market "
+       "files copied beside it) for spmv-grade --cases DIR, then exit (needs no GPU)")
       ("suite", po::value<std::vector<std::string>>()->composing(),
        "NAME|all: a matrix of the built-in suite, or all of it (repeatable); the default "
        "when no --matrix or --spec is given")
@@ -101,6 +104,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   BenchOptions options;
   options.help = values.count("help") != 0;
   options.list = values.count("list") != 0;
+  if (values.count("write-cases") != 0) options.write_cases = values["write-cases"].as<std::string>();
   const bool quick = values.count("quick") != 0;
 
   options.sources.quick = quick;

@@ -27,6 +27,7 @@ struct BenchOptions {
   std::uint64_t seed = 0;  // of the x vector
   int device = 0;
   std::size_t copy_bytes = 0;  // one way, for the copy-bandwidth measurement
+  std::optional<std::filesystem::path> write_cases;  // a case folder to write instead of timing
   bool list = false;
   bool help = false;
 };

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 #include "spmv/core/generators.hpp"
@@ -108,6 +111,34 @@ std::vector<MatrixSource> resolve_sources(const SourceRequest& request) {
   }
   make_labels_unique(sources);
   return sources;
+}
+
+void write_case_folder(const std::vector<MatrixSource>& sources, const std::filesystem::path& folder) {
+  std::filesystem::create_directories(folder);
+  std::ostringstream manifest;
+  manifest << "# Written by spmv-bench --write-cases: its matrices as cases for spmv-grade.\n";
+  for (const MatrixSource& source : sources) {
+    // A case name takes letters, digits, '_', '-' and '.' only ("random#2": "random-2").
+    std::string name = source.label;
+    std::replace_if(name.begin(), name.end(), [](unsigned char c) { return !std::isalnum(c) && c != '_' && c != '-' && c != '.'; }, '-');
+    manifest << "\n[" << name << "]\n";
+    if (source.from_file) {
+      const std::filesystem::path from(source.origin);
+      const std::filesystem::path to = folder / from.filename();
+      std::filesystem::copy_file(from, to, std::filesystem::copy_options::overwrite_existing);
+      manifest << "file = " << to.filename().string() << "\n";
+    } else {
+      manifest << "generator = " << source.origin << "\n";
+    }
+    for (const SuiteEntry& entry : kSuite) {
+      if (entry.name == source.label && !entry.exercises.empty()) manifest << "why = " << entry.exercises << "\n";
+    }
+  }
+  const std::filesystem::path path = folder / "cases.ini";
+  std::ofstream file(path, std::ios::trunc);
+  file << manifest.str();
+  file.flush();
+  if (!file) throw std::runtime_error(path.string() + ": cannot write");
 }
 
 }  // namespace spmv::bench

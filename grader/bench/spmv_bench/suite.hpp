@@ -49,4 +49,11 @@ struct SourceRequest {
 // malformed spec (before any matrix is built), naming it.
 std::vector<MatrixSource> resolve_sources(const SourceRequest& request);
 
+// Writes `sources` as a case folder spmv-grade reads: folder/cases.ini with
+// one case per source (named by its label, any character a case name cannot
+// hold made '-'; a generator spec, or a Matrix
+// Market file copied into the folder). Throws std::runtime_error naming the
+// file it could not write.
+void write_case_folder(const std::vector<MatrixSource>& sources, const std::filesystem::path& folder);
+
 }  // namespace spmv::bench

@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "spmv/contract/plugin_table.hpp"
+#include "spmv/core/cases.hpp"
 #include "spmv/core/convert.hpp"
 #include "spmv/core/generators.hpp"
 #include "spmv_bench/kernels.hpp"
@@ -356,6 +358,43 @@ TEST(Report, AllCorrectRunIsNoFailure) {
   report.add(row_of("m", "stub", Outcome::kNotImplemented, 0));
   EXPECT_FALSE(report.any_failure());
   EXPECT_THROW(report.add(row_of("other", "x", Outcome::kTimed, 1)), std::logic_error);
+}
+
+// The suite written as a case folder is what spmv-grade reads: one case per
+// matrix, named by its label, generating the same matrix.
+TEST(Suite, WrittenCaseFolderHoldsTheSameMatrices) {
+  std::mt19937_64 random(std::random_device{}());
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / ("spmv-bench-cases-" + std::to_string(random()));
+  const std::string extra = "random rows=" + std::to_string(50 + random() % 50) + " cols=70 per_row=3 seed=" +
+                            std::to_string(random() % 1000);
+  SourceRequest request;
+  request.suite_names = {"all"};
+  request.specs = {extra};
+  request.quick = true;
+  const std::vector<MatrixSource> sources = resolve_sources(request);
+  write_case_folder(sources, folder);
+  const std::vector<TestCase> cases = load_cases(folder);
+  ASSERT_EQ(cases.size(), sources.size());
+  std::map<std::string, const TestCase*> by_name;
+  for (const TestCase& test_case : cases) by_name[test_case.name] = &test_case;
+  const TestCase* extra_case = nullptr;
+  for (const MatrixSource& source : sources) {
+    std::string name = source.label;
+    for (char& c : name) {
+      if (c == '#') c = '-';
+    }
+    ASSERT_TRUE(by_name.count(name)) << name;
+    EXPECT_EQ(by_name[name]->generator, source.origin);
+    if (source.origin == extra) extra_case = by_name[name];
+  }
+  ASSERT_NE(extra_case, nullptr);
+  const CsrMatrix generated = load_case_matrix(*extra_case, folder / "cache");
+  const CsrMatrix expected = sources.back().load();
+  EXPECT_EQ(generated.row_ptr, expected.row_ptr);
+  EXPECT_EQ(generated.col_idx, expected.col_idx);
+  EXPECT_EQ(generated.values, expected.values);
+  std::filesystem::remove_all(folder);
 }
 
 }  // namespace
