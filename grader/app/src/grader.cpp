@@ -267,6 +267,16 @@ class GradingRunners final : public RunnerFactory {
     return std::make_unique<Runner>(spec(defaults_.runner, setup_.submission.path, log));
   }
 
+  std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log) override {
+    return launcher_.start([this, log] {
+      std::unique_ptr<Runner> runner = submission(log);
+      runner::Request hello;
+      hello.command = runner::Command::kHello;
+      runner->send(hello);
+      return runner;
+    });
+  }
+
   Runner& reference() override {
     if (!reference_) {
       reference_ = std::make_unique<Runner>(
@@ -319,6 +329,8 @@ class GradingRunners final : public RunnerFactory {
     return spec;
   }
 
+  // Declared first, so ended last: its thread outlives every runner it started.
+  Launcher launcher_;
   const Options& options_;
   const Defaults& defaults_;
   const Setup& setup_;

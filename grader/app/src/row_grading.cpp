@@ -89,7 +89,7 @@ double low_quantile(std::vector<double> values) {
 class RowGrader {
  public:
   RowGrader(const RowPlan& plan, PendingRunner pending, RunnerFactory& factory)
-      : plan_(plan), prepared_(*plan.prepared), factory_(factory), runner_(std::move(pending.runner)),
+      : plan_(plan), prepared_(*plan.prepared), factory_(factory), runner_(pending.take()),
         log_(std::move(pending.log)),
         results_(std::make_shared<ResultMemory>(runner::result_area_bytes(prepared_.csr.rows))),
         reference_results_(runner::result_area_bytes(prepared_.csr.rows)) {
@@ -151,7 +151,7 @@ class RowGrader {
         runner_->end();
         factory_.settle();
         std::this_thread::sleep_for(std::chrono::duration<double>(pause));
-        runner_ = start_submission_runner(factory_, log_).runner;
+        runner_ = start_submission_runner(factory_, log_).take();
       }
       const auto reply = runner_->receive(after_seconds(kStartupTimeoutS));
       if (reply && reply->kind == ReplyKind::kOk) return true;
@@ -486,8 +486,11 @@ class RowGrader {
 }  // namespace
 
 PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log) {
-  PendingRunner pending{factory.submission(log), log};
-  pending.runner->send(make_request(Command::kHello));
+  PendingRunner pending;
+  pending.log = log;
+  // Making a sandbox (namespaces, a uid, a copy of the plugin) takes the
+  // grader tens of milliseconds: not on the path of the row being graded.
+  pending.starting = factory.start_submission(log);
   return pending;
 }
 

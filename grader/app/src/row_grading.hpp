@@ -18,6 +18,7 @@
 #pragma once
 
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <random>
@@ -44,6 +45,8 @@ class RunnerFactory {
  public:
   virtual ~RunnerFactory() = default;
   virtual std::unique_ptr<Runner> submission(const std::filesystem::path& log) = 0;
+  // submission() and its kHello, on the factory's Launcher.
+  virtual std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log) = 0;
   // The reference runner, started (and set up to answer) on first use or
   // after restart_reference().
   virtual Runner& reference() = 0;
@@ -56,10 +59,12 @@ class RunnerFactory {
   virtual void settle() = 0;
 };
 
-// A started submission runner whose kHello was sent (ahead of its turn).
+// A submission runner being started on a thread of its own (its sandbox
+// made, its kHello sent), ahead of its turn: take() waits for it.
 struct PendingRunner {
-  std::unique_ptr<Runner> runner;
+  std::future<std::unique_ptr<Runner>> starting;
   std::filesystem::path log;
+  std::unique_ptr<Runner> take() { return starting.get(); }
 };
 PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log);
 

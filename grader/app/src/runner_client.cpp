@@ -1,5 +1,7 @@
 #include "runner_client.hpp"
 
+#include <atomic>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/mman.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -24,7 +27,7 @@ constexpr const char* kVendorLibraryPrefixes[] = {"libcusparse", "libcublas", "l
 
 // Vendor libraries a runner must not find: every libcusparse*, libcublas*,
 // libcusolver* (shared and static) in the folders its sandbox lets it read.
-std::vector<std::filesystem::path> vendor_library_files() {
+std::vector<std::filesystem::path> find_vendor_library_files() {
   std::vector<std::filesystem::path> files;
   for (const char* folder : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
                              "/lib/x86_64-linux-gnu", "/lib64"}) {
@@ -39,6 +42,12 @@ std::vector<std::filesystem::path> vendor_library_files() {
   return files;
 }
 
+// Found once: the system's library folders do not change during a grading.
+const std::vector<std::filesystem::path>& vendor_library_files() {
+  static const std::vector<std::filesystem::path> files = find_vendor_library_files();
+  return files;
+}
+
 std::vector<std::string> runner_environment(const RunnerSpec& spec, const std::filesystem::path& folder) {
   std::vector<std::string> env{"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + folder.string(),
                                "TMPDIR=" + folder.string(), "CUDA_CACHE_PATH=" + (folder / "cuda-cache").string()};
@@ -50,7 +59,7 @@ std::vector<std::string> runner_environment(const RunnerSpec& spec, const std::f
   return env;
 }
 
-int runner_counter = 0;
+std::atomic<int> runner_counter = 0;
 
 }  // namespace
 
@@ -242,6 +251,42 @@ ResultMemory::ResultMemory(std::size_t bytes) : bytes_(bytes) {
 ResultMemory::~ResultMemory() {
   if (data_ != nullptr && data_ != MAP_FAILED) ::munmap(data_, bytes_);
   if (fd_ >= 0) ::close(fd_);
+}
+
+Launcher::Launcher() : thread_([this] { work(); }) {}
+
+Launcher::~Launcher() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_one();
+  thread_.join();
+}
+
+std::future<std::unique_ptr<Runner>> Launcher::start(std::function<std::unique_ptr<Runner>()> job) {
+  std::packaged_task<std::unique_ptr<Runner>()> task(std::move(job));
+  auto result = task.get_future();
+  {
+    const std::lock_guard lock(mutex_);
+    jobs_.push_back(std::move(task));
+  }
+  wake_.notify_one();
+  return result;
+}
+
+void Launcher::work() {
+  while (true) {
+    std::packaged_task<std::unique_ptr<Runner>()> task;
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;
+      task = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    task();
+  }
 }
 
 }  // namespace spmv::grade

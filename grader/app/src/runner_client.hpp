@@ -7,9 +7,15 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <filesystem>
+#include <functional>
+#include <future>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <optional>
 #include <span>
 #include <string>
@@ -99,6 +105,27 @@ class WorkRoot {
 
  private:
   std::filesystem::path path_;
+};
+
+// Runs jobs one after another on a thread that lives as long as the object.
+// Runners are started there, off the path of the row being graded: a
+// sandbox's processes get SIGKILL when the thread that started them ends
+// (PR_SET_PDEATHSIG is a thread's), so that thread must outlive them.
+class Launcher {
+ public:
+  Launcher();
+  ~Launcher();  // finishes the queued jobs, then ends the thread
+  Launcher(const Launcher&) = delete;
+  Launcher& operator=(const Launcher&) = delete;
+  std::future<std::unique_ptr<Runner>> start(std::function<std::unique_ptr<Runner>()> job);
+
+ private:
+  void work();
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::packaged_task<std::unique_ptr<Runner>()>> jobs_;
+  bool stopping_ = false;
+  std::thread thread_;
 };
 
 // A memfd of `bytes` zero bytes, mapped read-only here; the runner gets the
