@@ -102,15 +102,16 @@ int wait_child(pid_t pid) {
 std::string id_map(unsigned id) { return std::to_string(id) + " " + std::to_string(id) + " 1\n"; }
 
 // The scratch folder and what it holds become the program's (lchown: links
-// are not followed).
-uid_t g_chown_uid = 0;
+// are not followed). nftw's callback takes no argument of ours: the uid is
+// a thread's own, so sandboxes can be spawned from several threads.
+thread_local uid_t t_chown_uid = 0;
 int chown_entry(const char* path, const struct stat*, int, FTW*) {
-  if (lchown(path, g_chown_uid, static_cast<gid_t>(g_chown_uid)) != 0) return errno;
+  if (lchown(path, t_chown_uid, static_cast<gid_t>(t_chown_uid)) != 0) return errno;
   return 0;
 }
 
 void give_scratch(const std::filesystem::path& scratch, uid_t uid) {
-  g_chown_uid = uid;
+  t_chown_uid = uid;
   const int error = nftw(scratch.c_str(), chown_entry, 16, FTW_PHYS | FTW_MOUNT);
   if (error != 0) detail::throw_system("chown -R " + scratch.string(), error > 0 ? error : errno);
   if (chmod(scratch.c_str(), 0700) != 0) detail::throw_system("chmod 0700 " + scratch.string(), errno);
