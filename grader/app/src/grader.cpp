@@ -18,6 +18,7 @@
 #include "case_data.hpp"
 #include "exit_codes.hpp"
 #include "json.hpp"
+#include "memcheck.hpp"
 #include "policy.hpp"
 #include "probe.hpp"
 #include "process.hpp"
@@ -265,6 +266,11 @@ class GradingRunners final : public RunnerFactory {
 
   std::unique_ptr<Runner> submission(const std::filesystem::path& log) override {
     return std::make_unique<Runner>(spec(defaults_.runner, setup_.submission.path, log));
+  }
+
+  // A submission runner's spec (for the --memcheck pass).
+  [[nodiscard]] RunnerSpec submission_spec(const std::filesystem::path& log) const {
+    return spec(defaults_.runner, setup_.submission.path, log);
   }
 
   std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log) override {
@@ -753,6 +759,54 @@ RunInfo run_info(const Options& options, const Setup& setup, const GpuInfo& gpu,
 
 }  // namespace
 
+// --memcheck: each kernel's three smallest passing cases run again under
+// compute-sanitizer (memcheck.hpp); a finding makes the row wrong.
+void memcheck_pass(const Options& options, const Setup& setup, GradingRunners& runners, Reporter& reporter,
+                   std::vector<RowResult>& rows, std::uint64_t run_seed) {
+  const auto sanitizer = find_compute_sanitizer();
+  if (!sanitizer) {
+    reporter.info().notes.push_back("--memcheck: compute-sanitizer was not found (PATH, $CUDA_HOME/bin, "
+                                    "/usr/local/cuda/bin); no row was checked.");
+    return;
+  }
+  const PrepareOptions prepare{options.cache_dir, options.format_limit_bytes, run_seed};
+  int checked = 0;
+  for (const std::string& kernel : setup.kernels) {
+    std::vector<std::size_t> candidates;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (rows[i].kernel == kernel && rows[i].verdict == Verdict::kPass && rows[i].nnz > 0) candidates.push_back(i);
+    }
+    std::sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) { return rows[a].nnz < rows[b].nnz; });
+    if (candidates.size() > kMemcheckCases) candidates.resize(kMemcheckCases);
+    const spmv_format format = setup.reference.find(kernel)->format;
+    for (const std::size_t i : candidates) {
+      RowResult& row = rows[i];
+      const auto entry = std::find_if(setup.cases.begin(), setup.cases.end(),
+                                      [&](const CaseEntry& c) { return c.test_case.name == row.case_name; });
+      PreparedCase prepared = prepare_case(entry->test_case, {format}, prepare);
+      std::vector<std::string> tools{"memcheck"};
+      if (kernel == "csr_vector") tools.emplace_back("racecheck");
+      for (const std::string& tool : tools) {
+        const auto log = logs_dir(options) / (tool + "__" + file_name_part(kernel) + "__" + file_name_part(row.case_name) + ".log");
+        const MemcheckOutcome outcome =
+            run_under_sanitizer(runners.submission_spec(log), *sanitizer, tool, prepared, kernel, format, options.timeout_s);
+        ++checked;
+        if (!outcome.ran) {
+          reporter.info().notes.push_back("--memcheck: " + kernel + " / " + row.case_name + " was not checked by " +
+                                          tool + ": " + outcome.problem);
+          continue;
+        }
+        if (!outcome.report.findings.empty() && row.verdict == Verdict::kPass) {
+          set_verdict(row, Verdict::kWrong, tool, describe_findings(tool, outcome.report));
+        }
+      }
+    }
+  }
+  reporter.info().notes.push_back("--memcheck: " + std::to_string(checked) + " runs under compute-sanitizer (" +
+                                  sanitizer->string() + ").");
+  reporter.rows_changed(rows);
+}
+
 int run_grading(const Options& options, const Defaults& defaults) {
   const auto started = Clock::now();
   const auto seconds_since = [](Clock::time_point from) {
@@ -798,6 +852,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const auto rows_started = Clock::now();
   grading.run(rows, run_seed, done);
   runners.settle();
+  if (options.memcheck && needs_gpu && gpu.count > 0) memcheck_pass(options, setup, runners, reporter, rows, run_seed);
   const double rows_s = seconds_since(rows_started);
   if (!runners.ready_message().empty()) {
     reporter.info().notes.push_back("Runners started as: " + runners.ready_message() + ".");

@@ -64,6 +64,7 @@ struct Options {
   bool quiet = false;
   bool list = false;
   bool strict_gpu = false;
+  bool memcheck = false;  // rerun each kernel's smallest cases under compute-sanitizer
 };
 
 struct ParsedCommand {

@@ -74,6 +74,19 @@ void Reporter::row_finished(const std::vector<RowResult>& rows, std::size_t inde
   std::cout << progress_line(rows[index], finished_, rows.size()) << std::endl;
 }
 
+void Reporter::rows_changed(const std::vector<RowResult>& rows) {
+  if (rows_file_.is_open()) {
+    rows_file_.close();
+    std::string lines;
+    for (const auto& row : rows) {
+      if (row.verdict != Verdict::kNotRun) lines += row_to_json_line(row) + "\n";
+    }
+    write_file_atomically(settings_.output_dir / "rows.jsonl", lines);
+    rows_file_.open(settings_.output_dir / "rows.jsonl", std::ios::app);
+  }
+  write_reports(rows);
+}
+
 void Reporter::finish(const std::vector<RowResult>& rows) {
   write_reports(rows);
   const ScoreSummary summary = score_rows(policy_, rows);

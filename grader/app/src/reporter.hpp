@@ -39,6 +39,9 @@ class Reporter {
   void row_finished(const std::vector<RowResult>& rows, std::size_t index);
   // Final reports and the console table and score.
   void finish(const std::vector<RowResult>& rows);
+  // Rows already finished were judged again (--memcheck): rows.jsonl is
+  // written anew with every finished row.
+  void rows_changed(const std::vector<RowResult>& rows);
 
  private:
   void write_reports(const std::vector<RowResult>& rows);

@@ -90,6 +90,18 @@ Runner::Runner(const RunnerSpec& spec) : spec_(spec) {
   sandbox_spec.executable = spec.executable;
   sandbox_spec.argv = {"spmv-runner", "--space", spec.space, "--level", sandbox::level_name(spec.level)};
   sandbox_spec.env = runner_environment(spec, folder_);
+  if (spec.sanitizer) {
+    const auto report_folder = spec.sanitizer->report.parent_path();
+    std::filesystem::create_directories(report_folder);
+    if (uid_ && ::chown(report_folder.c_str(), uid_->uid(), uid_->uid()) != 0) fail("chown of the sanitizer's folder");
+    ::chmod(report_folder.c_str(), 0700);
+    sandbox_spec.executable = spec.sanitizer->program;
+    sandbox_spec.argv = {"compute-sanitizer", "--tool", spec.sanitizer->tool, "--log-file",
+                         spec.sanitizer->report.string(), "--print-limit", "20", spec.executable.string(),
+                         "--space", spec.space, "--level", sandbox::level_name(spec.level)};
+    // The sanitizer's libraries, loaded into the runner, may read their folder.
+    sandbox_spec.env.push_back("SPMV_RUNNER_READ_ONLY=" + spec.sanitizer->program.parent_path().string());
+  }
   sandbox_spec.pass_fds = {sockets[1]};
   sandbox_spec.output_fd = pipe_fds[1];
   sandbox_spec.scratch = folder_;
@@ -185,6 +197,15 @@ std::optional<runner::Reply> Runner::call(const runner::Request& request, Clock:
     return std::nullopt;  // the runner is gone; end() says how
   }
   return receive(deadline);
+}
+
+bool Runner::wait_for_exit(Clock::time_point deadline) {
+  while (Clock::now() < deadline) {
+    drain_output();
+    if (process_->poll()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
 }
 
 RunnerEnd Runner::end() {

@@ -38,6 +38,16 @@ struct RunnerSpec {
   std::filesystem::path log_file;      // the runner's stdout and stderr, capped
   std::size_t log_cap_bytes = std::size_t{1} << 20;
   sandbox::Limits limits;
+  // Run under compute-sanitizer (--memcheck): its program, its tool
+  // (memcheck, racecheck) and the report file it writes. The report's folder
+  // is made for the runner's uid beside the runner's own folder, where the
+  // runner, once restricted, cannot write.
+  struct Sanitizer {
+    std::filesystem::path program;
+    std::string tool;
+    std::filesystem::path report;
+  };
+  std::optional<Sanitizer> sanitizer;
 };
 
 // How a runner ended, as the sandbox saw it.
@@ -70,6 +80,9 @@ class Runner {
   // Kills everything of the runner's sandbox and reaps it (once); how the
   // runner ended. Its log is complete afterwards.
   RunnerEnd end();
+  // Waits until the runner's program has ended by itself (after kQuit), at
+  // most until `deadline`; whether it did.
+  bool wait_for_exit(Clock::time_point deadline);
   [[nodiscard]] bool timed_out() const { return timed_out_; }
   [[nodiscard]] const std::filesystem::path& log_file() const { return spec_.log_file; }
   [[nodiscard]] const std::filesystem::path& folder() const { return folder_; }

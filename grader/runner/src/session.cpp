@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -72,6 +73,17 @@ sandbox::SelfRestriction restriction_for(Space space, std::optional<int> gpu_min
           return 0;
         },
         &r.read_only);
+  }
+  // Folders the grader names for tools it runs the runner under (the
+  // sanitizer of --memcheck): its environment is the grader's, built from
+  // scratch, never the submission's.
+  if (const char* more = std::getenv("SPMV_RUNNER_READ_ONLY")) {
+    std::string folders = more;
+    for (std::size_t start = 0; start <= folders.size();) {
+      const std::size_t end = std::min(folders.find(':', start), folders.size());
+      if (end > start) r.read_only.emplace_back(folders.substr(start, end - start));
+      start = end + 1;
+    }
   }
   r.read_write.push_back(std::filesystem::current_path());
   for (const char* device : {"/dev/null", "/dev/zero", "/dev/urandom"}) r.devices.emplace_back(device);
