@@ -283,14 +283,26 @@ class GradingRunners final : public RunnerFactory {
     });
   }
 
-  Runner& reference() override {
-    if (!reference_) {
-      reference_ = std::make_unique<Runner>(
+  // Starts the reference runner on the launcher, unless it is started
+  // already: its start-up (a CUDA context) then overlaps the grader's own.
+  void start_reference() {
+    if (reference_ || reference_starting_.valid()) return;
+    reference_starting_ = launcher_.start([this] {
+      auto runner = std::make_unique<Runner>(
           spec(defaults_.reference_runner, setup_.reference.path, logs_dir(options_) / "reference-runner.log"));
-      const auto deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kMinimumProbeTimeout));
       runner::Request hello;
       hello.command = runner::Command::kHello;
-      const auto ready = reference_->call(hello, deadline);
+      runner->send(hello);
+      return runner;
+    });
+  }
+
+  Runner& reference() override {
+    if (!reference_) {
+      start_reference();
+      reference_ = reference_starting_.get();
+      const auto deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kMinimumProbeTimeout));
+      const auto ready = reference_->receive(deadline);
       runner::Request load;
       load.command = runner::Command::kLoad;
       if (ready && ready->kind == runner::ReplyKind::kOk) ready_message_ = runner::read_text(ready->message);
@@ -343,6 +355,7 @@ class GradingRunners final : public RunnerFactory {
   sandbox::Level level_;
   const WorkRoot& work_root_;
   std::unique_ptr<Runner> reference_;
+  std::future<std::unique_ptr<Runner>> reference_starting_;
   std::string ready_message_;
   std::vector<std::future<void>> retiring_;
 };
@@ -395,6 +408,7 @@ class Grading {
       for (const auto i : indices) order_.push_back({i, c});
       case_rows_.push_back(std::move(indices));
     }
+    start_first_runners(rows);
     for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
       if (!case_rows_[c].empty()) grade_case(rows, c);
     }
@@ -581,6 +595,22 @@ class Grading {
       }
     }
     if (start) next_to_start_ = next;
+  }
+
+  // Before the first row: the reference runner and the first rows' runners
+  // start together, each creating its CUDA context while the first case is
+  // prepared (without them, the first row would wait for both in turn).
+  void start_first_runners(const std::vector<RowResult>& rows) {
+    if (order_.empty() || gpu_missing()) return;
+    runners_.start_reference();
+    if (options_.prestart == 0) return;
+    const Turn first = order_.front();
+    CaseState& state = case_state(rows, first.case_index);
+    if (state.prepared && !decide_without_runner(rows[first.row], *state.prepared)) {
+      started_.push_back({first.row, start_submission_runner(runners_, log_of(rows[first.row]))});
+    }
+    next_to_start_ = 1;
+    look_ahead(rows, 0, true);
   }
 
   std::size_t position_of(std::size_t row) const {
