@@ -14,6 +14,7 @@
 #include <random>
 #include <set>
 #include <sstream>
+#include <thread>
 
 #include "case_data.hpp"
 #include "exit_codes.hpp"
@@ -543,6 +544,9 @@ class Grading {
         run_row(rows, i, prepared);
       }
       reporter_.row_finished(rows, i);
+      if (needs_gpu_ && (rows[i].verdict == Verdict::kCrash || rows[i].verdict == Verdict::kTimeout)) {
+        check_gpu_health(rows[i]);
+      }
     }
     cases_.erase(c);
   }
@@ -595,6 +599,26 @@ class Grading {
       }
     }
     if (start) next_to_start_ = next;
+  }
+
+  // After a row whose submission crashed or hung: a trusted process (the GPU
+  // probe's) must still create a context and copy on the GPU, else the next
+  // rows would fail for the GPU's sake. Tried 4 times over 7 s; then the
+  // grading stops with a clear message (the finished rows are in the
+  // reports; --resume grades the rest once the GPU is back).
+  void check_gpu_health(const RowResult& row) {
+    runners_.settle();
+    std::string why;
+    for (const double pause : {0.0, 1.0, 2.0, 4.0}) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+      const GpuInfo health = probe_gpu(options_.device, kMinimumProbeTimeout, logs_dir(options_) / "gpu-health.log",
+                                       std::nullopt);
+      if (health.count > 0 && health.copy_gbps) return;
+      why = health.note.empty() ? "no GPU found" : health.note;
+    }
+    throw SetupError("the GPU failed its health check after the row " + row.kernel + " / " + row.case_name + " (" +
+                     row.summary + "): " + why + ". Grading stopped; the rows graded so far are in the reports, and "
+                     "spmv-grade --resume grades the rest once the GPU works again.");
   }
 
   // Before the first row: the reference runner and the first rows' runners
