@@ -1,0 +1,1 @@
+"""tools/class-report: the class at a glance (see the script's help)."""

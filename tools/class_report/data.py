@@ -1,0 +1,558 @@
+"""Reading a graded class folder and computing what the pages show.
+
+The folder is the one tools/grade-class writes:
+
+    DIR/class.csv        student,score,max_score,<kernel>...,geomean_speedup,status,flags
+    DIR/<student>/       results.json, summary.md, rows.jsonl, logs/ (spmv-grade's reports);
+                         build.log and results.json only when the submission did not build
+    DIR/similarity/      tools/check-similarity's report.html and pairs.csv (optional)
+
+Nothing here trusts a student-controlled string: names, plugin names, file
+names and output are kept as text and escaped when the pages are rendered.
+"""
+
+import csv
+import dataclasses
+import hashlib
+import hmac
+import json
+import math
+import pathlib
+import statistics
+from collections import Counter
+
+HEAD_COLUMNS = ["student", "score", "max_score"]
+TAIL_COLUMNS = ["geomean_speedup", "status", "flags"]
+STATUSES = ("graded", "build_failed", "grader_error", "incomplete")
+
+# Verdicts whose rows are left out of the score (their points go to the
+# kernel's other rows): not the submission's doing, so not "graded".
+NOT_GRADED = {"not_applicable", "case_error", "grader_error"}
+
+# Visibility of a row that every student may see before the due date.
+PUBLIC_VISIBILITY = "visible"
+
+MAX_ROWS_FILE_BYTES = 64 * 1024 * 1024
+OUTPUT_EXCERPT_CHARS = 400
+
+
+class ClassError(Exception):
+    """The class folder cannot be read as a graded class (a usage error)."""
+
+
+@dataclasses.dataclass
+class Row:
+    kernel: str
+    case: str
+    case_order: int
+    verdict: str
+    cause: str
+    visibility: str
+    speedup: object       # float or None
+    flags: list
+    summary: str
+    output: str
+
+    @property
+    def graded(self):
+        return self.verdict not in NOT_GRADED
+
+    @property
+    def passed(self):
+        return self.verdict == "pass"
+
+    @property
+    def timed(self):
+        return is_positive(self.speedup)
+
+    @property
+    def public(self):
+        return self.visibility == PUBLIC_VISIBILITY
+
+    @property
+    def failure(self):
+        """How the row failed, as the per-case table counts it."""
+        return f"{self.verdict}: {self.cause}" if self.cause else self.verdict
+
+
+@dataclasses.dataclass
+class Student:
+    name: str
+    score: object         # float or None, from class.csv
+    max_score: object
+    points: dict          # kernel -> float or None, from class.csv
+    geomean: object       # float or None, from class.csv
+    status: str
+    flags: list           # from class.csv
+    folder: object = None             # pathlib.Path of DIR/<student>, when it is one
+    rows: list = dataclasses.field(default_factory=list)
+    has_rows: bool = False
+    plugin: str = ""                  # the plugin's own name, from results.json
+    files: dict = dataclasses.field(default_factory=dict)  # summary, results, build_log -> Path
+    notes: list = dataclasses.field(default_factory=list)
+
+    def rows_of(self, kernel):
+        return [r for r in self.rows if r.kernel == kernel]
+
+
+@dataclasses.dataclass
+class SimilarityPair:
+    level: str            # submission or file
+    a: str
+    b: str
+    file_a: str
+    file_b: str
+    similarity: object
+
+
+@dataclasses.dataclass
+class Class:
+    folder: pathlib.Path
+    kernels: list
+    students: list
+    similarity_report: object = None  # pathlib.Path of report.html, when present
+    similarity_pairs: list = dataclasses.field(default_factory=list)
+    notes: list = dataclasses.field(default_factory=list)
+
+    def student(self, name):
+        for s in self.students:
+            if s.name == name:
+                return s
+        return None
+
+
+# ------------------------------------------------------------------ numbers
+
+def is_positive(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+
+
+def number(text):
+    """A class.csv cell as a float, None when empty; ValueError otherwise."""
+    text = (text or "").strip()
+    if text == "":
+        return None
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"not a finite number: {text}")
+    return value
+
+
+def geomean(values):
+    values = [v for v in values if is_positive(v)]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+# ------------------------------------------------------------------ reading
+
+def safe_component(name):
+    """Whether a student id can name a folder of DIR (one path component)."""
+    return name not in ("", ".", "..") and "/" not in name and "\0" not in name
+
+
+def read_class_csv(path):
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            records = list(reader)
+    except OSError as error:
+        raise ClassError(f"cannot read {path}: {error.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ClassError(f"{path}: not a CSV file of UTF-8 text ({error})") from None
+    if header is None:
+        raise ClassError(f"{path} is empty")
+    if header[:3] != HEAD_COLUMNS or header[-3:] != TAIL_COLUMNS or len(header) < 7:
+        raise ClassError(f"{path}: the header must be {','.join(HEAD_COLUMNS)},<kernel>...,"
+                         f"{','.join(TAIL_COLUMNS)}; it is {','.join(header)}")
+    kernels = header[3:-3]
+    if len(set(kernels)) != len(kernels) or any(not k for k in kernels):
+        raise ClassError(f"{path}: the kernel columns must be distinct names: {','.join(kernels)}")
+    students, seen = [], set()
+    for line, record in enumerate(records, 2):
+        if not record or all(not cell.strip() for cell in record):
+            continue
+        if len(record) != len(header):
+            raise ClassError(f"{path}:{line}: {len(record)} cells, the header has {len(header)}")
+        cells = dict(zip(header, record))
+        name = cells["student"]
+        if name in seen:
+            raise ClassError(f"{path}:{line}: student {name!r} appears twice")
+        seen.add(name)
+        try:
+            student = Student(
+                name=name,
+                score=number(cells["score"]),
+                max_score=number(cells["max_score"]),
+                points={k: number(cells[k]) for k in kernels},
+                geomean=number(cells["geomean_speedup"]),
+                status=cells["status"].strip(),
+                flags=[f for f in cells["flags"].split(";") if f.strip()])
+        except ValueError as error:
+            raise ClassError(f"{path}:{line}: {error}") from None
+        if student.status not in STATUSES:
+            raise ClassError(f"{path}:{line}: status {student.status!r} is not one of {', '.join(STATUSES)}")
+        students.append(student)
+    return kernels, students
+
+
+def read_rows(path, student):
+    rows = []
+    try:
+        if path.stat().st_size > MAX_ROWS_FILE_BYTES:
+            student.notes.append(f"rows.jsonl is over {MAX_ROWS_FILE_BYTES >> 20} MiB: not read")
+            return rows
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as error:
+        student.notes.append(f"rows.jsonl cannot be read: {error.strerror}")
+        return rows
+    bad = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            bad += 1
+            continue
+        if not isinstance(record, dict) or not isinstance(record.get("kernel"), str) \
+                or not isinstance(record.get("case"), str):
+            bad += 1
+            continue
+        flags = record.get("flags")
+        speedup = record.get("speedup")
+        order = record.get("case_order")
+        output = record.get("submission_output")
+        rows.append(Row(
+            kernel=record["kernel"],
+            case=record["case"],
+            case_order=order if isinstance(order, int) and not isinstance(order, bool) else 1 << 30,
+            verdict=str(record.get("verdict", "")),
+            cause=str(record.get("cause") or ""),
+            visibility=str(record.get("visibility") or "visible"),
+            speedup=float(speedup) if is_positive(speedup) else None,
+            flags=sorted({str(f) for f in flags}) if isinstance(flags, list) else [],
+            summary=str(record.get("summary") or ""),
+            output=str(output)[:OUTPUT_EXCERPT_CHARS] if output else ""))
+    if bad:
+        student.notes.append(f"rows.jsonl: {bad} line(s) that are not rows, left out")
+    return rows
+
+
+def read_student_folder(root, student):
+    if not safe_component(student.name):
+        student.notes.append("the student id cannot name a folder: no reports linked")
+        return
+    folder = root / student.name
+    if not folder.is_dir() or folder.is_symlink():
+        student.notes.append("no report folder")
+        return
+    student.folder = folder
+    for key, name in (("summary", "summary.md"), ("results", "results.json"), ("build_log", "build.log")):
+        if (folder / name).is_file():
+            student.files[key] = folder / name
+    rows_path = folder / "rows.jsonl"
+    if rows_path.is_file():
+        student.rows = read_rows(rows_path, student)
+        student.has_rows = True
+    if "results" in student.files:
+        try:
+            results = json.loads(student.files["results"].read_text(encoding="utf-8", errors="replace"))
+            extra = results.get("extra_data") if isinstance(results, dict) else None
+            if isinstance(extra, dict) and isinstance(extra.get("submission"), str):
+                student.plugin = extra["submission"]
+        except (OSError, json.JSONDecodeError):
+            student.notes.append("results.json cannot be read")
+
+
+def unsafe_cell(text):
+    """A pairs.csv cell as the student named it (check-similarity prefixes a
+    cell a spreadsheet would run as a formula with a quote)."""
+    if text[:1] == "'" and text[1:2] in ("=", "+", "-", "@", "\t", "\r"):
+        return text[1:]
+    return text
+
+
+def read_similarity(folder, notes):
+    pairs_path = folder / "pairs.csv"
+    pairs = []
+    if not pairs_path.is_file():
+        notes.append(f"similarity: no pairs.csv in {folder}")
+        return pairs
+    try:
+        with open(pairs_path, newline="", encoding="utf-8") as handle:
+            for record in csv.DictReader(handle):
+                try:
+                    similarity = float(record.get("similarity") or "")
+                except ValueError:
+                    similarity = None
+                pairs.append(SimilarityPair(
+                    level=record.get("level") or "",
+                    a=unsafe_cell(record.get("a") or ""), b=unsafe_cell(record.get("b") or ""),
+                    file_a=unsafe_cell(record.get("file_a") or ""), file_b=unsafe_cell(record.get("file_b") or ""),
+                    similarity=similarity))
+    except (OSError, UnicodeDecodeError, csv.Error) as error:
+        notes.append(f"similarity: {pairs_path} cannot be read ({error})")
+    return pairs
+
+
+def load_class(folder, similarity=None):
+    folder = pathlib.Path(folder)
+    if not folder.is_dir():
+        raise ClassError(f"{folder} is not a folder")
+    kernels, students = read_class_csv(folder / "class.csv")
+    graded = Class(folder=folder, kernels=kernels, students=students)
+    for student in students:
+        read_student_folder(folder, student)
+        if student.status == "graded" and not student.has_rows:
+            student.notes.append("graded, but no rows.jsonl")
+        unknown = sorted({r.kernel for r in student.rows} - set(kernels))
+        if unknown:
+            student.notes.append(f"rows of kernels class.csv has no column for: {', '.join(unknown)}")
+    similarity_folder = pathlib.Path(similarity) if similarity else folder / "similarity"
+    if similarity_folder.is_dir():
+        graded.similarity_pairs = read_similarity(similarity_folder, graded.notes)
+        if (similarity_folder / "report.html").is_file():
+            graded.similarity_report = similarity_folder / "report.html"
+    elif similarity:
+        raise ClassError(f"--similarity {similarity} is not a folder")
+    return graded
+
+
+# ------------------------------------------------------------------ the instructor's figures
+
+def kernel_figures(graded):
+    """Per kernel: points from class.csv; pass rates and speedups from the rows."""
+    figures = []
+    for kernel in graded.kernels:
+        points = [s.points[kernel] for s in graded.students if s.points[kernel] is not None]
+        with_rows = full_pass = rows_graded = rows_passed = 0
+        speedups = []
+        for student in graded.students:
+            rows = [r for r in student.rows_of(kernel) if r.graded]
+            if not rows:
+                continue
+            with_rows += 1
+            rows_graded += len(rows)
+            rows_passed += sum(r.passed for r in rows)
+            full_pass += all(r.passed for r in rows)
+            mean = geomean([r.speedup for r in rows if r.passed and r.timed])
+            if mean is not None:
+                speedups.append(mean)
+        figures.append({
+            "kernel": kernel,
+            "mean_points": statistics.fmean(points) if points else None,
+            "max_points": max(points) if points else None,
+            "students_with_rows": with_rows,
+            "students_full_pass": full_pass,
+            "student_pass_rate": full_pass / with_rows if with_rows else None,
+            "rows_graded": rows_graded,
+            "rows_passed": rows_passed,
+            "row_pass_rate": rows_passed / rows_graded if rows_graded else None,
+            "speedups": speedups,
+            "median_speedup": median(speedups),
+        })
+    return figures
+
+
+def case_figures(graded):
+    """Per case: the submissions that failed it, by kernel, and how."""
+    cases = {}
+    for student in graded.students:
+        for row in student.rows:
+            if not row.graded:
+                continue
+            entry = cases.setdefault(row.case, {
+                "case": row.case, "order": row.case_order, "visibility": Counter(),
+                "students": set(), "failed_students": set(), "failed_by_kernel": Counter(), "causes": Counter()})
+            entry["order"] = min(entry["order"], row.case_order)
+            entry["visibility"][row.visibility] += 1
+            entry["students"].add(student.name)
+            if not row.passed:
+                entry["failed_students"].add(student.name)
+                entry["failed_by_kernel"][row.kernel] += 1
+                entry["causes"][row.failure] += 1
+    figures = []
+    for entry in cases.values():
+        graded_count = len(entry["students"])
+        failed = len(entry["failed_students"])
+        figures.append({
+            "case": entry["case"],
+            "order": entry["order"],
+            "visibility": entry["visibility"].most_common(1)[0][0],
+            "students": graded_count,
+            "failed": failed,
+            "failed_share": failed / graded_count if graded_count else 0.0,
+            "failed_by_kernel": [(k, entry["failed_by_kernel"][k]) for k in graded.kernels
+                                 if entry["failed_by_kernel"][k]],
+            "causes": entry["causes"].most_common(3),
+        })
+    figures.sort(key=lambda f: (-f["failed"], f["order"], f["case"]))
+    return figures
+
+
+def flagged_rows(graded):
+    found = []
+    for student in graded.students:
+        for row in student.rows:
+            if row.flags:
+                found.append((student, row))
+    return found
+
+
+def score_percentages(graded):
+    return [100.0 * s.score / s.max_score for s in graded.students
+            if s.score is not None and s.max_score]
+
+
+def consistency_notes(graded):
+    """Where class.csv and a student's rows disagree, for the instructor to look at."""
+    notes = []
+    for student in graded.students:
+        if not student.has_rows:
+            continue
+        row_flags = sorted({f for r in student.rows for f in r.flags})
+        if row_flags != sorted(set(student.flags)):
+            notes.append((student, f"class.csv flags {';'.join(student.flags) or '(none)'}, "
+                                   f"rows.jsonl flags {';'.join(row_flags) or '(none)'}"))
+        mean = geomean([r.speedup for r in student.rows if r.timed])
+        if (mean is None) != (student.geomean is None) or \
+                (mean is not None and abs(mean - student.geomean) > 0.005 * mean + 0.005):
+            shown = "(none)" if student.geomean is None else f"{student.geomean:.3f}"
+            computed = "(none)" if mean is None else f"{mean:.3f}"
+            notes.append((student, f"class.csv geometric-mean speedup {shown}, from rows.jsonl {computed}"))
+    return notes
+
+
+# ------------------------------------------------------------------ the leaderboard
+
+def leaderboard(graded, after_due_date):
+    """The boards: {"overall": [...], kernel: [...]}, each a list of
+    (student, speedup) best first. A student is on a kernel's board when
+    every graded row of that kernel (public rows only, unless after the due
+    date) passed, carries no flag and was timed; the figure is the
+    geometric mean of those rows' speedups. On the overall board when on
+    every kernel's board, with the geometric mean over all those rows."""
+    boards = {"overall": []}
+    for kernel in graded.kernels:
+        boards[kernel] = []
+    for student in graded.students:
+        if student.status != "graded" or not student.has_rows:
+            continue
+        seen = [r for r in student.rows if r.graded and (after_due_date or r.public)]
+        on_every_board = True
+        speedups = []
+        for kernel in graded.kernels:
+            rows = [r for r in seen if r.kernel == kernel]
+            verified = bool(rows) and all(r.passed and not r.flags and r.timed for r in rows)
+            if not verified:
+                on_every_board = False
+                continue
+            boards[kernel].append((student, geomean([r.speedup for r in rows])))
+            speedups.extend(r.speedup for r in rows)
+        if on_every_board:
+            boards["overall"].append((student, geomean(speedups)))
+    return boards
+
+
+def ranked(entries, pseudonym_of):
+    """[(rank, pseudonym, speedup)], best first; equal figures share a rank."""
+    order = sorted(entries, key=lambda e: (-e[1], pseudonym_of[e[0].name]))
+    result = []
+    for index, (student, speedup) in enumerate(order):
+        if index and result[-1][2] == speedup:
+            rank = result[-1][0]
+        else:
+            rank = index + 1
+        result.append((rank, pseudonym_of[student.name], speedup))
+    return result
+
+
+ADJECTIVES = ("amber", "brisk", "calm", "deft", "eager", "fleet", "gentle", "hardy", "ivory", "jolly",
+              "keen", "lively", "mellow", "nimble", "opal", "plucky", "quiet", "rapid", "sturdy", "tidy",
+              "upbeat", "vivid", "witty", "young", "zesty", "bold", "clever", "dapper", "earnest", "frank",
+              "golden", "humble")
+ANIMALS = ("otter", "falcon", "lynx", "heron", "badger", "gecko", "ibis", "koala", "lemur", "marten",
+           "newt", "ocelot", "panda", "quokka", "raven", "stoat", "tapir", "urchin", "vole", "walrus",
+           "yak", "zebra", "bison", "crane", "dingo", "egret", "ferret", "gibbon", "hare", "iguana",
+           "jackal", "kestrel")
+
+
+def hashed_pseudonym(secret, student, digits=4):
+    digest = hmac.new(secret, student.encode("utf-8", "surrogateescape"), hashlib.sha256).digest()
+    number = int.from_bytes(digest[2:10], "big") % (16 ** digits)
+    return f"{ADJECTIVES[digest[0] % len(ADJECTIVES)]}-{ANIMALS[digest[1] % len(ANIMALS)]}-{number:0{digits}x}"
+
+
+def read_roster(path):
+    roster = {}
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            reader = csv.reader(handle)
+            header = next(reader, None)
+            if header is None or [h.strip() for h in header[:2]] != ["student", "pseudonym"]:
+                raise ClassError(f"{path}: the roster's header must be student,pseudonym")
+            for line, record in enumerate(reader, 2):
+                if not record or all(not c.strip() for c in record):
+                    continue
+                if len(record) < 2 or not record[1].strip():
+                    raise ClassError(f"{path}:{line}: a student without a pseudonym")
+                if record[0] in roster:
+                    raise ClassError(f"{path}:{line}: student {record[0]!r} appears twice")
+                roster[record[0]] = record[1].strip()
+    except OSError as error:
+        raise ClassError(f"cannot read the roster {path}: {error.strerror}") from None
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ClassError(f"{path}: not a CSV file of UTF-8 text ({error})") from None
+    return roster
+
+
+def read_secret(path):
+    try:
+        with open(path, "rb") as handle:
+            line = handle.readline().strip()
+    except OSError as error:
+        raise ClassError(f"cannot read the pseudonym secret file {path}: {error.strerror}") from None
+    if len(line) < 8:
+        raise ClassError(f"{path}: the pseudonym secret (its first line) must have at least 8 characters")
+    return line
+
+
+def pseudonyms(students, roster_path=None, secret_path=None):
+    """student id -> pseudonym: the roster's name, else the keyed hash."""
+    if roster_path is None and secret_path is None:
+        raise ClassError("the leaderboard needs pseudonyms: give --roster CSV or --pseudonym-secret-file FILE "
+                         "(or --no-leaderboard)")
+    roster = read_roster(roster_path) if roster_path else {}
+    secret = read_secret(secret_path) if secret_path else None
+    result = {}
+    missing = []
+    for student in students:
+        if student.name in roster:
+            result[student.name] = roster[student.name]
+        elif secret is not None:
+            result[student.name] = hashed_pseudonym(secret, student.name)
+        else:
+            missing.append(student.name)
+    if missing:
+        raise ClassError(f"{len(missing)} student(s) of class.csv are not in the roster {roster_path} "
+                         "(give --pseudonym-secret-file too to name them by a keyed hash)")
+    used = Counter(result[s.name] for s in students if s.name in roster)
+    if any(count > 1 for count in used.values()):
+        raise ClassError(f"{roster_path}: two students share a pseudonym")
+    digits = 4
+    while len(set(result.values())) != len(result) and digits < 16:
+        digits += 2
+        for student in students:
+            if student.name not in roster:
+                result[student.name] = hashed_pseudonym(secret, student.name, digits)
+    if len(set(result.values())) != len(result):
+        raise ClassError("a hashed pseudonym equals a roster's pseudonym: change one of them")
+    return result
