@@ -56,7 +56,13 @@ enum class Fault {
   hide_devices,      // a constructor that sets CUDA_VISIBLE_DEVICES=-1
   kill_parent,       // SIGKILL to its parent and SIGSTOP to every process it can see
   jit_module,        // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
+  // For --memcheck (graded with it by tools/gpu-check; a pass without it):
+  reads_past_x,      // correct y, plus a read just past x's allocation (the runner's 4096-word
+                     // guard after x), its value unused: only compute-sanitizer sees it
 };
+
+// The runner's guard after x, in words (spmv/runner/protocol.hpp: kXGuardWords).
+constexpr std::int64_t kRunnerXGuardWords = 4096;
 
 constexpr Fault kFault = Fault::SPMV_GPU_FAULT;
 
@@ -80,8 +86,8 @@ __device__ void spin_until_released() {
 }
 
 // `call` counts this plugin's csr_scalar launches from 1.
-__global__ void faulty_csr_scalar(std::int32_t rows, const std::int32_t* row_ptr, const std::int32_t* col_idx,
-                                  const float* values, const float* x, float* y, int call) {
+__global__ void faulty_csr_scalar(std::int32_t rows, std::int32_t cols, const std::int32_t* row_ptr,
+                                  const std::int32_t* col_idx, const float* values, const float* x, float* y, int call) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if constexpr (kFault == Fault::infinite_loop) {
     if (row == 0) spin_until_released();
@@ -107,6 +113,10 @@ __global__ void faulty_csr_scalar(std::int32_t rows, const std::int32_t* row_ptr
   }
   if constexpr (kFault == Fault::nondeterministic) {
     if (call > 1 && row == call % rows) sum += 1.0F;
+  }
+  if constexpr (kFault == Fault::reads_past_x) {
+    // NaN never equals itself, nor does anything else there equal it: y stays right.
+    if (row == 0 && x[cols + kRunnerXGuardWords] == nanf("")) sum += 1.0F;
   }
   y[row] = sum;
   if constexpr (kFault == Fault::far_oob_write) {
@@ -218,7 +228,8 @@ spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /
   }
   const int threads = kFault == Fault::launch_error ? kInvalidBlockSize : kBlockSize;
   const auto blocks = static_cast<unsigned int>((static_cast<std::int64_t>(A->rows) + kBlockSize - 1) / kBlockSize);
-  faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->row_ptr, A->col_idx, A->values, x, y, calls);
+  faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->cols, A->row_ptr, A->col_idx, A->values, x, y,
+                                                     calls);
   if constexpr (kFault == Fault::writes_x) {
     if (A->cols > 0) negate_first<<<1, 1, 0, stream>>>(const_cast<float*>(x));
   }
