@@ -115,8 +115,11 @@ __global__ void faulty_csr_scalar(std::int32_t rows, std::int32_t cols, const st
     if (call > 1 && row == call % rows) sum += 1.0F;
   }
   if constexpr (kFault == Fault::reads_past_x) {
-    // NaN never equals itself, nor does anything else there equal it: y stays right.
-    if (row == 0 && x[cols + kRunnerXGuardWords] == nanf("")) sum += 1.0F;
+    // A volatile load is kept by the compiler; its value changes nothing.
+    if (row == 0) {
+      const float past = *static_cast<const volatile float*>(x + cols + kRunnerXGuardWords);
+      if (past == 1.5e38F) sum += past * 0.0F;
+    }
   }
   y[row] = sum;
   if constexpr (kFault == Fault::far_oob_write) {
