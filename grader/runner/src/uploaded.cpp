@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 #include <type_traits>
@@ -14,13 +15,16 @@ namespace {
 struct ArrayRecord {
   std::string name;
   const RawBuffer* buffer;
+  std::size_t offset;  // of the values in the buffer, after its guard zone
   const void* original;
   std::size_t bytes;
+  std::function<bool()> guards_intact;
 };
 
 template <typename T>
 ArrayRecord record(std::string name, const Buffer<T>& buffer, const std::vector<T>& original) {
-  return {std::move(name), &buffer.raw(), original.data(), original.size() * sizeof(T)};
+  return {std::move(name), &buffer.raw(), buffer.offset_bytes(), original.data(), original.size() * sizeof(T),
+          [&buffer] { return buffer.guards_intact(); }};
 }
 
 std::vector<ArrayRecord> arrays_of(const CooBuffers& b, const CooMatrix& a, const std::string& prefix = {}) {
@@ -57,7 +61,7 @@ template <typename Buffers, typename Matrix>
 class Uploaded final : public UploadedMatrix {
  public:
   Uploaded(MemorySpace space, const Matrix& matrix)
-      : buffers_(upload(space, matrix)), arrays_(arrays_of(buffers_, matrix)) {
+      : buffers_(upload(space, matrix, kMatrixGuardWords)), arrays_(arrays_of(buffers_, matrix)) {
     std::memcpy(original_view_.data(), &buffers_.view, sizeof buffers_.view);
   }
 
@@ -69,7 +73,8 @@ class Uploaded final : public UploadedMatrix {
       modified.emplace_back("the view struct");
     }
     for (const auto& array : arrays_) {
-      if (!same_contents(*array.buffer, array.original, array.bytes)) modified.push_back(array.name);
+      if (!same_contents(*array.buffer, array.original, array.bytes, array.offset)) modified.push_back(array.name);
+      if (!array.guards_intact()) modified.push_back("the guard zones around " + array.name);
     }
     return modified;
   }
@@ -82,13 +87,13 @@ class Uploaded final : public UploadedMatrix {
 
 }  // namespace
 
-bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes) {
+bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes, std::size_t start) {
   constexpr std::size_t kChunk = std::size_t{16} << 20;
   std::vector<char> copy(std::min(bytes, kChunk));
   const auto* expected = static_cast<const char*>(original);
   for (std::size_t offset = 0; offset < bytes; offset += kChunk) {
     const std::size_t length = std::min(kChunk, bytes - offset);
-    buffer.copy_to_host(copy.data(), length, offset);
+    buffer.copy_to_host(copy.data(), length, start + offset);
     if (std::memcmp(copy.data(), expected + offset, length) != 0) return false;
   }
   return true;
@@ -98,7 +103,7 @@ std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix
   return std::visit(
       [&](const auto& m) -> std::unique_ptr<UploadedMatrix> {
         using Matrix = std::decay_t<decltype(m)>;
-        using Buffers = decltype(upload(space, m));
+        using Buffers = decltype(upload(space, m, kMatrixGuardWords));
         return std::make_unique<Uploaded<Buffers, Matrix>>(space, m);
       },
       matrix);

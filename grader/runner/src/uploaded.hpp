@@ -22,10 +22,16 @@ class UploadedMatrix {
   [[nodiscard]] virtual std::vector<std::string> modified_arrays() const = 0;
 };
 
+// Every array of the matrix lies between guard zones of this many words
+// (spmv/memory/buffer.hpp: NaN around values, -1 around indices), large
+// enough that a row-sized miss lands in them; a write there is a modified
+// input.
+inline constexpr std::size_t kMatrixGuardWords = 4096;
+
 // The matrix is kept (by reference) to compare with: it must outlive the result.
 std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix);
 
-// Whether `buffer` still holds the `bytes` bytes at `original`.
-bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes);
+// Whether `buffer`, from byte `start`, still holds the `bytes` bytes at `original`.
+bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes, std::size_t start = 0);
 
 }  // namespace spmv::runner

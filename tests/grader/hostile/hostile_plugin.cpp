@@ -25,6 +25,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "host_terms.hpp"
@@ -60,6 +61,7 @@ enum class Attack {
   first_calls_only,   // computes the first three calls only
   forged_time,        // rewrites the runner's timed replies: 100x faster
   reads_outside_x,    // adds x[-1] * 0 to row 0
+  reads_past_values,  // adds values[nnz] * 0 to row 0 (CSR): one past the matrix's values
 };
 
 constexpr Attack kAttack = Attack::SPMV_HOSTILE_ATTACK;
@@ -244,6 +246,7 @@ void attack_once() {
     case Attack::first_calls_only:
     case Attack::forged_time:
     case Attack::reads_outside_x:
+    case Attack::reads_past_values:
       break;
   }
 }
@@ -296,6 +299,9 @@ spmv_status launch(const View* a, const float* x, float* y, void* /*scratch*/, c
   multiply(*a, x, y);
   if constexpr (kAttack == Attack::reads_outside_x) {
     if (rows_of(*a) > 0) y[0] += x[-1] * 0.0f;
+  }
+  if constexpr (kAttack == Attack::reads_past_values && std::is_same_v<View, spmv_csr_view>) {
+    if (a->rows > 0 && a->nnz > 0) y[0] += a->values[a->nnz] * 0.0f;
   }
   return SPMV_SUCCESS;
 }

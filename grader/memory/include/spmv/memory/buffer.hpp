@@ -70,6 +70,13 @@ class RawBuffer {
   std::size_t bytes_ = 0;
 };
 
+// Guard zones of matrix arrays: what a read just outside an array finds.
+// A value read there is NaN and poisons the product; an index read there is
+// -1, which sends the kernel to x[-1] (NaN in the grader's guard before x)
+// or y[-1] (in the guard before y, where a write is caught).
+inline constexpr std::uint32_t kValueGuardBits = 0x7FC00000U;  // a quiet NaN
+inline constexpr std::uint32_t kIndexGuardBits = 0xFFFFFFFFU;  // -1 (as 32 or 64 bits)
+
 template <typename T>
 class Buffer {
  public:
@@ -78,22 +85,62 @@ class Buffer {
   Buffer(MemorySpace space, std::span<const T> values) : Buffer(space, values.size()) {
     upload(values);
   }
+  // `values` between two guard zones of `guard_words` 32-bit words of
+  // `guard_bits` each. An empty array gets none: its pointer stays null.
+  Buffer(MemorySpace space, std::span<const T> values, std::size_t guard_words, std::uint32_t guard_bits)
+      : raw_(space, values.empty() ? 0 : values.size_bytes() + 2 * guard_words * sizeof(std::uint32_t)),
+        size_(values.size()),
+        guard_words_(values.empty() ? 0 : guard_words),
+        guard_bits_(guard_bits) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+    if (guard_words_ % 2 != 0) throw std::invalid_argument("guard zones of an odd number of words");
+    if (guard_words_ > 0) {
+      const std::vector<std::uint32_t> zone(guard_words_, guard_bits_);
+      raw_.copy_from_host(zone.data(), zone.size() * sizeof(std::uint32_t));
+      raw_.copy_from_host(zone.data(), zone.size() * sizeof(std::uint32_t), offset_bytes() + values.size_bytes());
+    }
+    upload(values);
+  }
 
-  [[nodiscard]] T* data() const { return static_cast<T*>(raw_.data()); }
+  [[nodiscard]] T* data() const {
+    return raw_.data() == nullptr ? nullptr
+                                  : reinterpret_cast<T*>(static_cast<char*>(raw_.data()) + offset_bytes());
+  }
   [[nodiscard]] std::size_t size() const { return size_; }
+  // Where the values start in raw(): after the guard zone before them.
+  [[nodiscard]] std::size_t offset_bytes() const { return guard_words_ * sizeof(std::uint32_t); }
+  [[nodiscard]] std::size_t guard_words() const { return guard_words_; }
   [[nodiscard]] RawBuffer& raw() { return raw_; }
   [[nodiscard]] const RawBuffer& raw() const { return raw_; }
 
-  void upload(std::span<const T> values) { raw_.copy_from_host(values.data(), values.size_bytes()); }
+  void upload(std::span<const T> values) {
+    raw_.copy_from_host(values.data(), values.size_bytes(), offset_bytes());
+  }
   [[nodiscard]] std::vector<T> download() const {
     std::vector<T> values(size_);
-    raw_.copy_to_host(values.data(), size_ * sizeof(T));
+    raw_.copy_to_host(values.data(), size_ * sizeof(T), offset_bytes());
     return values;
+  }
+  // Whether both guard zones still hold their words (true without guards).
+  [[nodiscard]] bool guards_intact() const {
+    if (guard_words_ == 0) return true;
+    std::vector<std::uint32_t> zone(guard_words_);
+    raw_.copy_to_host(zone.data(), zone.size() * sizeof(std::uint32_t));
+    for (const std::uint32_t word : zone) {
+      if (word != guard_bits_) return false;
+    }
+    raw_.copy_to_host(zone.data(), zone.size() * sizeof(std::uint32_t), offset_bytes() + size_ * sizeof(T));
+    for (const std::uint32_t word : zone) {
+      if (word != guard_bits_) return false;
+    }
+    return true;
   }
 
  private:
   RawBuffer raw_;
   std::size_t size_ = 0;
+  std::size_t guard_words_ = 0;
+  std::uint32_t guard_bits_ = 0;
 };
 
 // A matrix of one format copied into buffers, with its contract view.
@@ -131,12 +178,15 @@ struct SellBuffers {
   spmv_sell_view view{};
 };
 
-CooBuffers upload(MemorySpace space, const CooMatrix& a);
-CsrBuffers upload(MemorySpace space, const CsrMatrix& a);
-EllBuffers upload(MemorySpace space, const EllMatrix& a);
-HybBuffers upload(MemorySpace space, const HybMatrix& a);
-JdsBuffers upload(MemorySpace space, const JdsMatrix& a);
-SellBuffers upload(MemorySpace space, const SellMatrix& a);
+// With `guard_words` > 0, every nonempty array lies between guard zones of
+// that many words: kIndexGuardBits around index arrays, kValueGuardBits
+// around values (an even number: 64-bit arrays stay aligned).
+CooBuffers upload(MemorySpace space, const CooMatrix& a, std::size_t guard_words = 0);
+CsrBuffers upload(MemorySpace space, const CsrMatrix& a, std::size_t guard_words = 0);
+EllBuffers upload(MemorySpace space, const EllMatrix& a, std::size_t guard_words = 0);
+HybBuffers upload(MemorySpace space, const HybMatrix& a, std::size_t guard_words = 0);
+JdsBuffers upload(MemorySpace space, const JdsMatrix& a, std::size_t guard_words = 0);
+SellBuffers upload(MemorySpace space, const SellMatrix& a, std::size_t guard_words = 0);
 
 // Number of CUDA devices; 0 when there is no GPU or no driver (never throws).
 int cuda_device_count();
