@@ -145,15 +145,17 @@ class SandboxBuild : public SandboxTool {
   ToolRun build(const std::vector<std::string>& level = {}) {
     const fs::path scratch = tree_.folder("build-" + std::to_string(++builds_), 0777);
     const fs::path compiler_bin = fs::path(SPMV_CUDA_COMPILER).parent_path();
+    // CMake where this machine has it (not always /usr/bin), with its share/.
+    const fs::path cmake_bin = fs::canonical(SPMV_CMAKE_COMMAND).parent_path();
     const std::string generator = access("/usr/bin/ninja", X_OK) == 0 ? " -G Ninja" : "";
     std::vector<std::string> arguments = level;
     arguments.insert(arguments.end(), {"--time", "120", "--read", kSource + "/cmake", "--read", kSource + "/contract",
-                        "--read", compiler_bin.parent_path().string(),
+                        "--read", compiler_bin.parent_path().string(), "--read", cmake_bin.parent_path().string(),
                         "--except", "/usr/local/cuda*/targets/*/lib/libcusparse*",
                         "--except", "/usr/local/cuda*/targets/*/lib/libcublas*",
                         "--except", "/usr/local/cuda*/targets/*/lib/libcusolver*",
                         "--hide", kSource + "/reference",
-                        "--env", "PATH=" + compiler_bin.string() + ":/usr/bin:/bin",
+                        "--env", "PATH=" + compiler_bin.string() + ":" + cmake_bin.string() + ":/usr/bin:/bin",
                         "--copy", submission_.string(), "--scratch", scratch.string(), "--", "/bin/sh", "-c",
                         "cmake -S " + kSource + "/cmake/submission -B build" + generator +
                             " -DCMAKE_CUDA_COMPILER=" + SPMV_CUDA_COMPILER +
