@@ -74,7 +74,7 @@ def made_up_rows(rng, profile):
             row = {"kernel": kernel, "format": kernel, "kernel_order": kernel_order, "case": case,
                    "case_order": order, "case_source": "made up", "visibility": visibility,
                    "verdict": "pass", "cause": "", "summary": "", "detail": "", "speedup": None,
-                   "flags": [], "submission_output": "", "submission_ms": None, "reference_ms": None}
+                   "flags": [], "accepted_flags": [], "submission_output": "", "submission_ms": None, "reference_ms": None}
             if kernel == "ell" and case == "skew_random" and profile.get("ell_refused"):
                 row.update(verdict="not_applicable", cause="format_refused",
                            summary="not applicable: ELL over the format limit")
@@ -93,6 +93,8 @@ def made_up_rows(rng, profile):
                            summary=f"pass: correct in all 3 runs; {speedup:.2f}x the reference")
                 if (kernel, case) in profile.get("flagged", ()):
                     row["flags"] = [profile["flag"]]
+                    if profile.get("accepted"):
+                        row["accepted_flags"] = [profile["flag"]]
                 if kernel_order == 0 and profile.get("output"):
                     row["submission_output"] = profile["output"]
                     row["summary"] += " (it printed something)"
@@ -114,7 +116,8 @@ def points_of(rows, max_score=100.0):
             worth = share / len(counted) if row in counted else 0.0
             earned = 0.0
             if row["verdict"] == "pass":
-                credit = 0.0 if row["flags"] else min(1.0, max(0.0, (row["speedup"] - 0.25) / (0.9 - 0.25)))
+                open_flags = [f for f in row["flags"] if f not in row.get("accepted_flags", [])]
+                credit = 0.0 if open_flags else min(1.0, max(0.0, (row["speedup"] - 0.25) / (0.9 - 0.25)))
                 earned = worth * (0.7 + 0.3 * credit)
             tests.append({"name": f"{kernel} / {row['case']}", "score": round(earned, 2),
                           "max_score": round(worth, 2), "status": "passed" if row["verdict"] == "pass" else "failed",
@@ -179,6 +182,9 @@ def build_class(source, build, output, seed=None, students=30):
         "made_flagged": {"speed": 2.0, "flagged": [(rng.choice(KERNELS), rng.choice(PUBLIC_CASES))],
                          "flag": rng.choice(FLAGS[:3])},
         "made_fastest": {"speed": 3.0},
+        # A flag the instructor accepted in the policy: on the boards.
+        "made_accepted": {"speed": 1.6, "flagged": [(rng.choice(KERNELS), rng.choice(PUBLIC_CASES))],
+                          "flag": "speedup_review", "accepted": True},
         HOSTILE_NAME: {"speed": 1.1, "output": HOSTILE_OUTPUT, "flagged": [("coo", PUBLIC_CASES[0])],
                        "flag": "implausible_timing"},
     }
@@ -231,5 +237,5 @@ def build_class(source, build, output, seed=None, students=30):
         writer.writerow(["file", a, "reference", "ell.cu", "ell.cu", "0.700", "0.700", "0.650", 300, "preprocessed"])
 
     return {"seed": seed, "students": names, "real": real, "statuses": statuses, "hostile": HOSTILE_NAME,
-            "hidden_only_failure": "made_hidden_only_failure", "flagged": "made_flagged",
+            "hidden_only_failure": "made_hidden_only_failure", "flagged": "made_flagged", "accepted": "made_accepted",
             "similar": (a, b), "hidden_cases": list(HIDDEN_CASES), "public_cases": PUBLIC_CASES}

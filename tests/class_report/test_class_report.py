@@ -243,6 +243,7 @@ def main(argv):
     check(info["hidden_only_failure"] in before["overall"] and info["hidden_only_failure"] not in after["overall"],
           "the class lacks a student failing a hidden case only")
     check(info["flagged"] not in before["overall"], "the flagged student is on the overall board")
+    check(info["accepted"] in before["overall"], "a student whose only flag was accepted is off the overall board")
 
     # After the due date, and with the same secret: the same hashed pseudonyms.
     report_after = work / "report-after"

@@ -214,6 +214,39 @@ TEST_P(HostileSubmission, GetsItsVerdictAndReachesNothing) {
   }
 }
 
+// An instructor who accepts a flag in the policy gives the row its speed
+// credit back, and rows.jsonl says which flags were accepted.
+TEST_F(GradeEndToEnd, AnAcceptedFlagIsRecordedAndEarnsItsSpeedCredit) {
+  write_text(scratch_ / "accept.ini", "[flags]\naccept = speedup_review\n");
+  for (const bool accepting : {false, true}) {
+    std::vector<std::string> more{"--kernel", "csr_scalar", "--allow-unisolated"};
+    if (accepting) more.insert(more.end(), {"--policy", (scratch_ / "accept.ini").string()});
+    const auto result = grade(hostile("forged_time"), more);
+    ASSERT_EQ(result.exit_code, 0) << context_;
+    const auto graded = rows();
+    ASSERT_FALSE(graded.empty()) << context_;
+    for (const auto& row : graded) {
+      ASSERT_EQ(verdict_of(row), "pass") << row.at("summary").as_string();
+      const auto& accepted = row.at("accepted_flags").as_array();
+      if (accepting) {
+        ASSERT_EQ(accepted.size(), 1U) << row.at("summary").as_string();
+        EXPECT_EQ(accepted[0].as_string(), "speedup_review");
+      } else {
+        EXPECT_TRUE(accepted.empty());
+      }
+    }
+    const grade::JsonValue report = results();
+    for (const auto& test : report.at("tests").as_array()) {
+      const double score = test.at("score").as_number(), max = test.at("max_score").as_number();
+      if (accepting) {
+        EXPECT_GT(score, 0.7 * max + 1e-9) << "the accepted row earns speed credit";
+      } else {
+        EXPECT_LE(score, 0.7 * max + 1e-9) << "the flagged row earns none";
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryLevel, HostileSubmission,
                          ::testing::Combine(::testing::Values(sandbox::Level::kFull, sandbox::Level::kContainer,
                                                               sandbox::Level::kUser),

@@ -139,6 +139,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   row.submission_output = std::string("out\x01put");
   row.checked_launches = 5;
   row.flags = {"implausible_timing", "speedup_review"};
+  row.accepted_flags = {"speedup_review"};
   row.bound_use = {{"clock", real(rng)}, {"floor", 0.25}};
   row.phase_ms = {{"timing", real(rng)}, {"end", real(rng)}};
   const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
@@ -159,6 +160,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   EXPECT_EQ(back.submission_output, row.submission_output);
   EXPECT_EQ(back.checked_launches, row.checked_launches);
   EXPECT_EQ(back.flags, row.flags);
+  EXPECT_EQ(back.accepted_flags, row.accepted_flags);
   EXPECT_EQ(back.bound_use, row.bound_use);
   EXPECT_EQ(back.phase_ms, row.phase_ms);
 }

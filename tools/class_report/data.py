@@ -52,6 +52,12 @@ class Row:
     flags: list
     summary: str
     output: str
+    accepted_flags: list = dataclasses.field(default_factory=list)  # the policy's [flags] accept
+
+    @property
+    def open_flags(self):
+        """Flags the policy did not accept: they keep a row off the boards."""
+        return [f for f in self.flags if f not in self.accepted_flags]
 
     @property
     def graded(self):
@@ -227,6 +233,7 @@ def read_rows(path, student):
             bad += 1
             continue
         flags = record.get("flags")
+        accepted = record.get("accepted_flags")
         speedup = record.get("speedup")
         order = record.get("case_order")
         output = record.get("submission_output")
@@ -240,7 +247,8 @@ def read_rows(path, student):
             speedup=float(speedup) if is_positive(speedup) else None,
             flags=sorted({str(f) for f in flags}) if isinstance(flags, list) else [],
             summary=str(record.get("summary") or ""),
-            output=str(output)[:OUTPUT_EXCERPT_CHARS] if output else ""))
+            output=str(output)[:OUTPUT_EXCERPT_CHARS] if output else "",
+            accepted_flags=sorted({str(f) for f in accepted}) if isinstance(accepted, list) else []))
     if bad:
         student.notes.append(f"rows.jsonl: {bad} line(s) that are not rows, left out")
     return rows
@@ -451,7 +459,7 @@ def leaderboard(graded, after_due_date):
         speedups = []
         for kernel in graded.kernels:
             rows = [r for r in seen if r.kernel == kernel]
-            verified = bool(rows) and all(r.passed and not r.flags and r.timed for r in rows)
+            verified = bool(rows) and all(r.passed and not r.open_flags and r.timed for r in rows)
             if not verified:
                 on_every_board = False
                 continue

@@ -667,6 +667,10 @@ class Grading {
     judge_row(row, record,
               RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review});
     row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
+    for (const std::string& flag : row.flags) {
+      const auto& accepted = setup_.policy.accepted_flags;
+      if (std::find(accepted.begin(), accepted.end(), flag) != accepted.end()) row.accepted_flags.push_back(flag);
+    }
     if (row.cusparse_ms && !prepared.cusparse_ms) {
       prepared.cusparse_ms = row.cusparse_ms;
       write_cusparse_cache(prepared);

@@ -87,6 +87,9 @@ struct RowResult {
   // speedup_review, forbidden_library. A flagged row earns no speed credit
   // unless the policy accepts its flags.
   std::vector<std::string> flags;
+  // Those of `flags` the policy accepts ([flags] accept): they withhold
+  // nothing.
+  std::vector<std::string> accepted_flags;
   // How much of each timing bound the row used (value / limit: 1 or more is
   // a flag): clock, copy, floor, reference, speedup (timing_checks.hpp).
   std::map<std::string, double> bound_use;

@@ -47,6 +47,7 @@ void visit_fields(Row& row, Visitor&& visit) {
   visit("reference_samples", row.reference_samples);
   visit("checked_launches", row.checked_launches);
   visit("flags", row.flags);
+  visit("accepted_flags", row.accepted_flags);
   visit("bound_use", row.bound_use);
   visit("phase_ms", row.phase_ms);
   visit("x_seed", row.x_seed);
