@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""tools/grade-class on a class of host-path submissions (no GPU needed).
+
+Usage: test_grade_class.py SOURCE_DIR BUILD_DIR WORK_DIR
+
+Five students drawn afresh each run from the host reference and the faulty
+fakes of grader/hostpath (one of them a crash), plus one whose kernels do
+not build: every student gets a report, class.csv agrees with each
+results.json and rows.jsonl (computed here on its own), a second run grades
+nothing again, and after one submission changes only that one is graded.
+The class's report then opens in tools/class-report.
+"""
+import csv
+import json
+import math
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+KERNELS = ["coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"]
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+def grade_class(source, build, submissions, output):
+    run = subprocess.run([str(source / "tools/grade-class"), str(submissions), "--output", str(output),
+                          "--cases", str(source / "testcases/edge"), "--prebuilt", "--allow-unisolated",
+                          "--timeout", "20", "--grader", str(build / "bin/spmv-grade")],
+                         capture_output=True, text=True, timeout=1200)
+    print(run.stdout, run.stderr, sep="\n")
+    check(run.returncode == 0, f"grade-class exited {run.returncode}")
+    return run.stderr
+
+
+def expected_line(report):
+    """class.csv's line for a graded student, from its own reports."""
+    results = json.loads((report / "results.json").read_text())
+    rows = [json.loads(line) for line in (report / "rows.jsonl").read_text().splitlines() if line.strip()]
+    points = {k: sum(t["score"] for t in results["tests"] if t["name"].split(" / ")[0] == k) for k in KERNELS}
+    speedups = [r["speedup"] for r in rows if r.get("speedup")]
+    geomean = math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else None
+    flags = sorted({f for r in rows for f in r["flags"]})
+    return results["score"], points, geomean, flags
+
+
+def main():
+    source, build, work = (Path(a).resolve() for a in sys.argv[1:4])
+    shutil.rmtree(work, ignore_errors=True)
+    submissions, output = work / "submissions", work / "class"
+    rng = random.Random()
+    fakes = sorted((build / "plugins/fakes").glob("libspmv_fake_*.so"))
+    crashing = [f for f in fakes if "crash" in f.name]
+    others = [f for f in fakes if "crash" not in f.name and "hang" not in f.name]
+    picks = {"ada": build / "plugins/libspmv_host_reference.so", "bea": rng.choice(crashing)}
+    for name in ("cal", "dee", "eli"):
+        picks[name] = rng.choice(others)
+    for name, plugin in picks.items():
+        (submissions / name).mkdir(parents=True)
+        shutil.copy(plugin, submissions / name / plugin.name)
+    broken = submissions / "fay"
+    broken.mkdir()
+    for kernel in KERNELS:
+        (broken / f"{kernel}.cu").write_text('#include "spmv/contract/plugin.h"\nthis does not compile;\n')
+
+    grade_class(source, build, submissions, output)
+    with open(output / "class.csv", newline="") as handle:
+        lines = {row["student"]: row for row in csv.DictReader(handle)}
+    check(sorted(lines) == sorted([*picks, "fay"]), f"class.csv students {sorted(lines)}")
+    for name in picks:
+        report = output / name
+        check((report / "results.json").is_file() and (report / "summary.md").is_file(), f"{name}: no report")
+        if name not in lines or not (report / "rows.jsonl").is_file():
+            continue
+        line = lines[name]
+        score, points, geomean, flags = expected_line(report)
+        check(line["status"] == "graded", f"{name}: status {line['status']}")
+        check(abs(float(line["score"]) - score) < 0.006, f"{name}: score {line['score']} vs {score}")
+        for kernel in KERNELS:
+            check(abs(float(line[kernel]) - points[kernel]) < 0.006, f"{name}: {kernel} {line[kernel]} vs {points[kernel]}")
+        check((line["geomean_speedup"] == "") == (geomean is None), f"{name}: geomean {line['geomean_speedup']}")
+        if geomean is not None and line["geomean_speedup"]:
+            check(abs(float(line["geomean_speedup"]) - geomean) < 1e-3, f"{name}: geomean {line['geomean_speedup']}")
+        check(line["flags"] == ";".join(flags), f"{name}: flags {line['flags']!r} vs {flags}")
+    check(float(lines["bea"]["score"]) == 0, "the crashing submission scored")
+    crash_rows = [json.loads(x) for x in (output / "bea/rows.jsonl").read_text().splitlines() if x.strip()]
+    check(any(r["verdict"] == "crash" for r in crash_rows), "the crashing submission has no crash row")
+    check(float(lines["ada"]["score"]) > 90, f"the host reference scored {lines['ada']['score']}")
+    check(lines["fay"]["status"] == "build_failed", f"fay: status {lines['fay']['status']}")
+    build_log = (output / "fay/build.log").read_text() if (output / "fay/build.log").is_file() else ""
+    check("does not compile" in build_log or "error" in build_log, "the build log lacks the compiler's message")
+    results = json.loads((output / "fay/results.json").read_text())
+    check(results["score"] == 0 and "did not build" in results["output"], "fay's results.json says nothing of the build")
+
+    again = grade_class(source, build, submissions, output)
+    check(again.count("unchanged, not graded again") == len(picks) + 1, "a second run graded again:\n" + again)
+    changed = rng.choice(["cal", "dee", "eli"])
+    for old in (submissions / changed).glob("*.so"):
+        old.unlink()
+    shutil.copy(build / "plugins/libspmv_host_reference.so", submissions / changed)
+    third = grade_class(source, build, submissions, output)
+    check(third.count("unchanged, not graded again") == len(picks), "more than the changed one was graded:\n" + third)
+    check(f"({changed}: graded)" in third, f"{changed} was not graded again")
+    with open(output / "class.csv", newline="") as handle:
+        lines = {row["student"]: row for row in csv.DictReader(handle)}
+    check(float(lines[changed]["score"]) > 90, f"{changed} changed to the reference scored {lines[changed]['score']}")
+
+    print(f"{len(failures)} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
