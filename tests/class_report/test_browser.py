@@ -23,19 +23,9 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import cdp  # noqa: E402
 import make_class  # noqa: E402
+from checks import check, summary  # noqa: E402
 
 SKIP = 77
-failures = []
-passes = 0
-
-
-def check(condition, message):
-    global passes
-    if condition:
-        passes += 1
-    else:
-        failures.append(message)
-        print(f"FAIL: {message}", file=sys.stderr)
 
 
 def skip(reason):
@@ -191,8 +181,7 @@ def main(argv):
     if screenshot_to is not None:
         shutil.copyfile(work / "index.png", screenshot_to)
     print(f"screenshots: {work / 'index.png'}, {work / 'index-full.png'}, {work / 'leaderboard.png'}")
-    print(f"{passes} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -25,21 +25,11 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import make_class  # noqa: E402
 import pages  # noqa: E402
+from checks import check, summary  # noqa: E402
 
 ALLOWED_TAGS = {"html", "head", "meta", "title", "style", "body", "h1", "h2", "h3", "p", "nav", "a", "div",
                 "figure", "img", "figcaption", "table", "thead", "tbody", "tr", "th", "td", "span", "em", "code",
                 "pre", "ul", "li", "script"}
-failures = []
-passes = 0
-
-
-def check(condition, message):
-    global passes
-    if condition:
-        passes += 1
-    else:
-        failures.append(message)
-        print(f"FAIL: {message}", file=sys.stderr)
 
 
 def close(a, b, tolerance):
@@ -306,8 +296,7 @@ def main(argv):
                 "", subset_of)
     check_leaderboard(subset, report_subset, subset_of, False, info["hostile"])
 
-    print(f"{passes} passed, {len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":
