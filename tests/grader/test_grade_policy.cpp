@@ -72,6 +72,21 @@ TEST(PolicyFile, KeysLeftOutKeepTheirDefaults) {
   EXPECT_EQ(cases_only.case_weight("big", 1), 2);
 }
 
+TEST(PolicyFile, ForbiddenLibrariesDefaultAndReplace) {
+  EXPECT_EQ(default_policy().forbidden_libraries, kDefaultForbiddenLibraries);
+  EXPECT_EQ(parse_policy("total_points = 10\n", "p.ini").forbidden_libraries, kDefaultForbiddenLibraries);
+  EXPECT_EQ(parse_policy("[libraries]\nforbidden = cusparse, cublas_lt ,cusolver\n", "p.ini").forbidden_libraries,
+            (std::vector<std::string>{"cusparse", "cublas_lt", "cusolver"}));
+  EXPECT_TRUE(parse_policy("[libraries]\nforbidden =\n", "p.ini").forbidden_libraries.empty());
+  try {
+    parse_policy("[libraries]\nforbidden = lib/cusparse.so\n", "p.ini");
+    ADD_FAILURE() << "a path accepted as a library name";
+  } catch (const PolicyError& e) {
+    EXPECT_NE(std::string(e.what()).find("p.ini:2"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("libraries.forbidden"), std::string::npos) << e.what();
+  }
+}
+
 TEST(PolicyFile, AKernelsSectionReplacesTheDefaultList) {
   const Policy policy = parse_policy("[kernels]\njds = 2\ncsr_vector = 1\n", "two.ini");
   EXPECT_EQ(policy.graded_kernels(), (std::vector<std::string>{"jds", "csr_vector"}));

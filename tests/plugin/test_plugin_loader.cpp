@@ -67,7 +67,8 @@ struct BrokenCase {
 };
 
 std::string vendor_refusal(const std::string& what) {
-  return what + ": submissions must implement SpMV themselves; vendor libraries cuSPARSE and cuBLAS are not allowed";
+  return what + ": submissions must implement SpMV themselves; this vendor library is not allowed "
+                "(the policy's [libraries] forbidden)";
 }
 
 class BrokenPlugin : public ::testing::TestWithParam<BrokenCase> {};
@@ -169,6 +170,20 @@ TEST(Loader, VendorCheckHappensBeforeLoadingAndCanBeTurnedOff) {
   const std::string message = load_error(loader_plugin("imports_cublas"), allow_vendor);
   EXPECT_NE(message.find("cannot be loaded"), std::string::npos) << message;
   EXPECT_NE(message.find("undefined symbol: cublasSgemv_v2"), std::string::npos) << message;
+}
+
+// The policy names the forbidden libraries: a plugin linking one not named
+// loads, one named is refused, whichever the list.
+TEST(Loader, TheForbiddenLibrariesAreTheOnesNamed) {
+  const spmv::PluginLoadOptions only_cublas{.forbidden_libraries = {"cublas"}};
+  const spmv::Plugin linked = spmv::Plugin::load(loader_plugin("links_cusparse"), only_cublas);
+  EXPECT_NE(linked.find("coo"), nullptr) << "cuSPARSE is not forbidden by this list";
+  EXPECT_NE(load_error(loader_plugin("imports_cublas"), only_cublas).find("imports cublasSgemv_v2"), std::string::npos);
+  const spmv::PluginLoadOptions only_cusparse{.forbidden_libraries = {"cusparse"}};
+  EXPECT_NE(load_error(loader_plugin("links_cusparse"), only_cusparse).find("links libcusparse.so.99"),
+            std::string::npos);
+  const spmv::PluginLoadOptions none{.forbidden_libraries = {}};
+  EXPECT_NE(spmv::Plugin::load(loader_plugin("links_cusparse"), none).find("coo"), nullptr);
 }
 
 TEST(Loader, NeededLibrariesReadsTheDynamicSection) {

@@ -105,10 +105,11 @@ std::string visible_device(int device) {
   return device < static_cast<int>(entries.size()) ? entries[static_cast<std::size_t>(device)] : "-1";
 }
 
-RunnerSpec runner_spec(const Options& options, const WorkRoot& work_root, sandbox::Level level,
-                      const std::filesystem::path& executable, const std::filesystem::path& plugin,
-                      const std::filesystem::path& log) {
+RunnerSpec runner_spec(const Options& options, const Policy& policy, const WorkRoot& work_root,
+                      sandbox::Level level, const std::filesystem::path& executable,
+                      const std::filesystem::path& plugin, const std::filesystem::path& log) {
   RunnerSpec spec;
+  spec.forbidden_libraries = policy.forbidden_libraries;
   spec.executable = executable;
   spec.plugin = plugin;
   spec.level = level;
@@ -122,14 +123,14 @@ void probe_plugins(const Options& options, const Defaults& defaults, Setup& setu
                    sandbox::Level level) {
   check_submission_path(options);
   const double timeout = std::max(options.timeout_s, kMinimumProbeTimeout);
-  setup.submission = probe_plugin(runner_spec(options, work_root, level, defaults.runner, options.submission,
+  setup.submission = probe_plugin(runner_spec(options, setup.policy, work_root, level, defaults.runner, options.submission,
                                               logs_dir(options) / "probe-submission.log"),
                                   timeout);
   const bool host_submission = setup.submission.loaded && setup.submission.memory == SPMV_MEMORY_HOST;
   const auto reference_path =
       options.reference.value_or(host_submission ? defaults.host_reference_plugin : defaults.reference_plugin);
   setup.reference = probe_plugin(
-      runner_spec(options, work_root, level, defaults.reference_runner, reference_path,
+      runner_spec(options, setup.policy, work_root, level, defaults.reference_runner, reference_path,
                   logs_dir(options) / "probe-reference.log"),
       timeout);
   if (!setup.reference.loaded) throw SetupError("the reference plugin cannot be used: " + setup.reference.error);
@@ -342,7 +343,7 @@ class GradingRunners final : public RunnerFactory {
  private:
   RunnerSpec spec(const std::filesystem::path& executable, const std::filesystem::path& plugin,
                   const std::filesystem::path& log) const {
-    RunnerSpec spec = runner_spec(options_, work_root_, level_, executable, plugin, log);
+    RunnerSpec spec = runner_spec(options_, setup_.policy, work_root_, level_, executable, plugin, log);
     spec.space = setup_.reference.memory == SPMV_MEMORY_HOST ? "host" : "device";
     if (spec.space == "device") spec.visible_devices = visible_device(options_.device);
     return spec;

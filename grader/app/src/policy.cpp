@@ -1,6 +1,7 @@
 #include "policy.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -99,6 +100,20 @@ class PolicyReader {
           flag.clear();
         } else {
           flag += c;
+        }
+      }
+    } else if (key == "libraries.forbidden") {
+      policy_.forbidden_libraries.clear();
+      std::string name;
+      for (const char c : text + ",") {
+        if (c == ',' || c == ' ') {
+          if (!name.empty()) policy_.forbidden_libraries.push_back(name);
+          name.clear();
+        } else if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') {
+          name += c;
+        } else {
+          throw PolicyError(where(key) + ": libraries.forbidden: expected library names such as cusparse, cublas (letters, digits, "
+                            "'_'), separated by commas; found '" + text + "'");
         }
       }
     } else if (key.starts_with(kKernelPrefix) && key.size() > kKernelPrefix.size()) {

@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "spmv/plugin/plugin.hpp"
+
 namespace spmv::grade {
 
 class PolicyError : public std::runtime_error {
@@ -48,6 +50,9 @@ struct Policy {
   // Flags an instructor has reviewed and accepts ("implausible_timing",
   // "speedup_review"): rows with only these earn their performance points.
   std::vector<std::string> accepted_flags;
+  // Vendor libraries a submission may not link or import ([libraries]
+  // forbidden; names such as cusparse: lib<name>* and <name>* symbols).
+  std::vector<std::string> forbidden_libraries = kDefaultForbiddenLibraries;
   std::vector<std::pair<std::string, double>> kernel_weights;  // in report order
   std::map<std::string, CaseOverride> cases;
 

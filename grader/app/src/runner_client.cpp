@@ -14,6 +14,8 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <stdexcept>
 #include <system_error>
 #include <thread>
@@ -21,31 +23,35 @@
 namespace spmv::grade {
 namespace {
 
-constexpr const char* kVendorLibraryPrefixes[] = {"libcusparse", "libcublas", "libcusolver", "libnvblas"};
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
 // Vendor libraries a runner must not find: every libcusparse*, libcublas*,
 // libcusolver* (shared and static) in the folders its sandbox lets it read.
-std::vector<std::filesystem::path> find_vendor_library_files() {
+std::vector<std::filesystem::path> find_vendor_library_files(const std::vector<std::string>& names) {
   std::vector<std::filesystem::path> files;
   for (const char* folder : {"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib",
                              "/lib/x86_64-linux-gnu", "/lib64"}) {
     std::error_code error;
     for (const auto& entry : std::filesystem::directory_iterator(folder, error)) {
       const std::string name = entry.path().filename().string();
-      for (const char* prefix : kVendorLibraryPrefixes) {
-        if (name.rfind(prefix, 0) == 0 && !entry.is_symlink()) files.push_back(entry.path());
+      for (const std::string& library : names) {
+        if (name.rfind("lib" + library, 0) == 0 && !entry.is_symlink()) files.push_back(entry.path());
       }
     }
   }
   return files;
 }
 
-// Found once: the system's library folders do not change during a grading.
-const std::vector<std::filesystem::path>& vendor_library_files() {
-  static const std::vector<std::filesystem::path> files = find_vendor_library_files();
-  return files;
+// Found once for each list: the system's library folders do not change
+// during a grading.
+std::vector<std::filesystem::path> vendor_library_files(const std::vector<std::string>& names) {
+  static std::mutex mutex;
+  static std::map<std::vector<std::string>, std::vector<std::filesystem::path>> found;
+  const std::lock_guard lock(mutex);
+  const auto it = found.find(names);
+  if (it != found.end()) return it->second;
+  return found.emplace(names, find_vendor_library_files(names)).first->second;
 }
 
 std::vector<std::string> runner_environment(const RunnerSpec& spec, const std::filesystem::path& folder) {
@@ -56,6 +62,9 @@ std::vector<std::string> runner_environment(const RunnerSpec& spec, const std::f
     env.emplace_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
   }
   if (const char* library_path = std::getenv("LD_LIBRARY_PATH")) env.push_back(std::string("LD_LIBRARY_PATH=") + library_path);
+  std::string forbidden;
+  for (const std::string& name : spec.forbidden_libraries) forbidden += (forbidden.empty() ? "" : ",") + name;
+  env.push_back("SPMV_FORBIDDEN_LIBRARIES=" + forbidden);
   return env;
 }
 
@@ -107,7 +116,7 @@ Runner::Runner(const RunnerSpec& spec) : spec_(spec) {
   sandbox_spec.scratch = folder_;
   if (uid_) sandbox_spec.uid = uid_->uid();
   sandbox_spec.limits = spec.limits;
-  sandbox_spec.hide = vendor_library_files();
+  sandbox_spec.hide = vendor_library_files(spec.forbidden_libraries);
   try {
     process_ = std::make_unique<sandbox::Process>(sandbox::spawn(sandbox_spec));
   } catch (...) {

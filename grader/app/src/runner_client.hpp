@@ -38,6 +38,9 @@ struct RunnerSpec {
   std::filesystem::path log_file;      // the runner's stdout and stderr, capped
   std::size_t log_cap_bytes = std::size_t{1} << 20;
   sandbox::Limits limits;
+  // Vendor libraries the submission may not use (the policy's): the plugin
+  // linking or importing one is refused, and their files are out of sight.
+  std::vector<std::string> forbidden_libraries;
   // Run under compute-sanitizer (--memcheck): its program, its tool
   // (memcheck, racecheck) and the report file it writes. The report's folder
   // is made for the runner's uid beside the runner's own folder, where the

@@ -26,7 +26,8 @@ constexpr std::uintmax_t kMaxPluginBytes = std::uintmax_t{1} << 30;
 constexpr std::uint32_t kMaxKernels = 1024;
 
 constexpr std::string_view kVendorRefusal =
-    "submissions must implement SpMV themselves; vendor libraries cuSPARSE and cuBLAS are not allowed";
+    "submissions must implement SpMV themselves; this vendor library is not allowed (the policy's [libraries] "
+    "forbidden)";
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
   throw PluginError(path.string() + ": " + what);
@@ -65,21 +66,15 @@ detail::ElfDynamicInfo inspect(const std::filesystem::path& path) {
   }
 }
 
-bool starts_with_any(std::string_view text, std::initializer_list<std::string_view> prefixes) {
-  return std::any_of(prefixes.begin(), prefixes.end(),
-                     [&](std::string_view prefix) { return text.starts_with(prefix); });
-}
-
 // libcublasLt is covered by the libcublas prefix, cublasLt* by cublas.
-void refuse_vendor_dependencies(const std::filesystem::path& path, const detail::ElfDynamicInfo& elf) {
-  for (const std::string& library : elf.needed) {
-    if (starts_with_any(library, {"libcusparse", "libcublas"})) {
-      fail(path, "links " + library + ": " + std::string(kVendorRefusal));
+void refuse_vendor_dependencies(const std::filesystem::path& path, const detail::ElfDynamicInfo& elf,
+                                const std::vector<std::string>& forbidden) {
+  for (const std::string& name : forbidden) {
+    for (const std::string& library : elf.needed) {
+      if (library.starts_with("lib" + name)) fail(path, "links " + library + ": " + std::string(kVendorRefusal));
     }
-  }
-  for (const std::string& symbol : elf.imported_symbols) {
-    if (starts_with_any(symbol, {"cusparse", "cublas"})) {
-      fail(path, "imports " + symbol + ": " + std::string(kVendorRefusal));
+    for (const std::string& symbol : elf.imported_symbols) {
+      if (symbol.starts_with(name)) fail(path, "imports " + symbol + ": " + std::string(kVendorRefusal));
     }
   }
 }
@@ -193,7 +188,7 @@ const char* format_name(spmv_format format) {
 
 Plugin Plugin::load(const std::filesystem::path& path, const PluginLoadOptions& options) {
   const detail::ElfDynamicInfo elf = inspect(path);
-  if (options.forbid_vendor_libraries) refuse_vendor_dependencies(path, elf);
+  if (options.forbid_vendor_libraries) refuse_vendor_dependencies(path, elf, options.forbidden_libraries);
   ModuleHandle handle = open_module(path);
   const spmv_plugin* table = find_table(path, handle.get());
   validate_table(path, *table);

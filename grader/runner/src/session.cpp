@@ -44,6 +44,26 @@ void check_launch(spmv_status status, int error) {
   if (error != 0) throw Refusal(ReplyKind::kCudaError, error, cuda_error_name(error));
 }
 
+// The vendor libraries the plugin may not use: the grader's policy, from the
+// environment it built (SPMV_FORBIDDEN_LIBRARIES, comma-separated), else
+// the default list.
+std::vector<std::string> forbidden_libraries() {
+  const char* given = std::getenv("SPMV_FORBIDDEN_LIBRARIES");
+  if (given == nullptr) return kDefaultForbiddenLibraries;
+  std::vector<std::string> names;
+  std::string name;
+  for (const char* c = given;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      if (!name.empty()) names.push_back(name);
+      name.clear();
+      if (*c == '\0') break;
+    } else {
+      name += *c;
+    }
+  }
+  return names;
+}
+
 // Whether a /dev entry is a GPU's own node (nvidia0, nvidia1, ...), not one
 // of the driver's shared ones (nvidiactl, nvidia-uvm, ...).
 bool is_gpu_node(const std::string& name) {
@@ -169,7 +189,8 @@ void Session::load(Reply& reply) {
   if (plugin_) throw std::runtime_error("the plugin is loaded already");
   const auto path = std::filesystem::current_path() / "plugin.so";
   if (recorder_) recorder_->plugin_loading(path);  // before any of the plugin's code runs
-  plugin_ = std::make_unique<Plugin>(Plugin::load(path, {.forbid_vendor_libraries = !vendor_timing_}));
+  plugin_ = std::make_unique<Plugin>(
+      Plugin::load(path, {.forbid_vendor_libraries = !vendor_timing_, .forbidden_libraries = forbidden_libraries()}));
   store_text(reply.plugin_name, plugin_->name());
   reply.memory = plugin_->memory();
   const auto kernels = plugin_->kernels();

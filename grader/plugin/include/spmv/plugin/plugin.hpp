@@ -24,10 +24,16 @@ class PluginError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The vendor libraries a submission may not use by default: a plugin that
+// links lib<name>* or imports a symbol <name>* is refused.
+inline const std::vector<std::string> kDefaultForbiddenLibraries{"cusparse", "cublas", "cusolver", "nvblas"};
+
 struct PluginLoadOptions {
-  // Refuse plugins that link vendor SpMV/BLAS libraries (submissions must
-  // write their own kernels). The reference plugin is loaded without it.
+  // Refuse plugins that link these vendor libraries (submissions must write
+  // their own kernels; the policy's [libraries] forbidden). The reference
+  // plugin is loaded without it.
   bool forbid_vendor_libraries = true;
+  std::vector<std::string> forbidden_libraries = kDefaultForbiddenLibraries;
 };
 
 // A loaded plugin; unloaded (dlclose) on destruction. Move-only.
