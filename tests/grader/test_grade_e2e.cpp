@@ -265,6 +265,24 @@ TEST_F(GradeEndToEnd, AggregationReadsOnlyThePlannedRowFiles) {
   EXPECT_EQ(report.at("score").as_number(), 0) << "the forged passes were not counted";
 }
 
+#ifdef SPMV_LINKS_CUSPARSE_PLUGIN
+// The policy's [libraries] forbidden is what the runner checks a plugin
+// against: a plugin linking libcusparse is refused by default, and passes
+// that check (to fail later, its stand-in library out of the runner's
+// sight) when only cuBLAS is forbidden.
+TEST_F(GradeEndToEnd, TheForbiddenLibrariesAreThePolicys) {
+  const std::filesystem::path plugin = SPMV_LINKS_CUSPARSE_PLUGIN;
+  const auto refused = grade(plugin, {"--kernel", "coo"});
+  EXPECT_EQ(refused.exit_code, 1) << context_;
+  const std::string by_default = rows().at(0).at("summary").as_string();
+  EXPECT_NE(by_default.find("links libcusparse.so.99"), std::string::npos) << by_default;
+  write_text(scratch_ / "cublas-only.ini", "[libraries]\nforbidden = cublas\n");
+  grade(plugin, {"--kernel", "coo", "--policy", (scratch_ / "cublas-only.ini").string()});
+  const std::string allowed = rows().at(0).at("summary").as_string();
+  EXPECT_EQ(allowed.find("links libcusparse.so.99"), std::string::npos) << allowed;
+}
+#endif
+
 // CTest's row tests: --show-row prints one row of a kernel's journal and
 // exits with its verdict; a row the journal lacks is "not graded" (3).
 TEST_F(GradeEndToEnd, ShowRowExitsWithTheRowsVerdict) {
