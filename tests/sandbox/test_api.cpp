@@ -127,6 +127,7 @@ TEST(SandboxKillUid, KillsEveryProcessOfTheUid) {
   // The daemon comes back to this process, which reaps it.
   prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
   const UidLease lease = UidLease::acquire();
+  pid_t daemon_parent = -1;
   for (int i = 0; i < 3; ++i) {
     const pid_t child = fork();
     if (child == 0) {
@@ -138,8 +139,11 @@ TEST(SandboxKillUid, KillsEveryProcessOfTheUid) {
       }
       for (;;) pause();
     }
+    if (i == 2) daemon_parent = child;
   }
-  for (int waited = 0; waited < 200 && processes_of_uid(lease.uid()).size() < 3; ++waited) {
+  // Once the daemon's parent is gone the daemon exists: three processes, none passing.
+  ASSERT_EQ(waitpid(daemon_parent, nullptr, 0), daemon_parent);
+  for (int waited = 0; waited < 200 && processes_of_uid(lease.uid()).size() != 3; ++waited) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   const std::size_t started = processes_of_uid(lease.uid()).size();
