@@ -7,7 +7,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <optional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,20 +47,20 @@ std::vector<UploadedMatrix> example_layouts(spmv_format format) {
 
 template <typename Example>
 void expect_example_result(const spmv_kernel_entry& kernel, const std::vector<float>& expected,
-                           const DeviceStream& stream) {
+                           runner::Executor& executor) {
   const auto results = expect_matches_golden(kernel, example_layouts<Example>(kernel.format), Example::csr(),
-                                             kOneToFour, {MemorySpace::kDevice, stream.get()});
+                                             kOneToFour, executor);
   for (const std::vector<float>& y : results) EXPECT_EQ(y, expected);
 }
 
-void teaching_kit_matrix(const spmv_kernel_entry& kernel, const DeviceStream& stream) {
+void teaching_kit_matrix(const spmv_kernel_entry& kernel, runner::Executor& executor) {
   // rows (3 0 1 0), (0 0 0 0), (0 2 4 1), (1 0 0 1)
-  expect_example_result<TeachingKit>(kernel, {3 + 3, 0, 4 + 12 + 4, 1 + 4}, stream);
+  expect_example_result<TeachingKit>(kernel, {3 + 3, 0, 4 + 12 + 4, 1 + 4}, executor);
 }
 
-void textbook_figure_14_1_matrix(const spmv_kernel_entry& kernel, const DeviceStream& stream) {
+void textbook_figure_14_1_matrix(const spmv_kernel_entry& kernel, runner::Executor& executor) {
   // rows (1 7 . .), (5 . 3 9), (. 2 8 .), (. . . 6)
-  expect_example_result<TextbookFigure14_1>(kernel, {1 + 14, 5 + 9 + 36, 4 + 24, 24}, stream);
+  expect_example_result<TextbookFigure14_1>(kernel, {1 + 14, 5 + 9 + 36, 4 + 24, 24}, executor);
 }
 
 // ---------------------------------------------------------------------------
@@ -68,12 +68,12 @@ void textbook_figure_14_1_matrix(const spmv_kernel_entry& kernel, const DeviceSt
 // fresh seed, with a fresh x.
 
 void expect_case_matches_golden(const spmv_kernel_entry& kernel, const MatrixCase& matrix_case,
-                                const DeviceStream& stream) {
+                                runner::Executor& executor) {
   const std::uint64_t seed = fresh_seed();
   SPMV_TRACE_SEED(seed);
   const CsrMatrix a = matrix_case.make(seed);
   const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed ^ 0x9e3779b97f4a7c15ULL);
-  expect_matches_golden(kernel, uploaded_layouts(kernel.format, a), a, x, {MemorySpace::kDevice, stream.get()});
+  expect_matches_golden(kernel, uploaded_layouts(kernel.format, a), a, x, executor);
 }
 
 // ---------------------------------------------------------------------------
@@ -84,20 +84,20 @@ void expect_case_matches_golden(const spmv_kernel_entry& kernel, const MatrixCas
 
 class ReferenceKernelTest : public testing::Test {
  public:
-  using Body = std::function<void(const spmv_kernel_entry&, const DeviceStream&)>;
+  using Body = std::function<void(const spmv_kernel_entry&, runner::Executor&)>;
   ReferenceKernelTest(const spmv_kernel_entry& kernel, Body body) : kernel_(kernel), body_(std::move(body)) {}
 
  protected:
   void SetUp() override {
     if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: the kernels are tested on a GPU only";
-    stream_.emplace();
+    executor_ = runner::make_device_executor(0);
   }
-  void TestBody() override { body_(kernel_, *stream_); }
+  void TestBody() override { body_(kernel_, *executor_); }
 
  private:
   const spmv_kernel_entry& kernel_;
   Body body_;
-  std::optional<DeviceStream> stream_;
+  std::unique_ptr<runner::Executor> executor_;
 };
 
 void register_test(const spmv_kernel_entry& kernel, const std::string& name, ReferenceKernelTest::Body body) {
@@ -114,8 +114,8 @@ const bool kTestsRegistered = [] {
     register_test(kernel, "TeachingKitMatrix", teaching_kit_matrix);
     register_test(kernel, "TextbookFigure14_1Matrix", textbook_figure_14_1_matrix);
     for (const MatrixCase& matrix_case : matrix_cases()) {
-      register_test(kernel, matrix_case.name, [&matrix_case](const spmv_kernel_entry& k, const DeviceStream& s) {
-        expect_case_matches_golden(k, matrix_case, s);
+      register_test(kernel, matrix_case.name, [&matrix_case](const spmv_kernel_entry& k, runner::Executor& e) {
+        expect_case_matches_golden(k, matrix_case, e);
       });
     }
   }

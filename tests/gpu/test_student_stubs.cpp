@@ -11,10 +11,10 @@
 // implemented", a launch that returns an error, and a finished kernel with a
 // wrong result fail.
 #include <gtest/gtest.h>
-#include <cuda_runtime_api.h>
 
+#include <bit>
 #include <cstdint>
-#include <span>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,7 +25,8 @@
 #include "spmv/core/generators.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
-#include "spmv/memory/buffer.hpp"
+#include "spmv/runner/launch.hpp"
+#include "spmv/runner/y_guards.hpp"
 #include "uploaded_matrix.hpp"
 
 namespace spmv::test {
@@ -43,47 +44,37 @@ TEST(StudentTable, ListsTheSixSubmissionKernels) {
   }
 }
 
-std::string status_text(spmv_status status) {
-  if (status == SPMV_NOT_IMPLEMENTED) return "SPMV_NOT_IMPLEMENTED";
-  if (status > 0) return cudaGetErrorName(static_cast<cudaError_t>(status));
-  return "status " + std::to_string(status);
-}
-
-// Launches `kernel` once on `a` with y filled with the poison pattern, and
-// returns its status. When that is SPMV_NOT_IMPLEMENTED, expects that the
-// launch did nothing: no CUDA error, y all poison, A unchanged.
-spmv_status launch_as_stub(const spmv_kernel_entry& kernel, const CsrMatrix& a, std::uint64_t seed,
-                           const DeviceStream& stream) {
+// Launches `kernel` once on `a` through the run protocol (y poisoned
+// between guard zones) and returns what it did. When it says
+// SPMV_NOT_IMPLEMENTED, expects that the launch did nothing: no CUDA error,
+// y all poison and its guards intact, A and x unchanged.
+runner::LaunchStatus launch_as_stub(const spmv_kernel_entry& kernel, const CsrMatrix& a, std::uint64_t seed,
+                                    runner::Executor& executor) {
   const std::vector<UploadedMatrix> layouts = uploaded_layouts(kernel.format, a);
-  const UploadedMatrix& layout = layouts.front();
-  const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
-  const Buffer<float> x_uploaded(MemorySpace::kDevice, std::span<const float>(x));
-  Buffer<std::uint32_t> y(MemorySpace::kDevice, static_cast<std::size_t>(a.rows));
-  y.raw().fill_words(kPoisonBits);
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize before the launch");
+  runner::LaunchArea area(executor, layouts.front().uploaded(), &kernel, a.rows, a.cols);
+  area.prepare(seed);
+  const runner::LaunchStatus launched = area.launch();
+  if (launched.status != SPMV_NOT_IMPLEMENTED) return launched;
 
-  const spmv_status status =
-      kernel.launch(layout.view(), x_uploaded.data(), reinterpret_cast<float*>(y.data()), nullptr, stream.get());
-  const cudaError_t finished = cudaStreamSynchronize(stream.get());
-  const cudaError_t last = cudaGetLastError();
-  if (status != SPMV_NOT_IMPLEMENTED) return status;
-
-  EXPECT_EQ(finished, cudaSuccess) << "a stub's launch left the stream failing: " << cudaGetErrorName(finished);
-  EXPECT_EQ(last, cudaSuccess) << "a stub left a CUDA error behind: " << cudaGetErrorName(last);
+  EXPECT_EQ(launched.error, 0) << "a stub left a CUDA error behind: " << runner::cuda_error_name(launched.error);
+  const std::vector<std::uint32_t> slot = area.slot();
   std::size_t rows_written = 0;
-  for (const std::uint32_t word : y.download()) rows_written += word == kPoisonBits ? 0 : 1;
+  for (const float y : runner::y_of_slot(slot, a.rows)) rows_written += std::bit_cast<std::uint32_t>(y) == kPoisonBits ? 0 : 1;
   EXPECT_EQ(rows_written, 0U) << "the kernel reports SPMV_NOT_IMPLEMENTED but wrote " << rows_written << " of "
                               << a.rows << " rows of y: once a kernel is written, it must return the launch's "
                               << "status, not SPMV_NOT_IMPLEMENTED";
-  EXPECT_TRUE(layout.changed_arrays().empty()) << "a stub wrote to A";
-  return status;
+  EXPECT_FALSE(runner::inspect_y_guards(runner::guard_before(slot), runner::guard_after(slot, a.rows)).any())
+      << "a stub wrote outside y";
+  const std::vector<std::string> modified = area.modified_inputs();
+  EXPECT_TRUE(modified.empty()) << "a stub wrote to its inputs: " << (modified.empty() ? "" : modified.front());
+  return launched;
 }
 
 TEST(StudentKernels, EachIsAStubOrCorrect) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: the student kernels are run on a GPU only";
   const std::uint64_t seed = fresh_seed();
   SPMV_TRACE_SEED(seed);
-  const DeviceStream stream;
+  const std::unique_ptr<runner::Executor> executor = runner::make_device_executor(0);
   // The worked example, then matrices larger than a warp and a block, with
   // empty rows and rows far longer than the mean.
   const std::vector<CsrMatrix> matrices{
@@ -96,13 +87,13 @@ TEST(StudentKernels, EachIsAStubOrCorrect) {
   for (std::uint32_t i = 0; i < plugin.kernel_count; ++i) {
     const spmv_kernel_entry& kernel = plugin.kernels[i];
     SCOPED_TRACE(std::string("student kernel ") + kernel.name);
-    const spmv_status status = launch_as_stub(kernel, matrices.front(), seed, stream);
-    if (status == SPMV_NOT_IMPLEMENTED) {
+    const runner::LaunchStatus launched = launch_as_stub(kernel, matrices.front(), seed, *executor);
+    if (launched.status == SPMV_NOT_IMPLEMENTED) {
       ++stubs;
       continue;
     }
-    if (status != SPMV_SUCCESS) {
-      ADD_FAILURE() << "the launch returned " << status_text(status)
+    if (!launched.ok()) {
+      ADD_FAILURE() << "the launch " << runner::describe_launch(launched)
                     << "; a kernel returns SPMV_SUCCESS, or SPMV_NOT_IMPLEMENTED while it is a stub";
       continue;
     }
@@ -110,7 +101,7 @@ TEST(StudentKernels, EachIsAStubOrCorrect) {
       const CsrMatrix& a = matrices[m];
       const std::uint64_t x_seed = seed ^ (0x9e3779b97f4a7c15ULL * (m + 1));
       const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), x_seed);
-      expect_matches_golden(kernel, uploaded_layouts(kernel.format, a), a, x, {MemorySpace::kDevice, stream.get()});
+      expect_matches_golden(kernel, uploaded_layouts(kernel.format, a), a, x, *executor);
     }
   }
   RecordProperty("stubs", stubs);

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
-#include <type_traits>
 #include <utility>
 
 #include "spmv/contract/plugin_table.hpp"
@@ -12,51 +11,6 @@
 
 namespace spmv::test {
 namespace {
-
-using Changed = std::vector<std::string>;
-
-template <typename T>
-void note_if_changed(Changed& changed, const std::string& name, const Buffer<T>& uploaded, const std::vector<T>& host) {
-  const std::vector<T> now = uploaded.download();
-  // Bytes, not values: a kernel that rewrote a value with an equal one of
-  // another bit pattern (-0 for 0) still wrote to its input.
-  const bool same =
-      now.size() == host.size() && (host.empty() || std::memcmp(now.data(), host.data(), host.size() * sizeof(T)) == 0);
-  if (!same) changed.push_back(name);
-}
-
-void note_changes(Changed& changed, const std::string& prefix, const CooBuffers& d, const CooMatrix& h) {
-  note_if_changed(changed, prefix + "row_idx", d.row_idx, h.row_idx);
-  note_if_changed(changed, prefix + "col_idx", d.col_idx, h.col_idx);
-  note_if_changed(changed, prefix + "values", d.values, h.values);
-}
-void note_changes(Changed& changed, const std::string& prefix, const CsrBuffers& d, const CsrMatrix& h) {
-  note_if_changed(changed, prefix + "row_ptr", d.row_ptr, h.row_ptr);
-  note_if_changed(changed, prefix + "col_idx", d.col_idx, h.col_idx);
-  note_if_changed(changed, prefix + "values", d.values, h.values);
-}
-void note_changes(Changed& changed, const std::string& prefix, const EllBuffers& d, const EllMatrix& h) {
-  note_if_changed(changed, prefix + "row_length", d.row_length, h.row_length);
-  note_if_changed(changed, prefix + "col_idx", d.col_idx, h.col_idx);
-  note_if_changed(changed, prefix + "values", d.values, h.values);
-}
-void note_changes(Changed& changed, const std::string& prefix, const HybBuffers& d, const HybMatrix& h) {
-  note_changes(changed, prefix + "ell.", d.ell, h.ell);
-  note_changes(changed, prefix + "coo.", d.coo, h.coo);
-}
-void note_changes(Changed& changed, const std::string& prefix, const JdsBuffers& d, const JdsMatrix& h) {
-  note_if_changed(changed, prefix + "row_perm", d.row_perm, h.row_perm);
-  note_if_changed(changed, prefix + "jd_ptr", d.jd_ptr, h.jd_ptr);
-  note_if_changed(changed, prefix + "col_idx", d.col_idx, h.col_idx);
-  note_if_changed(changed, prefix + "values", d.values, h.values);
-}
-
-void note_changes(Changed& changed, const std::string& prefix, const SellBuffers& d, const SellMatrix& h) {
-  note_if_changed(changed, prefix + "slice_ptr", d.slice_ptr, h.slice_ptr);
-  note_if_changed(changed, prefix + "row_perm", d.row_perm, h.row_perm);
-  note_if_changed(changed, prefix + "col_idx", d.col_idx, h.col_idx);
-  note_if_changed(changed, prefix + "values", d.values, h.values);
-}
 
 index_t longest_row(const CsrMatrix& a) {
   index_t longest = 0;
@@ -101,40 +55,10 @@ std::string hyb_label(const HybMatrix& h, const std::string& how) {
 
 }  // namespace
 
-template <typename Host>
-UploadedMatrix::Storage UploadedMatrix::hold(Host host, MemorySpace space) {
-  auto uploaded = upload(space, host);
-  return Held<Host, decltype(uploaded)>{std::move(host), std::move(uploaded)};
-}
-
-UploadedMatrix::UploadedMatrix(std::string label, CooMatrix host, MemorySpace space)
-    : label_(std::move(label)), storage_(hold(std::move(host), space)) {}
-UploadedMatrix::UploadedMatrix(std::string label, CsrMatrix host, MemorySpace space)
-    : label_(std::move(label)), storage_(hold(std::move(host), space)) {}
-UploadedMatrix::UploadedMatrix(std::string label, EllMatrix host, MemorySpace space)
-    : label_(std::move(label)), storage_(hold(std::move(host), space)) {}
-UploadedMatrix::UploadedMatrix(std::string label, HybMatrix host, MemorySpace space)
-    : label_(std::move(label)), storage_(hold(std::move(host), space)) {}
-UploadedMatrix::UploadedMatrix(std::string label, JdsMatrix host, MemorySpace space)
-    : label_(std::move(label)), storage_(hold(std::move(host), space)) {}
-UploadedMatrix::UploadedMatrix(std::string label, SellMatrix host, MemorySpace space)
-    : label_(std::move(label)), storage_(hold(std::move(host), space)) {}
-
-spmv_format UploadedMatrix::format() const {
-  return std::visit(
-      [](const auto& held) { return contract::view_format<std::remove_cvref_t<decltype(held.uploaded.view)>>::value; },
-      storage_);
-}
-
-const void* UploadedMatrix::view() const {
-  return std::visit([](const auto& held) -> const void* { return &held.uploaded.view; }, storage_);
-}
-
-std::vector<std::string> UploadedMatrix::changed_arrays() const {
-  Changed changed;
-  std::visit([&changed](const auto& held) { note_changes(changed, "", held.uploaded, held.host); }, storage_);
-  return changed;
-}
+UploadedMatrix::UploadedMatrix(std::string label, runner::AnyMatrix host, MemorySpace space)
+    : label_(std::move(label)),
+      host_(std::make_unique<runner::AnyMatrix>(std::move(host))),
+      uploaded_(runner::upload_matrix(space, *host_)) {}
 
 std::vector<UploadedMatrix> uploaded_layouts(spmv_format format, const CsrMatrix& a, MemorySpace space) {
   std::vector<UploadedMatrix> layouts;

@@ -1,50 +1,40 @@
-// A matrix in one format, uploaded next to the host container it came from,
-// so a test can launch a kernel on its view and afterwards check that the
-// kernel left every array of A as it was. Uploads go to device memory for
+// A matrix in one format, uploaded as the runner uploads it (guard zones
+// around every array, spmv/runner/uploaded.hpp) next to the host container
+// it came from, so a test can launch a kernel on its view and afterwards
+// check that the kernel left every array of A as it was. Uploads go to device memory for
 // the GPU tests, or to host memory for host-path plugins (which is how the
 // harness itself is tested without a GPU).
 #pragma once
 
+#include <memory>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "spmv/contract/plugin.h"
 #include "spmv/core/formats.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/runner/matrix_image.hpp"
+#include "spmv/runner/uploaded.hpp"
 
 namespace spmv::test {
 
 class UploadedMatrix {
  public:
-  UploadedMatrix(std::string label, CooMatrix host, MemorySpace space = MemorySpace::kDevice);
-  UploadedMatrix(std::string label, CsrMatrix host, MemorySpace space = MemorySpace::kDevice);
-  UploadedMatrix(std::string label, EllMatrix host, MemorySpace space = MemorySpace::kDevice);
-  UploadedMatrix(std::string label, HybMatrix host, MemorySpace space = MemorySpace::kDevice);
-  UploadedMatrix(std::string label, JdsMatrix host, MemorySpace space = MemorySpace::kDevice);
-  UploadedMatrix(std::string label, SellMatrix host, MemorySpace space = MemorySpace::kDevice);
+  UploadedMatrix(std::string label, runner::AnyMatrix host, MemorySpace space = MemorySpace::kDevice);
 
   [[nodiscard]] const std::string& label() const { return label_; }
-  [[nodiscard]] spmv_format format() const;
+  [[nodiscard]] spmv_format format() const { return runner::format_of(*host_); }
   // The spmv_<format>_view of the uploaded copy, as a kernel entry takes it.
-  [[nodiscard]] const void* view() const;
-  // Names of the uploaded arrays whose contents now differ from the host copy.
-  [[nodiscard]] std::vector<std::string> changed_arrays() const;
+  [[nodiscard]] const void* view() const { return uploaded_->view(); }
+  // The upload the run protocol launches on (spmv/runner/launch.hpp).
+  [[nodiscard]] const runner::UploadedMatrix& uploaded() const { return *uploaded_; }
+  // Names of the uploaded arrays (or their guard zones) that now differ from the host copy.
+  [[nodiscard]] std::vector<std::string> changed_arrays() const { return uploaded_->modified_arrays(); }
 
  private:
-  template <typename Host, typename Buffers>
-  struct Held {
-    Host host;
-    Buffers uploaded;
-  };
-  using Storage = std::variant<Held<CooMatrix, CooBuffers>, Held<CsrMatrix, CsrBuffers>, Held<EllMatrix, EllBuffers>,
-                               Held<HybMatrix, HybBuffers>, Held<JdsMatrix, JdsBuffers>, Held<SellMatrix, SellBuffers>>;
-
-  template <typename Host>
-  static Storage hold(Host host, MemorySpace space);
-
   std::string label_;
-  Storage storage_;
+  std::unique_ptr<runner::AnyMatrix> host_;  // where the upload compares with: it must not move
+  std::unique_ptr<runner::UploadedMatrix> uploaded_;
 };
 
 // Every layout a kernel of `format` is tested on for the matrix `a`, built

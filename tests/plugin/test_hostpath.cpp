@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -20,8 +19,11 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
+#include <span>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -33,6 +35,8 @@
 #include "spmv/core/tolerance.hpp"
 #include "spmv/memory/buffer.hpp"
 #include "spmv/plugin/plugin.hpp"
+#include "spmv/runner/launch.hpp"
+#include "spmv/runner/y_guards.hpp"
 
 namespace {
 
@@ -89,69 +93,28 @@ std::vector<Case> all_cases(std::uint64_t seed) {
   return cases;
 }
 
-// A case's formats in host memory, as the grader hands them to a host plugin.
-class HostMatrix {
- public:
-  explicit HostMatrix(const Case& c)
-      : csr_(upload(MemorySpace::kHost, c.csr)),
-        coo_(upload(MemorySpace::kHost, c.coo)),
-        ell_(upload(MemorySpace::kHost, c.ell)),
-        hyb_(upload(MemorySpace::kHost, c.hyb)),
-        jds_(upload(MemorySpace::kHost, c.jds)),
-        sell_(upload(MemorySpace::kHost, c.sell)) {}
-
-  [[nodiscard]] const void* view(spmv_format format) const {
-    switch (format) {
-      case SPMV_FORMAT_COO: return &coo_.view;
-      case SPMV_FORMAT_CSR: return &csr_.view;
-      case SPMV_FORMAT_ELL: return &ell_.view;
-      case SPMV_FORMAT_HYB: return &hyb_.view;
-      case SPMV_FORMAT_JDS: return &jds_.view;
-      case SPMV_FORMAT_SELL: return &sell_.view;
-    }
-    return nullptr;
+// A case's matrix in a kernel's format.
+spmv::runner::AnyMatrix in_format(const Case& c, spmv_format format) {
+  switch (format) {
+    case SPMV_FORMAT_COO: return c.coo;
+    case SPMV_FORMAT_CSR: return c.csr;
+    case SPMV_FORMAT_ELL: return c.ell;
+    case SPMV_FORMAT_HYB: return c.hyb;
+    case SPMV_FORMAT_JDS: return c.jds;
+    case SPMV_FORMAT_SELL: return c.sell;
   }
+  throw std::invalid_argument("no such format");
+}
 
- private:
-  spmv::CsrBuffers csr_;
-  spmv::CooBuffers coo_;
-  spmv::EllBuffers ell_;
-  spmv::HybBuffers hyb_;
-  spmv::JdsBuffers jds_;
-  spmv::SellBuffers sell_;
-};
-
-// y is filled with the grader's poison before each launch, the words around
-// it with another NaN, so unwritten rows and stray writes both show.
-constexpr std::uint32_t kGuardBits = 0x7fc0beef;
-constexpr std::size_t kGuardWords = 4;
-
-bool has_bits(float value, std::uint32_t bits) { return std::bit_cast<std::uint32_t>(value) == bits; }
-
+// One launch through the run protocol (spmv/runner/launch.hpp), as the
+// grader's runner makes it for a host plugin: x and y between guard zones,
+// y poisoned, the matrix's arrays between guard zones.
 struct Launch {
   spmv_status status = SPMV_SUCCESS;
-  std::vector<float> y;       // the rows
-  std::vector<float> before;  // guard words below y[0], nearest last
-  std::vector<float> after;   // guard words from y[rows] on
-  std::vector<float> x;       // x after the launch
+  std::vector<float> y;                   // the rows
+  spmv::runner::GuardDamage guards;       // writes around y
+  std::vector<std::string> modified;      // inputs changed: "x", "values", ...
 };
-
-Launch launch(const spmv_kernel_entry& kernel, const HostMatrix& a, std::size_t rows, std::vector<float> x) {
-  std::vector<float> storage(kGuardWords + rows + kGuardWords, std::bit_cast<float>(kGuardBits));
-  std::fill_n(storage.begin() + kGuardWords, rows, std::bit_cast<float>(spmv::kPoisonBits));
-  Launch result;
-  result.status = kernel.launch(a.view(kernel.format), x.data(), storage.data() + kGuardWords, nullptr, nullptr);
-  const auto first_row = storage.begin() + kGuardWords;
-  result.before.assign(storage.begin(), first_row);
-  result.y.assign(first_row, first_row + static_cast<std::ptrdiff_t>(rows));
-  result.after.assign(first_row + static_cast<std::ptrdiff_t>(rows), storage.end());
-  result.x = std::move(x);
-  return result;
-}
-
-bool guards_intact(const std::vector<float>& guards) {
-  return std::all_of(guards.begin(), guards.end(), [](float v) { return has_bits(v, kGuardBits); });
-}
 
 // One kernel on one case: launches it and checks results as the grader does.
 class KernelRun {
@@ -159,13 +122,26 @@ class KernelRun {
   KernelRun(const spmv_kernel_entry& kernel, const Case& c, std::uint64_t seed)
       : kernel_(kernel),
         case_(c),
-        matrix_(c),
+        matrix_(in_format(c, kernel.format)),
+        uploaded_(spmv::runner::upload_matrix(MemorySpace::kHost, matrix_)),
+        executor_(spmv::runner::make_host_executor()),
         x_(spmv::random_vector(static_cast<std::size_t>(c.csr.cols), seed)),
         golden_(spmv::golden_spmv(c.csr, x_)) {}
 
   [[nodiscard]] const std::vector<float>& x() const { return x_; }
   [[nodiscard]] std::size_t rows() const { return static_cast<std::size_t>(case_.csr.rows); }
-  [[nodiscard]] Launch run() const { return launch(kernel_, matrix_, rows(), x_); }
+  [[nodiscard]] Launch run() const {
+    spmv::runner::LaunchArea area(*executor_, *uploaded_, &kernel_, case_.csr.rows, case_.csr.cols);
+    area.prepare(std::span<const float>(x_));
+    Launch result;
+    result.status = area.launch().status;
+    const std::vector<std::uint32_t> slot = area.slot();
+    result.y = spmv::runner::y_of_slot(slot, case_.csr.rows);
+    result.guards =
+        spmv::runner::inspect_y_guards(spmv::runner::guard_before(slot), spmv::runner::guard_after(slot, case_.csr.rows));
+    result.modified = area.modified_inputs();
+    return result;
+  }
   [[nodiscard]] spmv::ToleranceVerdict check(const Launch& result) const {
     return spmv::check_result(case_.csr, x_, golden_, result.y);
   }
@@ -174,7 +150,9 @@ class KernelRun {
  private:
   const spmv_kernel_entry& kernel_;
   const Case& case_;
-  HostMatrix matrix_;
+  spmv::runner::AnyMatrix matrix_;
+  std::unique_ptr<spmv::runner::UploadedMatrix> uploaded_;  // compares with matrix_
+  std::unique_ptr<spmv::runner::Executor> executor_;
   std::vector<float> x_;
   spmv::GoldenResult golden_;
 };
@@ -200,8 +178,8 @@ void expect_correct(const KernelRun& k, const Launch& result) {
   EXPECT_EQ(result.status, SPMV_SUCCESS);
   const spmv::ToleranceVerdict verdict = k.check(result);
   EXPECT_TRUE(verdict.passed) << verdict.describe();
-  EXPECT_TRUE(guards_intact(result.before) && guards_intact(result.after)) << "a write outside y";
-  EXPECT_EQ(result.x, k.x()) << "x was modified";
+  EXPECT_FALSE(result.guards.any()) << "a write outside y";
+  EXPECT_TRUE(result.modified.empty()) << "inputs changed: " << result.modified.front();
 }
 
 // -- Fakes ------------------------------------------------------------------
@@ -393,8 +371,9 @@ TEST(HostFakes, OobWriteWritesJustOutsideBothEnds) {
     EXPECT_EQ(result.status, SPMV_SUCCESS);
     const spmv::ToleranceVerdict verdict = k.check(result);
     EXPECT_TRUE(verdict.passed) << verdict.describe();
-    EXPECT_FALSE(has_bits(result.before.back(), kGuardBits)) << "y[-1] not written";
-    EXPECT_FALSE(has_bits(result.after.front(), kGuardBits)) << "y[rows] not written";
+    EXPECT_EQ(result.guards.nearest_before, 1) << "y[-1] not written";
+    EXPECT_EQ(result.guards.nearest_after, 0) << "y[rows] not written";
+    EXPECT_EQ(result.guards.words_before + result.guards.words_after, 2) << "more than y[-1] and y[rows] written";
   });
 }
 
@@ -404,7 +383,7 @@ TEST(HostFakes, ModifiesInputChangesXButNotTheResult) {
     EXPECT_EQ(result.status, SPMV_SUCCESS);
     const spmv::ToleranceVerdict verdict = k.check(result);
     EXPECT_TRUE(verdict.passed) << verdict.describe();
-    EXPECT_NE(result.x, k.x()) << "x left as it was";
+    EXPECT_EQ(result.modified, std::vector<std::string>{"x"}) << "expected x changed, and x alone";
   });
 }
 

@@ -52,20 +52,6 @@ std::optional<MovingRow> find_moving_row(const PreparedCase& p, const ResultView
 
 RowSample sample_of(const RowError& error) { return {error.row, error.expected, error.got, error.allowed}; }
 
-std::string guard_text(const GuardDamage& damage, std::int64_t rows) {
-  std::ostringstream text;
-  text << "out-of-bounds write: ";
-  if (damage.words_before > 0) {
-    text << damage.words_before << " value(s) written before y[0] (nearest: y[-" << damage.nearest_before << "])";
-  }
-  if (damage.words_before > 0 && damage.words_after > 0) text << " and ";
-  if (damage.words_after > 0) {
-    text << damage.words_after << " value(s) written after y[" << rows - 1 << "] (nearest: y[" << rows + damage.nearest_after
-         << "])";
-  }
-  return text.str();
-}
-
 // The first finding is the summary (and names the cause); later ones go
 // to the detail.
 class Findings {
@@ -95,20 +81,8 @@ class Findings {
 
 }  // namespace
 
-GuardDamage inspect_guards(const ResultView& results, int slot) {
-  GuardDamage damage;
-  const auto before = results.guard_before(slot);
-  for (std::size_t i = 0; i < before.size(); ++i) {
-    if (before[i] == runner::kGuardBits) continue;
-    ++damage.words_before;
-    damage.nearest_before = static_cast<std::int64_t>(before.size() - i);  // the last changed is the nearest
-  }
-  const auto after = results.guard_after(slot);
-  for (std::size_t i = 0; i < after.size(); ++i) {
-    if (after[i] == runner::kGuardBits) continue;
-    if (damage.words_after++ == 0) damage.nearest_after = static_cast<std::int64_t>(i);
-  }
-  return damage;
+runner::GuardDamage inspect_guards(const ResultView& results, int slot) {
+  return runner::inspect_y_guards(results.guard_before(slot), results.guard_after(slot));
 }
 
 Correctness evaluate_correctness(const PreparedCase& p, const ResultView& results, const std::string& modified) {
@@ -122,8 +96,8 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
 
   Findings findings;
   for (int run = 0; run < kRunsPerRow; ++run) {
-    const GuardDamage damage = inspect_guards(results, run);
-    if (damage.any()) findings.add("out_of_bounds_write", guard_text(damage, results.rows()) + " in " + run_label(run));
+    const runner::GuardDamage damage = inspect_guards(results, run);
+    if (damage.any()) findings.add("out_of_bounds_write", runner::describe_y_guards(damage, results.rows()) + " in " + run_label(run));
   }
   if (!modified.empty()) {
     findings.add("modified_input", "modified input: the kernel changed " + modified + " (inputs are read-only)");
@@ -152,8 +126,8 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
 }
 
 std::string check_launch_result(const PreparedCase& p, std::uint64_t seed, const ResultView& results, int slot) {
-  const GuardDamage damage = inspect_guards(results, slot);
-  if (damage.any()) return guard_text(damage, results.rows());
+  const runner::GuardDamage damage = inspect_guards(results, slot);
+  if (damage.any()) return runner::describe_y_guards(damage, results.rows());
   const std::vector<float> x = x_for_seed(static_cast<std::size_t>(p.csr.cols), seed);
   const GoldenResult golden = golden_spmv(p.csr, x);
   const ToleranceVerdict verdict = check_result(p.csr, x, golden, results.y(slot), p.tolerance);

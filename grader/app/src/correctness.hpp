@@ -11,18 +11,12 @@
 #include "case_data.hpp"
 #include "row.hpp"
 #include "row_record.hpp"
+#include "spmv/runner/y_guards.hpp"
 
 namespace spmv::grade {
 
-struct GuardDamage {
-  std::int64_t words_before = 0;    // guard words before y[0] that changed
-  std::int64_t words_after = 0;     // after y[rows - 1]
-  std::int64_t nearest_before = 0;  // k of the changed y[-k] closest to y (0: none)
-  std::int64_t nearest_after = -1;  // k of the changed y[rows + k] closest to y (-1: none)
-  [[nodiscard]] bool any() const { return words_before + words_after > 0; }
-};
-
-GuardDamage inspect_guards(const ResultView& results, int slot);
+// What the launch of result slot `slot` wrote outside y (spmv/runner/y_guards.hpp).
+runner::GuardDamage inspect_guards(const ResultView& results, int slot);
 
 struct Correctness {
   bool passed = false;

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "executor.hpp"
+#include "spmv/runner/executor.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/runner/timing.hpp"
 

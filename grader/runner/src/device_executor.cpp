@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "executor.hpp"
+#include "spmv/runner/executor.hpp"
 
 namespace spmv::runner {
 namespace {

@@ -1,6 +1,6 @@
 #include <chrono>
 
-#include "executor.hpp"
+#include "spmv/runner/executor.hpp"
 
 namespace spmv::runner {
 namespace {

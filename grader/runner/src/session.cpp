@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "spmv/runner/x_values.hpp"
-#include "x_fill.hpp"
 #ifdef SPMV_RUNNER_CUSPARSE
 #include "cusparse_timer.hpp"
 #endif
@@ -35,13 +34,12 @@ class Refusal : public std::runtime_error {
 };
 
 // The launch's return value and what synchronizing left, as a refusal.
-void check_launch(spmv_status status, int error) {
-  if (status == SPMV_NOT_IMPLEMENTED) throw Refusal(ReplyKind::kNotImplemented, status, "returned SPMV_NOT_IMPLEMENTED");
-  if (status != SPMV_SUCCESS) {
-    throw Refusal(ReplyKind::kLaunchFailed, status,
-                  "returned " + (status > 0 ? cuda_error_name(status) : std::to_string(status)));
+void check_launch(const LaunchStatus& launch) {
+  if (launch.status == SPMV_NOT_IMPLEMENTED) {
+    throw Refusal(ReplyKind::kNotImplemented, launch.status, describe_launch(launch));
   }
-  if (error != 0) throw Refusal(ReplyKind::kCudaError, error, cuda_error_name(error));
+  if (launch.status != SPMV_SUCCESS) throw Refusal(ReplyKind::kLaunchFailed, launch.status, describe_launch(launch));
+  if (launch.error != 0) throw Refusal(ReplyKind::kCudaError, launch.error, cuda_error_name(launch.error));
 }
 
 // The vendor libraries the plugin may not use: the grader's policy, from the
@@ -214,11 +212,9 @@ void Session::release_setup() {
   if (result_area_ != nullptr) ::munmap(result_area_, result_bytes_);
   result_area_ = nullptr;
   kernel_ = nullptr;
+  area_.reset();
   uploaded_.reset();
   matrix_.reset();
-  x_ = RawBuffer();
-  y_ = RawBuffer();
-  scratch_ = RawBuffer();
 }
 
 void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
@@ -254,22 +250,10 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
 
   const MemorySpace space = executor_->space();
   uploaded_ = upload_matrix(space, *matrix_);
-  x_ = RawBuffer(space, (static_cast<std::size_t>(cols_) + 2 * kXGuardWords) * sizeof(float));
-  y_ = RawBuffer(space, slot_words(rows_) * sizeof(float));
+  area_ = std::make_unique<LaunchArea>(*executor_, *uploaded_, kernel, rows_, cols_);
   check_cuda(executor_->synchronize(), "the upload");
-  if (kernel != nullptr) {
-    const std::size_t scratch_bytes = kernel->scratch_size != nullptr ? kernel->scratch_size(uploaded_->view()) : 0;
-    scratch_ = RawBuffer(space, scratch_bytes);
-  }
   kernel_ = kernel;
   reply.status = 0;
-}
-
-float* Session::y_values() const { return static_cast<float*>(y_.data()) + kYGuardWords; }
-const float* Session::x_values() const { return static_cast<const float*>(x_.data()) + kXGuardWords; }
-
-spmv_status Session::launch() const {
-  return kernel_->launch(uploaded_->view(), x_values(), y_values(), scratch_.data(), executor_->stream());
 }
 
 void Session::begin_recording() {
@@ -291,29 +275,19 @@ void Session::end_recording(Reply& reply) {
 
 void Session::copy_y_to_slot(int slot) const {
   if (slot < 0 || slot >= kSlots) throw std::runtime_error("no such result slot");
-  y_.copy_to_host(result_area_ + static_cast<std::size_t>(slot) * slot_words(rows_), y_.bytes());
+  area_->copy_slot(result_area_ + static_cast<std::size_t>(slot) * slot_words(rows_));
 }
 
 void Session::run(const Request& request, Reply& reply) {
   if (kernel_ == nullptr) throw std::runtime_error("kRun before kSetup");
-  fill_x(*executor_, x_.data(), static_cast<std::size_t>(cols_), request.seed);
-  fill_y(*executor_, y_.data(), static_cast<std::size_t>(rows_));
-  check_cuda(executor_->synchronize(), "filling x and y");
+  area_->prepare(request.seed);
   begin_recording();
-  const spmv_status status = launch();
-  const int error = status == SPMV_SUCCESS ? executor_->synchronize() : 0;
+  const LaunchStatus launched = area_->launch();
   end_recording(reply);
-  check_launch(status, error);
+  check_launch(launched);
   copy_y_to_slot(request.slot);
-  // The inputs as the kernel left them.
-  std::vector<std::string> modified = uploaded_->modified_arrays();
-  std::vector<std::uint32_t> expected(static_cast<std::size_t>(cols_) + 2 * kXGuardWords, kXGuardBits);
-  for (std::int64_t i = 0; i < cols_; ++i) {
-    expected[kXGuardWords + static_cast<std::size_t>(i)] = x_bits(request.seed, static_cast<std::uint64_t>(i));
-  }
-  if (!same_contents(x_, expected.data(), expected.size() * sizeof(std::uint32_t))) modified.emplace_back("x");
   std::string names;
-  for (const auto& name : modified) names += (names.empty() ? "" : ", ") + name;
+  for (const auto& name : area_->modified_inputs()) names += (names.empty() ? "" : ", ") + name;
   store_text(reply.modified, names);
 }
 
@@ -321,16 +295,13 @@ void Session::run(const Request& request, Reply& reply) {
 // steps without a launch: what this runner's round trip costs by itself,
 // for the grader's clock bound.
 void Session::timed(const Request& request, Reply& reply) {
-  if (!uploaded_) throw std::runtime_error("kTimed before kSetup");
-  fill_x(*executor_, x_.data(), static_cast<std::size_t>(cols_), request.seed);
-  fill_y(*executor_, y_.data(), static_cast<std::size_t>(rows_));
-  check_cuda(executor_->synchronize(), "filling x and y");
-  spmv_status status = SPMV_SUCCESS;
-  int error = 0;
+  if (!area_) throw std::runtime_error("kTimed before kSetup");
+  area_->prepare(request.seed);
+  LaunchStatus launched;
   begin_recording();
-  reply.ms = executor_->time([this] { return kernel_ != nullptr ? launch() : SPMV_SUCCESS; }, status, error);
+  reply.ms = area_->timed_launch(launched);
   end_recording(reply);
-  check_launch(status, error);
+  check_launch(launched);
 }
 
 void Session::copy_out(const Request& request, Reply&) {

@@ -6,14 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "executor.hpp"
+#include "spmv/runner/executor.hpp"
+#include "spmv/runner/launch.hpp"
 #include "launch_recorder.hpp"
 #include "spmv/contract/plugin.h"
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/matrix_image.hpp"
 #include "spmv/runner/protocol.hpp"
 #include "spmv/sandbox/sandbox.hpp"
-#include "uploaded.hpp"
+#include "spmv/runner/uploaded.hpp"
 
 namespace spmv::runner {
 
@@ -34,9 +35,6 @@ class Session {
   void copy_out(const Request& request, Reply& reply);
   void cusparse(const Request& request, Reply& reply);
 
-  [[nodiscard]] float* y_values() const;
-  [[nodiscard]] const float* x_values() const;
-  spmv_status launch() const;
   void copy_y_to_slot(int slot) const;
   void release_setup();
   // Around a launch: the kernels it ran, into the reply's recorder fields.
@@ -54,8 +52,8 @@ class Session {
   const spmv_kernel_entry* kernel_ = nullptr;
   std::optional<AnyMatrix> matrix_;
   std::unique_ptr<UploadedMatrix> uploaded_;
+  std::unique_ptr<LaunchArea> area_;
   std::int64_t rows_ = 0, cols_ = 0;
-  RawBuffer x_, y_, scratch_;
   std::uint32_t* result_area_ = nullptr;
   std::size_t result_bytes_ = 0;
 };

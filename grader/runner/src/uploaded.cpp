@@ -1,4 +1,4 @@
-#include "uploaded.hpp"
+#include "spmv/runner/uploaded.hpp"
 
 #include <algorithm>
 #include <array>

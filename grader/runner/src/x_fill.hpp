@@ -7,7 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "executor.hpp"
+#include "spmv/runner/executor.hpp"
 
 namespace spmv::runner {
 

@@ -1,0 +1,84 @@
+// One launch of a plugin's kernel, the way every grading path makes it: the
+// runner for spmv-grade, the GPU conformance tests, the host-path tests and
+// spmv-bench. The steps, in order:
+//   1. x between guard zones of NaN (kXGuardWords each side, protocol.hpp):
+//      from a seed (x_values.hpp, filled where x lives, no host copy) or
+//      from given values;
+//   2. y poisoned (kPoisonBits) between guard zones of kGuardBits;
+//   3. the launch on the executor's stream, then the whole device waited
+//      for (work hidden on another stream included), sticky errors read;
+//   4. y and its guard zones captured as one result slot (slot_words(rows)
+//      32-bit words), judged by y_guards.hpp and the tolerance check;
+//   5. the inputs compared with what was uploaded: every matrix array, its
+//      guard zones, the view struct, x and x's guard zones.
+// Timing is the executor's (time(): CUDA events around one launch, or the
+// host clock) and timing.hpp's interleaving of sides.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "spmv/contract/plugin.h"
+#include "spmv/memory/buffer.hpp"
+#include "spmv/runner/executor.hpp"
+#include "spmv/runner/uploaded.hpp"
+
+namespace spmv::runner {
+
+struct LaunchStatus {
+  spmv_status status = SPMV_SUCCESS;  // what the kernel returned
+  int error = 0;                      // the cudaError_t waiting for it left (0: none)
+  [[nodiscard]] bool ok() const { return status == SPMV_SUCCESS && error == 0; }
+};
+
+// x, y and scratch for launches of one kernel on one uploaded matrix, in the
+// executor's memory space. `kernel` may be null: launches then do nothing
+// (the round trip's own cost, and the vendor library's timing).
+class LaunchArea {
+ public:
+  LaunchArea(Executor& executor, const UploadedMatrix& matrix, const spmv_kernel_entry* kernel, std::int64_t rows,
+             std::int64_t cols);
+
+  // Steps 1 and 2: x of `seed`, or these values (cols of them); y poisoned.
+  void prepare(std::uint64_t seed);
+  void prepare(std::span<const float> x);
+
+  // Step 3: one launch, waited for.
+  LaunchStatus launch();
+  // Step 3 timed by the executor: the launch's milliseconds.
+  double timed_launch(LaunchStatus& status);
+
+  // Step 4: y between its guard zones, into `slot` (slot_words(rows) words).
+  void copy_slot(std::uint32_t* slot) const;
+  [[nodiscard]] std::vector<std::uint32_t> slot() const;
+
+  // Step 5: names of the inputs found changed since prepare() ("x", "col_idx",
+  // "the guard zones around values", ...); empty when none.
+  [[nodiscard]] std::vector<std::string> modified_inputs() const;
+
+  [[nodiscard]] const float* x() const;
+  [[nodiscard]] float* y() const;
+  [[nodiscard]] std::int64_t rows() const { return rows_; }
+
+ private:
+  Executor& executor_;
+  const UploadedMatrix& matrix_;
+  const spmv_kernel_entry* kernel_;
+  std::int64_t rows_, cols_;
+  RawBuffer x_, y_, scratch_;
+  std::vector<std::uint32_t> x_expected_;  // x's words with guards, as prepare() left them
+};
+
+// The rows of y in a captured slot, as floats.
+std::vector<float> y_of_slot(std::span<const std::uint32_t> slot, std::int64_t rows);
+// Its guard zones.
+std::span<const std::uint32_t> guard_before(std::span<const std::uint32_t> slot);
+std::span<const std::uint32_t> guard_after(std::span<const std::uint32_t> slot, std::int64_t rows);
+
+// "SPMV_NOT_IMPLEMENTED", "returned cudaErrorLaunchFailure", ... for a
+// launch that was not ok.
+std::string describe_launch(const LaunchStatus& status);
+
+}  // namespace spmv::runner
