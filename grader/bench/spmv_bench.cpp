@@ -32,20 +32,6 @@ namespace {
 // cuda-samples' "waived" code: CTest's SKIP_RETURN_CODE shows it as skipped.
 constexpr int kExitNoGpu = 2;
 
-// Created with default flags, so the stream also waits for work on the
-// legacy default stream, where the synchronous uploads run.
-class Stream {
- public:
-  Stream() { SPMV_CUDA_CHECK(cudaStreamCreate(&stream_)); }
-  Stream(const Stream&) = delete;
-  Stream& operator=(const Stream&) = delete;
-  ~Stream() { cudaStreamDestroy(stream_); }
-  [[nodiscard]] cudaStream_t get() const { return stream_; }
-
- private:
-  cudaStream_t stream_ = nullptr;
-};
-
 std::vector<const KernelInfo*> select_kernels(const std::vector<KernelInfo>& catalogue,
                                               const std::vector<std::string>& filters) {
   std::vector<const KernelInfo*> selected;
@@ -104,7 +90,7 @@ void print_setup(const BenchOptions& options, cusparseHandle_t cusparse) {
 
 void print_copy_bandwidth(const CopyBandwidth& copy) {
   std::cout << "device-to-device copy of " << (copy.bytes_per_copy >> 20) << " MiB: median "
-            << copy.timing.median_ms << " ms over " << copy.timing.runs << " copies = " << copy.gb_per_s
+            << copy.timing.median_ms << " ms over " << copy.timing.samples << " copies = " << copy.gb_per_s
             << " GB/s (bytes read + written)\n"
             << std::flush;
 }
@@ -138,7 +124,7 @@ struct KernelRun {
   bool device_lost = false;
 };
 
-KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchContext& context, Timer& timer,
+KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchContext& context, runner::Executor& executor,
                      const TimingOptions& timing) {
   KernelRun run;
   ResultRow& row = run.row;
@@ -159,11 +145,11 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
       row.detail = first->describe();
       return run;
     }
-    row.timing = timer.time([&launcher] { launcher->enqueue(); }, timing);
+    row.timing = time_calls(executor, [&launcher] { return launcher->enqueue(); }, timing);
     const ToleranceVerdict last = check_y(w);
     if (!last.passed) {
       row.outcome = Outcome::kWrong;
-      row.detail = "correct on its first call, wrong after " + std::to_string(row.timing.runs) +
+      row.detail = "correct on its first call, wrong after " + std::to_string(row.timing.samples) +
                    " timed calls: " + last.describe();
       return run;
     }
@@ -182,11 +168,11 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
 
 // False when the device was lost and the run must stop.
 bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels, const BenchContext& context,
-                Timer& timer, const TimingOptions& timing, Report& report) {
+                runner::Executor& executor, const TimingOptions& timing, Report& report) {
   report.begin_matrix(host);
   DeviceWorkload device(host);
   for (const KernelInfo* kernel : kernels) {
-    const KernelRun run = run_kernel(*kernel, device, context, timer, timing);
+    const KernelRun run = run_kernel(*kernel, device, context, executor, timing);
     report.add(run.row);
     if (run.device_lost) {
       report.abort_run("the CUDA context is unusable after " + kernel->name + " on " + host.source.label);
@@ -204,7 +190,7 @@ std::future<HostWorkload> prepare_async(const MatrixSource& source, const std::s
 }
 
 void run_all(const std::vector<MatrixSource>& sources, const std::vector<const KernelInfo*>& kernels,
-             const BenchOptions& options, const BenchContext& context, Timer& timer, Report& report) {
+             const BenchOptions& options, const BenchContext& context, runner::Executor& executor, Report& report) {
   if (sources.empty()) return;
   const std::set<HostFormat> formats = formats_needed(kernels);
   std::future<HostWorkload> next = prepare_async(sources.front(), formats, options.seed);
@@ -218,7 +204,7 @@ void run_all(const std::vector<MatrixSource>& sources, const std::vector<const K
     if (i + 1 < sources.size()) next = prepare_async(sources[i + 1], formats, options.seed);
     if (!host) continue;
     try {
-      if (!run_matrix(*host, kernels, context, timer, options.timing, report)) return;
+      if (!run_matrix(*host, kernels, context, executor, options.timing, report)) return;
     } catch (const CudaError& error) {
       // The uploads of this matrix failed (e.g. out of device memory).
       report.abort_run(std::string("matrix ") + host->source.label + ": " + error.what());
@@ -262,16 +248,15 @@ int run(int argc, const char* const argv[]) {
                      " CUDA devices");
   }
   Report report(std::cout, options.csv_path);
-  SPMV_CUDA_CHECK(cudaSetDevice(options.device));
-  const Stream stream;
-  const CusparseHandle cusparse(stream.get());
-  Timer timer(stream.get());
+  // The grader's executor: its stream, its events, its wait after each call.
+  const std::unique_ptr<runner::Executor> executor = runner::make_device_executor(options.device);
+  const CusparseHandle cusparse(executor->stream());
   print_setup(options, cusparse.get());
-  const CopyBandwidth copy = measure_copy_bandwidth(timer, stream.get(), options.copy_bytes);
+  const CopyBandwidth copy = measure_copy_bandwidth(*executor, options.copy_bytes);
   print_copy_bandwidth(copy);
   report.set_copy_bandwidth(copy.gb_per_s);
 
-  run_all(sources, kernels, options, BenchContext{stream.get(), cusparse.get()}, timer, report);
+  run_all(sources, kernels, options, BenchContext{executor->stream(), cusparse.get()}, *executor, report);
   report.print_summary();
   return report.any_failure() ? 1 : 0;
 }

@@ -65,6 +65,30 @@ TEST(TimeInterleaved, StopsAtTheMaximumCount) {
   EXPECT_EQ(results[1].samples, 7);
 }
 
+TEST(TimeInterleaved, StopsAtTheMaximumTimeShortOfTheMinimumCount) {
+  const TimedLaunch slow = [] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    return 5.0;
+  };
+  const auto results = time_interleaved(
+      {slow}, {.min_runs = 1000, .max_runs = 100000, .warmup_runs = 0, .min_time_ms = 0, .max_time_ms = 30});
+  EXPECT_GE(results[0].samples, 1);
+  EXPECT_LE(results[0].samples, 7) << "went on past 30 ms of 5 ms launches";
+  const auto one = time_interleaved(
+      {slow}, {.min_runs = 1000, .max_runs = 100000, .warmup_runs = 0, .min_time_ms = 0, .max_time_ms = 0});
+  EXPECT_EQ(one[0].samples, 1) << "a median needs one sample, whatever the limit";
+}
+
+TEST(TimingSummary, MedianMinimumMaximumAndCount) {
+  const TimingResult odd = summarize({5.0, 1.0, 3.0});
+  EXPECT_EQ(odd.median_ms, 3.0);
+  EXPECT_EQ(odd.min_ms, 1.0);
+  EXPECT_EQ(odd.max_ms, 5.0);
+  EXPECT_EQ(odd.samples, 3);
+  EXPECT_EQ(summarize({4.0, 1.0, 2.0, 8.0}).median_ms, 3.0);
+  EXPECT_THROW(summarize({}), std::invalid_argument);
+}
+
 TEST(TimeInterleaved, AFailingLaunchEndsTheLoop) {
   int calls = 0;
   const TimedLaunch failing = [&]() -> double {

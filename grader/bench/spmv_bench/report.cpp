@@ -151,7 +151,7 @@ void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, cons
        << s.nnz << ',' << s.max_row << ',' << csv_field(row.kernel) << ',' << csv_field(row.provider) << ','
        << row.format << ',' << outcome_label(row.outcome) << ',' << number(row.timing.median_ms, "%.6f") << ','
        << number(row.timing.min_ms, "%.6f") << ',' << number(row.timing.max_ms, "%.6f") << ','
-       << (timed ? std::to_string(row.timing.runs) : "") << ',' << number(metrics.gflops, "%.2f") << ','
+       << (timed ? std::to_string(row.timing.samples) : "") << ',' << number(metrics.gflops, "%.2f") << ','
        << number(metrics.gb_per_s, "%.2f") << ',' << number(metrics.percent_of_copy, "%.2f") << ','
        << (timed && metrics.speedup ? printf_string("%.4f", *metrics.speedup) : "") << ','
        << printf_string("%.0f", model_bytes(s)) << ',' << csv_field(row.detail) << '\n'

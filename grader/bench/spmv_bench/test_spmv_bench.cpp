@@ -133,16 +133,6 @@ TEST(ByteModel, DerivesRatesFromTheMedian) {
   EXPECT_FALSE(metrics_of(stats, timing, 2000.0, std::nullopt).speedup.has_value());
 }
 
-TEST(Timing, SummarizesMedianOfOddAndEvenCounts) {
-  const TimingResult odd = summarize({5.0, 1.0, 3.0});
-  EXPECT_EQ(odd.median_ms, 3.0);
-  EXPECT_EQ(odd.min_ms, 1.0);
-  EXPECT_EQ(odd.max_ms, 5.0);
-  EXPECT_EQ(odd.runs, 3);
-  EXPECT_EQ(summarize({4.0, 1.0, 2.0, 8.0}).median_ms, 3.0);
-  EXPECT_THROW(summarize({}), std::invalid_argument);
-}
-
 TEST(Suite, EveryEntryHasAValidFullAndQuickSpec) {
   for (const SuiteEntry& entry : benchmark_suite()) {
     EXPECT_LE(entry.name.size(), kLabelWidth) << entry.name;
@@ -305,7 +295,7 @@ ResultRow row_of(const std::string& matrix, const std::string& kernel, Outcome o
   row.format = "csr";
   row.outcome = outcome;
   row.timing.median_ms = ms;
-  row.timing.runs = 10;
+  row.timing.samples = 10;
   row.detail = outcome == Outcome::kTimed ? "" : "why, with a comma";
   return row;
 }

@@ -16,6 +16,16 @@ double median(std::vector<double> values) {
   return (lower + upper) / 2;
 }
 
+TimingResult summarize(std::vector<double> samples_ms) {
+  if (samples_ms.empty()) throw std::invalid_argument("no timing samples to summarize");
+  TimingResult result;
+  result.min_ms = *std::min_element(samples_ms.begin(), samples_ms.end());
+  result.max_ms = *std::max_element(samples_ms.begin(), samples_ms.end());
+  result.samples = static_cast<int>(samples_ms.size());
+  result.median_ms = median(std::move(samples_ms));
+  return result;
+}
+
 std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides, const TimingOptions& options,
                                            const std::function<void()>& on_timing_starts) {
   for (int run = 0; run < options.warmup_runs; ++run) {
@@ -32,6 +42,7 @@ std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides
     bool needed = false;
     for (std::size_t s = 0; s < sides.size(); ++s) {
       if (static_cast<int>(samples[s].size()) >= options.max_runs) return false;
+      if (!samples[s].empty() && totals[s] >= options.max_time_ms) return false;
       needed = needed || side_needs_more(s);
     }
     return needed;
@@ -45,9 +56,7 @@ std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides
   }
 
   std::vector<TimingResult> results;
-  for (const auto& side_samples : samples) {
-    results.push_back({side_samples.empty() ? 0.0 : median(side_samples), static_cast<int>(side_samples.size())});
-  }
+  for (auto& side_samples : samples) results.push_back(side_samples.empty() ? TimingResult{} : summarize(std::move(side_samples)));
   return results;
 }
 
