@@ -99,14 +99,21 @@ bool same_contents(const RawBuffer& buffer, const void* original, std::size_t by
   return true;
 }
 
+template <typename Matrix>
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const Matrix& matrix) {
+  using Buffers = decltype(upload(space, matrix, kMatrixGuardWords));
+  return std::make_unique<Uploaded<Buffers, Matrix>>(space, matrix);
+}
+
+template std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace, const CsrMatrix&);
+template std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace, const CooMatrix&);
+template std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace, const EllMatrix&);
+template std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace, const HybMatrix&);
+template std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace, const JdsMatrix&);
+template std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace, const SellMatrix&);
+
 std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix) {
-  return std::visit(
-      [&](const auto& m) -> std::unique_ptr<UploadedMatrix> {
-        using Matrix = std::decay_t<decltype(m)>;
-        using Buffers = decltype(upload(space, m, kMatrixGuardWords));
-        return std::make_unique<Uploaded<Buffers, Matrix>>(space, m);
-      },
-      matrix);
+  return std::visit([&](const auto& m) { return upload_matrix(space, m); }, matrix);
 }
 
 }  // namespace spmv::runner

@@ -79,16 +79,16 @@ class FormatChecker {
       set_cells(format, KernelState::kApplies, {});
       return;
     }
-    std::optional<decltype(upload(options_.memory, container))> uploaded;
+    std::unique_ptr<runner::UploadedMatrix> uploaded;
     try {
-      uploaded.emplace(upload(options_.memory, container));
+      uploaded = runner::upload_matrix(options_.memory, container);
     } catch (const std::exception& e) {
       fail(format, std::string("uploading the ") + format_name(format) + " form failed: " + e.what());
       return;
     }
     for (std::size_t i = 0; i < kernels_.size(); ++i) {
       if (kernels_[i]->format != format) continue;
-      const KernelRun run = runner_->run(*kernels_[i], &uploaded->view);
+      const KernelRun run = runner_->run(*kernels_[i], *uploaded);
       result_.kernels[i] = {run.passed ? KernelState::kPassed : KernelState::kFailed, run.detail};
       if (!run.passed)
         result_.problems.push_back("kernel " + std::string(kernels_[i]->name) + " FAILED: " + run.detail);

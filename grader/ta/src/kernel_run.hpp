@@ -2,12 +2,14 @@
 // is gradable: validate runs the reference kernels (if they cannot pass on a
 // case, no submission can); tests run the host-path plugins the same way.
 //
-// Each launch gets a y poisoned with spmv::kPoisonBits, so an unwritten row
-// shows, and is checked against the golden result with the grader's
-// tolerance.
+// Each launch is made as the grader's runner makes it (spmv/runner/launch.hpp):
+// x and y between guard zones, y poisoned, the matrix between guard zones;
+// y is checked against the golden result with the grader's tolerance, and
+// the guard zones and inputs must be untouched.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,8 @@
 #include "spmv/core/formats.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/runner/executor.hpp"
+#include "spmv/runner/uploaded.hpp"
 
 namespace spmv::ta {
 
@@ -35,17 +39,17 @@ class KernelRunner {
  public:
   KernelRunner(const CsrMatrix& csr, std::uint64_t x_seed, MemorySpace space);
 
-  // `view` is the spmv_<format>_view of the matrix uploaded, in this
-  // runner's memory space, in the kernel's format.
-  KernelRun run(const spmv_kernel_entry& kernel, const void* view);
+  [[nodiscard]] MemorySpace space() const { return executor_->space(); }
+
+  // `matrix` is the matrix uploaded in this runner's memory space, in the
+  // kernel's format.
+  KernelRun run(const spmv_kernel_entry& kernel, const runner::UploadedMatrix& matrix);
 
  private:
   const CsrMatrix& csr_;
-  MemorySpace space_;
+  std::unique_ptr<runner::Executor> executor_;
   std::vector<float> x_;
   GoldenResult golden_;
-  Buffer<float> x_uploaded_;
-  Buffer<float> y_uploaded_;
 };
 
 }  // namespace spmv::ta

@@ -30,6 +30,9 @@ inline constexpr std::size_t kMatrixGuardWords = 4096;
 
 // The matrix is kept (by reference) to compare with: it must outlive the result.
 std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix);
+// The same for a matrix of one format (any alternative of AnyMatrix).
+template <typename Matrix>
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const Matrix& matrix);
 
 // Whether `buffer`, from byte `start`, still holds the `bytes` bytes at `original`.
 bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes, std::size_t start = 0);
