@@ -56,6 +56,8 @@ enum class Fault {
   hide_devices,      // a constructor that sets CUDA_VISIBLE_DEVICES=-1
   kill_parent,       // SIGKILL to its parent and SIGSTOP to every process it can see
   jit_module,        // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
+  reads_past_values,   // adds values[nnz] * 0 to row 0: one past the matrix's values (a NaN guard)
+  reads_past_col_idx,  // adds x[col_idx[nnz]] * 0 to row 0: the index guard (-1) sends it to x[-1]
   // For --memcheck (graded with it by tools/gpu-check; a pass without it):
   reads_past_x,      // correct y, plus a read just past x's allocation (the runner's 4096-word
                      // guard after x), its value unused: only compute-sanitizer sees it
@@ -113,6 +115,12 @@ __global__ void faulty_csr_scalar(std::int32_t rows, std::int32_t cols, const st
   }
   if constexpr (kFault == Fault::nondeterministic) {
     if (call > 1 && row == call % rows) sum += 1.0F;
+  }
+  if constexpr (kFault == Fault::reads_past_values) {
+    if (row == 0) sum += values[row_ptr[rows]] * 0.0F;
+  }
+  if constexpr (kFault == Fault::reads_past_col_idx) {
+    if (row == 0) sum += x[col_idx[row_ptr[rows]]] * 0.0F;
   }
   if constexpr (kFault == Fault::reads_past_x) {
     // A volatile load is kept by the compiler; its value changes nothing.
