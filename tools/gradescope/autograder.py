@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+"""The Gradescope autograder's two halves (tools/make-gradescope-autograder).
+
+    autograder.py run
+        Gradescope's run_autograder: grades /autograder/submission and writes
+        /autograder/results/results.json. With a GPU host configured in the
+        zip (gpu-host/host.ini), the submission goes there over SSH and its
+        results.json comes back; without one, or when it cannot be reached,
+        the submission is built and checked here, without a GPU, and the
+        results say so: rows that need a GPU are listed without points.
+
+    autograder.py serve --hidden DIR --secret-seed-file FILE [--cases DIR ...]
+                        [--policy FILE] [--grader PATH] [--lock FILE]
+        The GPU host's side, run by sshd as the forced command of the
+        autograder's key: reads a tar of the submission's files on stdin,
+        builds and grades it (tools/grade-class, the public cases and DIR)
+        and writes its results.json on stdout. One grading at a time (the
+        lock), so timings never share the GPU. Exit 0 with the results;
+        otherwise a line on stderr says why (no GPU here, the grader failed).
+
+The root of the autograder is $SPMV_AUTOGRADER_ROOT (default /autograder);
+the grader's build is $SPMV_AUTOGRADER_BUILD (default
+<root>/source/spmv-lab/build-release).
+
+For the project's own tests only: with SPMV_AUTOGRADER_PREBUILT=1 a
+submission folder holding one *.so and no .cu file is graded as that plugin
+(tools/grade-class --prebuilt), so host-path plugins, which run without a
+GPU, can go through the whole path. Never set it for a course.
+"""
+import argparse
+import csv
+import fcntl
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from pathlib import Path
+
+LAB = Path(__file__).resolve().parent.parent.parent
+SUBMISSION_BYTES = 4 * 1024 * 1024    # as build-submission's copy
+SUBMISSION_FILES = 256
+RESULTS_BYTES = 8 * 1024 * 1024       # the most a GPU host may answer
+OUTPUT_CAP = 16 * 1024
+
+
+class Refused(RuntimeError):
+    """A request or an answer that cannot be used; the message says why."""
+
+
+def prebuilt_allowed():
+    return os.environ.get("SPMV_AUTOGRADER_PREBUILT") == "1"
+
+
+# -- The submission's files ------------------------------------------------------------------------
+
+def submission_folder(root):
+    """The folder of the kernel files: the submission's top, or the one folder below it that
+    holds them (an upload of a zipped folder)."""
+    if any(root.glob("*.cu")) or (prebuilt_allowed() and any(root.glob("*.so"))):
+        return root
+    holding = sorted({path.parent for path in root.rglob("*.cu")})
+    if len(holding) == 1:
+        return holding[0]
+    return root  # build-submission names what is missing
+
+
+def pack(folder):
+    """A tar of the folder's regular files (no links, no special files), within the caps."""
+    buffer = io.BytesIO()
+    total, count = 0, 0
+    with tarfile.open(fileobj=buffer, mode="w") as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                raise Refused(f"{path.relative_to(folder)}: only folders and regular files are accepted")
+            if path.is_dir():
+                continue
+            count += 1
+            total += path.stat().st_size
+            if count > SUBMISSION_FILES or total > SUBMISSION_BYTES:
+                raise Refused(f"the submission is larger than {SUBMISSION_FILES} files or "
+                              f"{SUBMISSION_BYTES // (1024 * 1024)} MiB")
+            archive.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+    return buffer.getvalue()
+
+
+def unpack(data, target):
+    """Extracts a tar made by pack(): regular files and folders only, inside `target`."""
+    if len(data) > SUBMISSION_BYTES + 512 * (SUBMISSION_FILES + 16):
+        raise Refused("the submission sent is too large")
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:") as archive:
+            members = archive.getmembers()
+            if len(members) > SUBMISSION_FILES:
+                raise Refused("the submission sent has too many files")
+            for member in members:
+                name = Path(member.name)
+                if name.is_absolute() or ".." in name.parts or not (member.isfile() or member.isdir()):
+                    raise Refused(f"the submission sent holds {member.name!r}, which is not a plain file")
+            archive.extractall(target, members=members, filter="data")
+    except tarfile.TarError as error:
+        raise Refused(f"the submission sent is not a tar archive: {error}") from None
+
+
+# -- results.json ----------------------------------------------------------------------------------
+
+def check_results(text):
+    """The results.json in `text` as a dict, if it has Gradescope's shape; raises Refused."""
+    if len(text.encode("utf-8")) > RESULTS_BYTES:
+        raise Refused("the results are larger than 8 MiB")
+    try:
+        results = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise Refused(f"the results are not JSON: {error}") from None
+    if not isinstance(results, dict):
+        raise Refused("the results are not a JSON object")
+    tests = results.get("tests", [])
+    if not isinstance(tests, list) or not all(isinstance(test, dict) for test in tests):
+        raise Refused("the results' tests are not a list of objects")
+    number = (int, float)
+    if "score" in results and not isinstance(results["score"], number):
+        raise Refused("the results' score is not a number")
+    if "score" not in results and not all(isinstance(test.get("score"), number) for test in tests):
+        raise Refused("the results have no score, neither overall nor on every test")
+    for test in tests:
+        for key in ("score", "max_score"):
+            if key in test and not isinstance(test[key], number):
+                raise Refused(f"a test's {key} is not a number")
+        if "name" in test and not isinstance(test["name"], str):
+            raise Refused("a test's name is not text")
+        if test.get("status", "passed") not in ("passed", "failed"):
+            raise Refused("a test's status is neither passed nor failed")
+    return results
+
+
+def write_results(results_dir, results):
+    results_dir.mkdir(parents=True, exist_ok=True)
+    temporary = results_dir / "results.json.tmp"
+    temporary.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    temporary.replace(results_dir / "results.json")
+
+
+def without_gpu(results, reason):
+    """`results` of a grading without a GPU, for publishing: every row that needed a GPU loses its
+    points and its status (it was not graded: no score of 0 for it), the others keep theirs."""
+    published = dict(results)
+    tests = []
+    skipped = 0
+    for test in results.get("tests", []):
+        if test.get("extra_data", {}).get("cause") != "no_gpu":
+            tests.append(test)
+            continue
+        skipped += 1
+        kept = {key: value for key, value in test.items() if key not in ("score", "max_score", "status")}
+        kept["output"] = "Not graded yet: this row needs a GPU, and no GPU graded this submission."
+        tests.append(kept)
+    published["tests"] = tests
+    # Gradescope needs an overall score; it counts the rows that were graded (none of those
+    # that need a GPU), and the text says plainly that it is not the grade.
+    published["score"] = sum(test.get("score", 0) for test in tests)
+    extra = dict(results.get("extra_data", {}))
+    extra.update(gpu_graded=False, rows_not_graded=skipped)
+    published["extra_data"] = extra
+    published["output"] = (
+        f"NO GPU GRADED THIS SUBMISSION ({reason}).\n"
+        f"It was built and its host-side checks ran; the {skipped} rows that need a GPU are listed "
+        "without points, and the score shown is not your grade: your marks come when the course's "
+        "GPU host grades it.\n\n" + results.get("output", ""))
+    published.pop("leaderboard", None)  # no figures without a GPU
+    return published
+
+
+# -- Grading (tools/grade-class on a class of one) -------------------------------------------------
+
+def grade_here(submission, cases, secret_seed_file, policy, grader, work):
+    """Builds and grades one submission in `work`; (results dict, status)."""
+    students = work / "class"
+    shutil.rmtree(students, ignore_errors=True)
+    students.mkdir(parents=True)
+    shutil.copytree(submission, students / "submission", symlinks=True)
+    output = work / "graded"
+    command = [sys.executable, str(LAB / "tools/grade-class"), str(students), "--output", str(output),
+               "--grader", str(grader)]
+    for folder in cases:
+        command += ["--cases", str(folder)]
+    if secret_seed_file:
+        command += ["--secret-seed-file", str(secret_seed_file)]
+    if policy:
+        command += ["--policy", str(policy)]
+    if prebuilt_allowed():
+        command.append("--prebuilt")
+    graded = subprocess.run(command, capture_output=True, text=True)
+    report = output / "submission"
+    status = "grader_error"
+    if (output / "class.csv").is_file():
+        with open(output / "class.csv", newline="", encoding="utf-8") as handle:
+            for line in csv.DictReader(handle):
+                status = line["status"]
+    if graded.returncode != 0 or status == "grader_error" or not (report / "results.json").is_file():
+        log = report / "grade-class.log"
+        detail = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
+        raise Refused(f"the grading could not finish (grade-class exit {graded.returncode}): "
+                      + (detail or graded.stderr)[-OUTPUT_CAP:])
+    return json.loads((report / "results.json").read_text(encoding="utf-8")), status
+
+
+def needs_gpu(results):
+    return any(test.get("extra_data", {}).get("cause") == "no_gpu" for test in results.get("tests", []))
+
+
+# -- serve: the GPU host ---------------------------------------------------------------------------
+
+def serve(args):
+    data = sys.stdin.buffer.read(SUBMISSION_BYTES + 512 * (SUBMISSION_FILES + 16) + 1)
+    grader = args.grader or LAB / "build-release/bin/spmv-grade"
+    with tempfile.TemporaryDirectory(prefix="spmv-gpu-host-") as temporary:
+        work = Path(temporary)
+        submission = work / "submission"
+        submission.mkdir()
+        unpack(data, submission)
+        args.lock.parent.mkdir(parents=True, exist_ok=True)
+        with open(args.lock, "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one grading at a time: timings never share the GPU
+            results, _ = grade_here(submission_folder(submission), [*args.cases, args.hidden],
+                                    args.secret_seed_file, args.policy, grader, work)
+        if needs_gpu(results):
+            raise Refused("this grading host has no usable GPU")
+        sys.stdout.write(json.dumps(results) + "\n")
+    return 0
+
+
+# -- run: Gradescope's side ------------------------------------------------------------------------
+
+def read_host_config(folder):
+    """gpu-host/host.ini as a dict, or None when the zip has none."""
+    path = folder / "host.ini"
+    if not path.is_file():
+        return None
+    config = {}
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        line = raw.split("#")[0].strip()
+        if not line or line == "[gpu-host]":
+            continue
+        if "=" not in line:
+            raise Refused(f"{path}:{number}: expected key = value")
+        key, value = (part.strip() for part in line.split("=", 1))
+        config[key] = value
+    for key in ("host", "user"):
+        if not config.get(key):
+            raise Refused(f"{path}: no {key}")
+    return config
+
+
+def ask_gpu_host(config, folder, data):
+    """The GPU host's results for the packed submission `data`; raises Refused."""
+    key, known_hosts = folder / "key", folder / "known_hosts"
+    command = ["ssh", "-F", "/dev/null", "-T", "-i", str(key), "-p", config.get("port", "22"),
+               "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=yes",
+               "-o", f"UserKnownHostsFile={known_hosts}", "-o", "ConnectTimeout=20",
+               "-o", "ServerAliveInterval=30", f"{config['user']}@{config['host']}", "grade"]
+    timeout = float(config.get("timeout", "1800"))
+    try:
+        answer = subprocess.run(command, input=data, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Refused(f"the GPU host did not answer within {timeout:.0f} s") from None
+    if answer.returncode == 255:
+        raise Refused("the GPU host could not be reached: "
+                      + answer.stderr.decode("utf-8", "replace").strip()[-500:])
+    if answer.returncode != 0:
+        raise Refused("the GPU host could not grade it: "
+                      + answer.stderr.decode("utf-8", "replace").strip()[-2000:])
+    return check_results(answer.stdout.decode("utf-8", "replace"))
+
+
+def run(_args):
+    started = time.monotonic()
+    root = Path(os.environ.get("SPMV_AUTOGRADER_ROOT", "/autograder"))
+    source = root / "source"
+    build = Path(os.environ.get("SPMV_AUTOGRADER_BUILD", source / "spmv-lab/build-release"))
+    results_dir = root / "results"
+    policy = source / "policy.ini" if (source / "policy.ini").is_file() else None
+    submission = submission_folder(root / "submission")
+    why_local = "the autograder has no GPU host configured"
+    try:
+        config = read_host_config(source / "gpu-host")
+    except Refused as error:
+        config, why_local = None, str(error)
+    if config is not None:
+        try:
+            results = ask_gpu_host(config, source / "gpu-host", pack(submission))
+            results.setdefault("extra_data", {})["graded_on"] = "the course's GPU host"
+            write_results(results_dir, results)
+            print("graded on the GPU host", config["host"])
+            return 0
+        except Refused as error:
+            why_local = str(error)
+            print("the GPU host did not grade it:", why_local)
+    with tempfile.TemporaryDirectory(prefix="spmv-autograder-") as temporary:
+        results, status = grade_here(submission, [source / "spmv-lab/testcases/public", source / "hidden"],
+                                     source / "secret-seed", policy, build / "bin/spmv-grade", Path(temporary))
+    if status == "graded" and needs_gpu(results):
+        results = without_gpu(results, why_local)
+    results["execution_time"] = round(time.monotonic() - started)
+    write_results(results_dir, results)
+    print(f"graded here ({status}); {why_local}")
+    return 0
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("run", help="Gradescope's run_autograder")
+    served = commands.add_parser("serve", help="the GPU host's forced command")
+    served.add_argument("--hidden", type=Path, required=True, help="the hidden cases, on this host")
+    served.add_argument("--secret-seed-file", type=Path, required=True, help="the secret seed, on this host")
+    served.add_argument("--cases", type=Path, action="append",
+                        help="the public cases (repeatable; default: testcases/public)")
+    served.add_argument("--policy", type=Path, help="the scoring policy (default: the built-in one)")
+    served.add_argument("--grader", type=Path, help="the spmv-grade to use (default: build-release's)")
+    served.add_argument("--lock", type=Path, default=Path("/tmp/spmv-gpu-host.lock"),
+                        help="the lock that keeps gradings one at a time")
+    args = parser.parse_args(argv)
+    if args.command == "serve" and not args.cases:
+        args.cases = [LAB / "testcases/public"]
+    try:
+        return serve(args) if args.command == "serve" else run(args)
+    except Refused as error:
+        print(f"autograder: {error}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
