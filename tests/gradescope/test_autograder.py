@@ -46,6 +46,11 @@ def skip_unless_ready():
     try:
         import jsonschema  # noqa: F401
     except ImportError:
+        # Debian's python3-jsonschema serves the system's Python, which may not be this one.
+        system = "/usr/bin/python3"
+        if sys.executable != system and Path(system).exists() and \
+                subprocess.run([system, "-c", "import jsonschema"], capture_output=True).returncode == 0:
+            os.execv(system, [system, *sys.argv])
         print("skipped: python3-jsonschema is not installed")
         sys.exit(SKIP)
     if not Path("/usr/sbin/sshd").exists() or shutil.which("ssh") is None:
@@ -236,6 +241,22 @@ def main():
         check(not errors, f"(b) results.json is not Gradescope's format: {errors[:3]}")
         check(results.get("score") == 0 and marker in results.get("output", ""),
               f"(b) no build failure with the compiler's message: {results.get('output', '')[:300]}")
+
+        # The key runs serve whatever command is asked for, and serve takes plain files only.
+        import io
+        import tarfile
+        hostile = io.BytesIO()
+        with tarfile.open(fileobj=hostile, mode="w") as archive:
+            link = tarfile.TarInfo("coo.cu")
+            link.type, link.linkname = tarfile.SYMTYPE, str(seed_file)
+            archive.addfile(link)
+        asked = subprocess.run(["ssh", "-F", "/dev/null", "-T", "-i", str(client_key), "-p", str(port),
+                                "-o", "BatchMode=yes", "-o", "StrictHostKeyChecking=yes",
+                                "-o", f"UserKnownHostsFile={work}/known_hosts", "root@127.0.0.1",
+                                f"cat {seed_file}"], input=hostile.getvalue(), capture_output=True, timeout=120)
+        check(asked.returncode == 1 and b"not a plain file" in asked.stderr,
+              f"a link in the submission: exit {asked.returncode}, {asked.stderr[-300:]!r}")
+        check(seed.encode() not in asked.stdout + asked.stderr, "the key ran another command than serve")
 
         # (c) The GPU host gone: the student stubs built and checked here, without a GPU.
         sshd.terminate()
