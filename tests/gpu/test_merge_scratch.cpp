@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +22,7 @@
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/runner/launch.hpp"
 
 namespace spmv::test {
 namespace {
@@ -46,24 +49,26 @@ class MergeScratchTest : public testing::TestWithParam<std::string_view> {
       if (GetParam() == plugin->kernels[i].name) kernel_ = &plugin->kernels[i];
     }
     ASSERT_NE(kernel_, nullptr) << "no kernel \"" << GetParam() << "\" in the reference table";
+    executor_ = runner::make_device_executor(0);
   }
 
-  // Runs the kernel on `a` with `scratch` as it is and checks y against
-  // golden.
-  void run_and_check(const CsrMatrix& a, const CsrBuffers& uploaded, const RawBuffer& scratch,
-                                   std::uint64_t seed, const std::string& what) {
+  // Runs the kernel on `a` with `scratch` as it is, through the run
+  // protocol (spmv/runner/launch.hpp), and checks y against golden.
+  void run_and_check(const CsrMatrix& a, const runner::UploadedMatrix& uploaded, const RawBuffer& scratch,
+                     std::uint64_t seed, const std::string& what) {
     SCOPED_TRACE(what);
-    EXPECT_GE(scratch.bytes(), kernel_->scratch_size(&uploaded.view));
+    EXPECT_GE(scratch.bytes(), kernel_->scratch_size(uploaded.view()));
     const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
-    const Buffer<float> x_uploaded(MemorySpace::kDevice, std::span<const float>(x));
-    Buffer<float> y(MemorySpace::kDevice, static_cast<std::size_t>(a.rows));
-    y.raw().fill_words(kPoisonBits);
-    EXPECT_EQ(kernel_->launch(&uploaded.view, x_uploaded.data(), y.data(), scratch.data(), nullptr), SPMV_SUCCESS);
-    check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the kernel");
-    const ToleranceVerdict verdict = check_result(a, x, golden_spmv(a, x), y.download());
+    runner::LaunchArea area(*executor_, uploaded, kernel_, a.rows, a.cols, &scratch);
+    area.prepare(std::span<const float>(x));
+    const runner::LaunchStatus launched = area.launch();
+    ASSERT_TRUE(launched.ok()) << "the launch " << runner::describe_launch(launched);
+    const ToleranceVerdict verdict = check_result(a, x, golden_spmv(a, x), runner::y_of_slot(area.slot(), a.rows));
     EXPECT_TRUE(verdict.passed) << verdict.describe();
+    EXPECT_TRUE(area.modified_inputs().empty()) << "the kernel wrote to its inputs";
   }
 
+  std::unique_ptr<runner::Executor> executor_;
   const spmv_kernel_entry* kernel_ = nullptr;
 };
 
@@ -75,15 +80,15 @@ TEST_P(MergeScratchTest, ScratchLeftByAnotherMatrixOfTheSameShape) {
   std::reverse(lengths.begin(), lengths.end());
   const CsrMatrix b = rows_of_lengths(static_cast<index_t>(lengths.size()), 30'000, lengths, seed + 3);
   ASSERT_EQ(a.nnz(), b.nnz());
-  const CsrBuffers a_uploaded = upload(MemorySpace::kDevice, a);
-  const CsrBuffers b_uploaded = upload(MemorySpace::kDevice, b);
-  RawBuffer scratch(MemorySpace::kDevice, std::max<std::size_t>(kernel_->scratch_size(&a_uploaded.view), 4));
+  const auto a_uploaded = runner::upload_matrix(MemorySpace::kDevice, a);
+  const auto b_uploaded = runner::upload_matrix(MemorySpace::kDevice, b);
+  RawBuffer scratch(MemorySpace::kDevice, std::max<std::size_t>(kernel_->scratch_size(a_uploaded->view()), 4));
 
-  run_and_check(a, a_uploaded, scratch, seed + 4, "a, first call");
-  run_and_check(a, a_uploaded, scratch, seed + 5, "a, its boundaries kept");
-  run_and_check(b, b_uploaded, scratch, seed + 6, "b, a's boundaries left in scratch");
-  run_and_check(b, b_uploaded, scratch, seed + 7, "b, its own boundaries kept");
-  run_and_check(a, a_uploaded, scratch, seed + 8, "a, b's boundaries left in scratch");
+  run_and_check(a, *a_uploaded, scratch, seed + 4, "a, first call");
+  run_and_check(a, *a_uploaded, scratch, seed + 5, "a, its boundaries kept");
+  run_and_check(b, *b_uploaded, scratch, seed + 6, "b, a's boundaries left in scratch");
+  run_and_check(b, *b_uploaded, scratch, seed + 7, "b, its own boundaries kept");
+  run_and_check(a, *a_uploaded, scratch, seed + 8, "a, b's boundaries left in scratch");
 }
 
 TEST_P(MergeScratchTest, ScratchOfArbitraryWords) {
@@ -91,18 +96,18 @@ TEST_P(MergeScratchTest, ScratchOfArbitraryWords) {
   SPMV_TRACE_SEED(seed);
   const std::vector<index_t> lengths = mixed_lengths(seed);
   const CsrMatrix a = rows_of_lengths(static_cast<index_t>(lengths.size()), 30'000, lengths, seed + 1);
-  const CsrBuffers uploaded = upload(MemorySpace::kDevice, a);
-  const std::size_t bytes = (std::max<std::size_t>(kernel_->scratch_size(&uploaded.view), 4) + 3) / 4 * 4;
+  const auto uploaded = runner::upload_matrix(MemorySpace::kDevice, a);
+  const std::size_t bytes = (std::max<std::size_t>(kernel_->scratch_size(uploaded->view()), 4) + 3) / 4 * 4;
   RawBuffer scratch(MemorySpace::kDevice, bytes);
   std::mt19937_64 rng(seed);
   for (const std::uint32_t word : {0U, 0xffffffffU, kPoisonBits, 0x00000001U}) {
     scratch.fill_words(word);
-    run_and_check(a, uploaded, scratch, rng(), "scratch filled with " + std::to_string(word));
+    run_and_check(a, *uploaded, scratch, rng(), "scratch filled with " + std::to_string(word));
   }
   std::vector<std::uint32_t> words(bytes / 4);
   for (std::uint32_t& word : words) word = static_cast<std::uint32_t>(rng());
   scratch.copy_from_host(words.data(), bytes);
-  run_and_check(a, uploaded, scratch, rng(), "scratch of random words");
+  run_and_check(a, *uploaded, scratch, rng(), "scratch of random words");
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, MergeScratchTest, testing::Values("csr_merge", "auto"),

@@ -10,7 +10,7 @@
 namespace spmv::runner {
 
 LaunchArea::LaunchArea(Executor& executor, const UploadedMatrix& matrix, const spmv_kernel_entry* kernel,
-                       std::int64_t rows, std::int64_t cols)
+                       std::int64_t rows, std::int64_t cols, const RawBuffer* shared_scratch)
     : executor_(executor),
       matrix_(matrix),
       kernel_(kernel),
@@ -19,8 +19,11 @@ LaunchArea::LaunchArea(Executor& executor, const UploadedMatrix& matrix, const s
       x_(executor.space(), (static_cast<std::size_t>(cols) + 2 * kXGuardWords) * sizeof(float)),
       y_(executor.space(), slot_words(rows) * sizeof(float)) {
   if (rows < 0 || cols < 0) throw std::invalid_argument("a launch area of negative size");
-  if (kernel_ != nullptr) {
+  if (shared_scratch != nullptr) {
+    scratch_data_ = shared_scratch->data();
+  } else if (kernel_ != nullptr) {
     scratch_ = RawBuffer(executor.space(), kernel_->scratch_size != nullptr ? kernel_->scratch_size(matrix.view()) : 0);
+    scratch_data_ = scratch_.data();
   }
 }
 
@@ -51,7 +54,7 @@ void LaunchArea::prepare(std::span<const float> x) {
 LaunchStatus LaunchArea::launch() {
   LaunchStatus result;
   if (kernel_ == nullptr) return result;
-  result.status = kernel_->launch(matrix_.view(), x(), y(), scratch_.data(), executor_.stream());
+  result.status = kernel_->launch(matrix_.view(), x(), y(), scratch_data_, executor_.stream());
   // Waited for even when the launch says it failed: nothing it started may
   // still run when y is read.
   result.error = executor_.synchronize();
@@ -62,7 +65,7 @@ double LaunchArea::timed_launch(LaunchStatus& status) {
   status = {};
   return executor_.time(
       [this] {
-        return kernel_ != nullptr ? kernel_->launch(matrix_.view(), x(), y(), scratch_.data(), executor_.stream())
+        return kernel_ != nullptr ? kernel_->launch(matrix_.view(), x(), y(), scratch_data_, executor_.stream())
                                   : SPMV_SUCCESS;
       },
       status.status, status.error);

@@ -35,11 +35,14 @@ struct LaunchStatus {
 
 // x, y and scratch for launches of one kernel on one uploaded matrix, in the
 // executor's memory space. `kernel` may be null: launches then do nothing
-// (the round trip's own cost, and the vendor library's timing).
+// (the round trip's own cost, and the vendor library's timing). The scratch
+// is the area's own, of the kernel's scratch_size, unless `shared_scratch`
+// is given (a test handing one scratch from launch to launch); it must then
+// be large enough and outlive the area.
 class LaunchArea {
  public:
   LaunchArea(Executor& executor, const UploadedMatrix& matrix, const spmv_kernel_entry* kernel, std::int64_t rows,
-             std::int64_t cols);
+             std::int64_t cols, const RawBuffer* shared_scratch = nullptr);
 
   // Steps 1 and 2: x of `seed`, or these values (cols of them); y poisoned.
   void prepare(std::uint64_t seed);
@@ -68,6 +71,7 @@ class LaunchArea {
   const spmv_kernel_entry* kernel_;
   std::int64_t rows_, cols_;
   RawBuffer x_, y_, scratch_;
+  void* scratch_data_ = nullptr;  // scratch_'s, or the shared scratch's
   std::vector<std::uint32_t> x_expected_;  // x's words with guards, as prepare() left them
 };
 
