@@ -35,8 +35,10 @@ void LaunchArea::prepare(std::uint64_t seed) {
   fill_x(executor_, x_.data(), n, seed);
   fill_y(executor_, y_.data(), static_cast<std::size_t>(rows_));
   check_cuda(executor_.synchronize(), "filling x and y");
-  x_expected_.assign(n + 2 * kXGuardWords, kXGuardBits);
-  for (std::size_t i = 0; i < n; ++i) x_expected_[kXGuardWords + i] = x_bits(seed, i);
+  prepared_ = true;
+  x_seed_ = seed;
+  x_was_given_ = false;
+  x_given_.clear();
 }
 
 void LaunchArea::prepare(std::span<const float> x) {
@@ -44,11 +46,14 @@ void LaunchArea::prepare(std::span<const float> x) {
     throw std::invalid_argument("x has " + std::to_string(x.size()) + " values for " + std::to_string(cols_) +
                                 " columns");
   }
-  x_expected_.assign(x.size() + 2 * kXGuardWords, kXGuardBits);
-  if (!x.empty()) std::memcpy(x_expected_.data() + kXGuardWords, x.data(), x.size_bytes());
-  x_.copy_from_host(x_expected_.data(), x_expected_.size() * sizeof(std::uint32_t));
+  std::vector<std::uint32_t> words(x.size() + 2 * kXGuardWords, kXGuardBits);
+  if (!x.empty()) std::memcpy(words.data() + kXGuardWords, x.data(), x.size_bytes());
+  x_.copy_from_host(words.data(), words.size() * sizeof(std::uint32_t));
   fill_y(executor_, y_.data(), static_cast<std::size_t>(rows_));
   check_cuda(executor_.synchronize(), "filling y");
+  prepared_ = true;
+  x_was_given_ = true;
+  x_given_.assign(x.begin(), x.end());
 }
 
 LaunchStatus LaunchArea::launch() {
@@ -81,14 +86,20 @@ std::vector<std::uint32_t> LaunchArea::slot() const {
 
 std::vector<std::string> LaunchArea::modified_inputs() const {
   std::vector<std::string> modified = matrix_.modified_arrays();
-  if (!x_expected_.empty()) {
-    const std::size_t guard_bytes = kXGuardWords * sizeof(std::uint32_t);
-    const std::size_t x_bytes = static_cast<std::size_t>(cols_) * sizeof(float);
-    if (!same_contents(x_, x_expected_.data() + kXGuardWords, x_bytes, guard_bytes)) modified.emplace_back("x");
-    if (!same_contents(x_, x_expected_.data(), guard_bytes) ||
-        !same_contents(x_, x_expected_.data() + kXGuardWords + cols_, guard_bytes, guard_bytes + x_bytes)) {
-      modified.emplace_back("the guard zones around x");
-    }
+  if (!prepared_) return modified;
+  const auto n = static_cast<std::size_t>(cols_);
+  std::vector<std::uint32_t> values(n);
+  if (x_was_given_) {
+    if (n > 0) std::memcpy(values.data(), x_given_.data(), n * sizeof(float));
+  } else {
+    for (std::size_t i = 0; i < n; ++i) values[i] = x_bits(x_seed_, i);
+  }
+  const std::vector<std::uint32_t> guard(kXGuardWords, kXGuardBits);
+  const std::size_t guard_bytes = kXGuardWords * sizeof(std::uint32_t);
+  const std::size_t x_bytes = n * sizeof(float);
+  if (!same_contents(x_, values.data(), x_bytes, guard_bytes)) modified.emplace_back("x");
+  if (!same_contents(x_, guard.data(), guard_bytes) || !same_contents(x_, guard.data(), guard_bytes, guard_bytes + x_bytes)) {
+    modified.emplace_back("the guard zones around x");
   }
   return modified;
 }

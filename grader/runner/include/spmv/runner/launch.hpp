@@ -72,7 +72,13 @@ class LaunchArea {
   std::int64_t rows_, cols_;
   RawBuffer x_, y_, scratch_;
   void* scratch_data_ = nullptr;  // scratch_'s, or the shared scratch's
-  std::vector<std::uint32_t> x_expected_;  // x's words with guards, as prepare() left them
+  // What prepare() put in x: the seed, or the values given. The words to
+  // compare with are made only when asked for (modified_inputs), so a timed
+  // launch's preparation costs no pass over x on the host.
+  bool prepared_ = false;
+  std::uint64_t x_seed_ = 0;
+  std::vector<float> x_given_;
+  bool x_was_given_ = false;
 };
 
 // The rows of y in a captured slot, as floats.

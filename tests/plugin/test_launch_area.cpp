@@ -1,0 +1,161 @@
+// The one launch (spmv/runner/launch.hpp) in host memory, with CSR kernels
+// written here, each with one fault: every step must see exactly its fault.
+// The runner, the GPU tests, the host-path tests, spmv-cases and spmv-bench
+// all launch through it, so what it misses they all miss.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sparse_test_support.hpp"
+#include "spmv/contract/plugin_table.hpp"
+#include "spmv/core/generators.hpp"
+#include "spmv/core/golden.hpp"
+#include "spmv/core/tolerance.hpp"
+#include "spmv/runner/launch.hpp"
+#include "spmv/runner/x_values.hpp"
+#include "spmv/runner/y_guards.hpp"
+
+namespace spmv::runner {
+namespace {
+
+void multiply(const spmv_csr_view& a, const float* x, float* y) {
+  for (std::int32_t row = 0; row < a.rows; ++row) {
+    float sum = 0.0F;
+    for (std::int32_t j = a.row_ptr[row]; j < a.row_ptr[row + 1]; ++j) sum += a.values[j] * x[a.col_idx[j]];
+    y[row] = sum;
+  }
+}
+
+spmv_status correct(const spmv_csr_view* a, const float* x, float* y, void*, cudaStream_t) {
+  multiply(*a, x, y);
+  return SPMV_SUCCESS;
+}
+spmv_status writes_x(const spmv_csr_view* a, const float* x, float* y, void*, cudaStream_t) {
+  multiply(*a, x, y);
+  const_cast<float*>(x)[a->cols - 1] += 1.0F;
+  return SPMV_SUCCESS;
+}
+spmv_status writes_before_x(const spmv_csr_view* a, const float* x, float* y, void*, cudaStream_t) {
+  multiply(*a, x, y);
+  const_cast<float*>(x)[-3] = 0.0F;
+  return SPMV_SUCCESS;
+}
+spmv_status writes_around_y(const spmv_csr_view* a, const float* x, float* y, void*, cudaStream_t) {
+  multiply(*a, x, y);
+  y[-2] = 1.0F;
+  y[a->rows + 5] = 1.0F;
+  return SPMV_SUCCESS;
+}
+spmv_status writes_col_idx(const spmv_csr_view* a, const float* x, float* y, void*, cudaStream_t) {
+  multiply(*a, x, y);
+  const_cast<std::int32_t*>(a->col_idx)[0] ^= 1;
+  return SPMV_SUCCESS;
+}
+spmv_status reads_past_values(const spmv_csr_view* a, const float* x, float* y, void*, cudaStream_t) {
+  multiply(*a, x, y);
+  y[0] += a->values[a->nnz] * 0.0F;  // the NaN guard after values
+  return SPMV_SUCCESS;
+}
+spmv_status not_implemented(const spmv_csr_view*, const float*, float*, void*, cudaStream_t) {
+  return SPMV_NOT_IMPLEMENTED;
+}
+
+struct Outcome {
+  LaunchStatus status;
+  std::vector<float> y;
+  GuardDamage guards;
+  std::vector<std::string> modified;
+  bool correct = false;
+};
+
+class LaunchAreaTest : public testing::Test {
+ protected:
+  LaunchAreaTest()
+      : seed_(test::fresh_seed()),
+        a_(gen::uniform_random(300, 200, 6, seed_)),
+        uploaded_(upload_matrix(MemorySpace::kHost, a_)),
+        executor_(make_host_executor()) {}
+
+  // One launch of `kernel` on a fresh upload, x from a seed (as the runner
+  // does) or given (as the tests do).
+  Outcome run(const spmv_kernel_entry& kernel, bool x_from_seed) {
+    uploaded_ = upload_matrix(MemorySpace::kHost, a_);
+    LaunchArea area(*executor_, *uploaded_, &kernel, a_.rows, a_.cols);
+    std::vector<float> x = random_vector(static_cast<std::size_t>(a_.cols), seed_ + 1);
+    if (x_from_seed) {
+      area.prepare(seed_ + 2);
+      for (std::size_t i = 0; i < x.size(); ++i) x[i] = std::bit_cast<float>(x_bits(seed_ + 2, i));
+    } else {
+      area.prepare(std::span<const float>(x));
+    }
+    Outcome result;
+    result.status = area.launch();
+    const std::vector<std::uint32_t> slot = area.slot();
+    result.y = y_of_slot(slot, a_.rows);
+    result.guards = inspect_y_guards(guard_before(slot), guard_after(slot, a_.rows));
+    result.modified = area.modified_inputs();
+    result.correct = check_result(a_, x, golden_spmv(a_, x), result.y).passed;
+    return result;
+  }
+
+  std::uint64_t seed_;
+  CsrMatrix a_;
+  std::unique_ptr<UploadedMatrix> uploaded_;
+  std::unique_ptr<Executor> executor_;
+};
+
+TEST_F(LaunchAreaTest, ACorrectKernelLeavesNothingToReport) {
+  SPMV_TRACE_SEED(seed_);
+  for (const bool from_seed : {true, false}) {
+    const Outcome r = run(contract::kernel_entry<&correct>("csr_scalar", "correct"), from_seed);
+    EXPECT_TRUE(r.status.ok());
+    EXPECT_TRUE(r.correct);
+    EXPECT_FALSE(r.guards.any());
+    EXPECT_TRUE(r.modified.empty()) << r.modified.front();
+  }
+}
+
+TEST_F(LaunchAreaTest, EachFaultIsSeenWhereItIs) {
+  SPMV_TRACE_SEED(seed_);
+  for (const bool from_seed : {true, false}) {
+    SCOPED_TRACE(from_seed ? "x from a seed" : "x given");
+    EXPECT_EQ(run(contract::kernel_entry<&writes_x>("csr_scalar", ""), from_seed).modified,
+              std::vector<std::string>{"x"});
+    EXPECT_EQ(run(contract::kernel_entry<&writes_before_x>("csr_scalar", ""), from_seed).modified,
+              std::vector<std::string>{"the guard zones around x"});
+    EXPECT_EQ(run(contract::kernel_entry<&writes_col_idx>("csr_scalar", ""), from_seed).modified,
+              std::vector<std::string>{"col_idx"});
+    const Outcome around = run(contract::kernel_entry<&writes_around_y>("csr_scalar", ""), from_seed);
+    EXPECT_TRUE(around.correct);
+    EXPECT_EQ(around.guards.nearest_before, 2);
+    EXPECT_EQ(around.guards.nearest_after, 5);
+    EXPECT_EQ(around.guards.words_before + around.guards.words_after, 2);
+    EXPECT_NE(describe_y_guards(around.guards, a_.rows).find("y[-2]"), std::string::npos);
+    const Outcome past = run(contract::kernel_entry<&reads_past_values>("csr_scalar", ""), from_seed);
+    EXPECT_FALSE(past.correct) << "a read past values found no NaN";
+    EXPECT_TRUE(past.modified.empty());
+  }
+}
+
+TEST_F(LaunchAreaTest, NotImplementedLeavesYPoisoned) {
+  const Outcome r = run(contract::kernel_entry<&not_implemented>("csr_scalar", ""), true);
+  EXPECT_EQ(r.status.status, SPMV_NOT_IMPLEMENTED);
+  EXPECT_EQ(describe_launch(r.status), "returned SPMV_NOT_IMPLEMENTED");
+  for (const float y : r.y) EXPECT_EQ(std::bit_cast<std::uint32_t>(y), kPoisonBits);
+}
+
+TEST_F(LaunchAreaTest, RefusesAnXOfTheWrongLength) {
+  constexpr spmv_kernel_entry kernel = contract::kernel_entry<&correct>("csr_scalar", "");
+  LaunchArea area(*executor_, *uploaded_, &kernel, a_.rows, a_.cols);
+  const std::vector<float> short_x(static_cast<std::size_t>(a_.cols) - 1, 1.0F);
+  EXPECT_THROW(area.prepare(std::span<const float>(short_x)), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace spmv::runner
