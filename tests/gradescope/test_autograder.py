@@ -8,26 +8,32 @@ testcases/edge, renamed) and a fresh secret seed; the zip is unpacked into
 a stand-in for /autograder (SPMV_AUTOGRADER_ROOT) and setup.sh's steps run
 there without installing (the grader built in BUILD_DIR is used). Then
 run_autograder grades:
-  (a) a host-path plugin (runs without a GPU) through the GPU host: an sshd
-      started here, whose key may run autograder.py serve and nothing else;
-      the results agree with spmv-grade run directly on the same plugin,
-      cases and seed;
+  (a) host-path plugins (they run without a GPU) through the GPU host: an
+      sshd started here, whose key may run autograder.py serve and nothing
+      else; the results agree with spmv-grade run directly on the same
+      plugin, cases and seed, and a plugin that prints a forged score does
+      not get it;
   (b) kernels that do not compile, through the GPU host: the compiler's
-      message comes back;
-  (c) the student stubs with the GPU host gone: built and checked here, no
+      message comes back, capped;
+  (c) with a GPU host whose answers are malformed or too large: they are
+      refused, and the submission is graded here instead;
+  (d) the student stubs with the GPU host gone: built and checked here, no
       GPU, no score of 0 for the rows that need one, and the results say so.
 Every results.json is validated against Gradescope's format
 (results.schema.json). Exits 77 (skipped) where sshd or python3-jsonschema
 is missing or this is not root (CI installs them and refuses the skip).
 """
+import io
 import json
 import os
 import random
+import re
 import shutil
 import socket
 import stat
 import subprocess
 import sys
+import tarfile
 import time
 import zipfile
 from pathlib import Path
@@ -74,12 +80,18 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def start_sshd(work, port, forced_command, client_key):
-    host_key = work / "ssh_host_ed25519_key"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(host_key)], check=True)
+def make_key(path):
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(path)], check=True)
+    return path
+
+
+def start_sshd(work, port, forced_commands):
+    """An sshd on 127.0.0.1:port where root logs in by key only, each key (client key path ->
+    command) running its forced command; known_hosts for it in work/known_hosts."""
+    host_key = make_key(work / "ssh_host_ed25519_key")
     authorized = work / "authorized_keys"
-    public = Path(str(client_key) + ".pub").read_text().strip()
-    authorized.write_text(f'command="{forced_command}",restrict {public}\n')
+    authorized.write_text("".join(f'command="{command}",restrict {Path(str(key) + ".pub").read_text().strip()}\n'
+                                  for key, command in forced_commands.items()))
     os.chmod(authorized, 0o600)
     config = work / "sshd_config"
     config.write_text("\n".join([
@@ -113,11 +125,9 @@ def unpack_zip(path, target):
                 os.chmod(target / info.filename, mode)
 
 
-def results_of(root):
-    return json.loads((root / "results/results.json").read_text())
-
-
-def run_autograder(root, submission_files, environment):
+def run_autograder(root, submission_files, environment, schema, label, says=""):
+    """run_autograder on these files as the submission: its results.json, checked against
+    Gradescope's format; its output for the staff must hold `says`."""
     submission = root / "submission"
     shutil.rmtree(submission, ignore_errors=True)
     submission.mkdir(parents=True)
@@ -126,10 +136,59 @@ def run_autograder(root, submission_files, environment):
     (root / "results/results.json").unlink(missing_ok=True)
     run = subprocess.run([str(root / "source/run_autograder")], capture_output=True, text=True,
                          env=environment, timeout=1200)
-    print(run.stdout, run.stderr, sep="\n")
-    check(run.returncode == 0, f"run_autograder exited {run.returncode}")
-    check((root / "results/results.json").is_file(), "run_autograder wrote no results.json")
-    return results_of(root)
+    print(f"--- run_autograder, {label}:", run.stdout[-2000:], run.stderr[-2000:], sep="\n")
+    check(run.returncode == 0, f"{label}: run_autograder exited {run.returncode}")
+    check(says in run.stdout, f"{label}: run_autograder's output does not say {says!r}")
+    if not (root / "results/results.json").is_file():
+        check(False, f"{label}: run_autograder wrote no results.json")
+        return {"tests": []}
+    results = json.loads((root / "results/results.json").read_text())
+    errors = [f"{'/'.join(map(str, error.path))}: {error.message}" for error in schema.iter_errors(results)]
+    check(not errors, f"{label}: results.json is not Gradescope's format: {errors[:3]}")
+    return results
+
+
+def grade_directly(build, plugin, cases, seed_file, output, schema):
+    """spmv-grade's own results for the plugin (exit 0: every row passed, 1: some failed)."""
+    graded = subprocess.run([str(build / "bin/spmv-grade"), "--submission", str(plugin),
+                             *[argument for folder in cases for argument in ("--cases", str(folder))],
+                             "--secret-seed-file", str(seed_file), "--output-dir", str(output), "--quiet"],
+                            capture_output=True, text=True)
+    check(graded.returncode in (0, 1), f"the direct grading of {plugin.name} exited {graded.returncode}: "
+                                  f"{graded.stderr[-2000:]}")
+    results = json.loads((output / "results.json").read_text())
+    check(not list(schema.iter_errors(results)), f"spmv-grade's own results.json of {plugin.name} is not "
+                                                 "Gradescope's format")
+    return results
+
+
+def check_agrees(label, published, direct, correctness_share):
+    """The published results are the direct grading's: the same rows, verdicts, points possible
+    and statuses; a row's score is the direct one where time does not enter it, and otherwise
+    between its correctness share and its points possible."""
+    rows = [(t["name"], t["extra_data"]["verdict"], t.get("status"), t.get("max_score")) for t in published["tests"]]
+    expected = [(t["name"], t["extra_data"]["verdict"], t.get("status"), t.get("max_score")) for t in direct["tests"]]
+    check(rows == expected, f"{label}: the rows differ from a direct grading's")
+    for test, reference in zip(published["tests"], direct["tests"]):
+        if reference["extra_data"]["verdict"] != "pass":
+            check(test.get("score") == reference.get("score"),
+                  f"{label}: {test['name']} scored {test.get('score')}, directly {reference.get('score')}")
+        else:
+            low = correctness_share * reference["max_score"] - 0.01
+            check(low <= test["score"] <= reference["max_score"],
+                  f"{label}: {test['name']} scored {test['score']} of {reference['max_score']}")
+    total = sum(test.get("score", 0) for test in published["tests"])
+    check(abs(published.get("score", -1) - total) <= 0.01 * len(published["tests"]) + 0.01,
+          f"{label}: score {published.get('score')} is not the sum of its rows ({total:.2f})")
+    check(published["extra_data"].get("seed") == direct["extra_data"].get("seed"),
+          f"{label}: not the same seed as the direct grading")
+
+
+def check_refused(maker, arguments, named, label):
+    """The tool refuses these arguments with exit status 2, its message holding every `named`."""
+    refused = subprocess.run([maker, *arguments], capture_output=True, text=True)
+    check(refused.returncode == 2 and all(part in refused.stderr for part in named),
+          f"{label}: exit {refused.returncode}, not all of {named} in: {refused.stderr.strip()[-300:]}")
 
 
 def main():
@@ -139,6 +198,8 @@ def main():
     work.mkdir(parents=True)
     schema = validator(source)
     rng = random.Random()
+    policy_text = (source / "grader/policy/default-policy.ini").read_text()
+    correctness_share = float(re.search(r"^correctness_share = ([0-9.]+)$", policy_text, re.M).group(1))
 
     # The course's private files: two edge cases under new names, a fresh seed.
     hidden = work / "private/hidden"
@@ -149,33 +210,45 @@ def main():
     seed = f"{rng.getrandbits(64):016x}"
     seed_file.write_text(seed + "\n")
 
-    # The GPU host: an sshd on localhost whose autograder key runs serve only.
-    client_key = work / "autograder_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(client_key)], check=True)
+    # The GPU host: an sshd on localhost. The autograder's key runs serve only; two more keys
+    # play a host that answers malformed JSON and one that answers too much.
+    client_key = make_key(work / "autograder_ed25519")
+    malformed_key = make_key(work / "malformed_ed25519")
+    flooding_key = make_key(work / "flooding_ed25519")
+    malformed = work / "answer-malformed"
+    malformed.write_text("#!/bin/sh\ncat >/dev/null\n"
+                         """printf '%s\\n' '{"score": 1000, "tests": [{"name": "forged", "score": "all"}]}'\n""")
+    flooding = work / "answer-flooding"
+    flooding.write_text("#!/bin/sh\ncat >/dev/null\nhead -c 9000000 /dev/zero | tr '\\0' ' '\n")
+    for script in (malformed, flooding):
+        script.chmod(0o755)
     port = free_port()
     serve = (f"env SPMV_AUTOGRADER_PREBUILT=1 {sys.executable} {source}/tools/gradescope/autograder.py serve "
              f"--hidden {hidden} --secret-seed-file {seed_file} --cases {source}/testcases/edge "
              f"--grader {build}/bin/spmv-grade --lock {work}/gpu-host.lock")
-    sshd = start_sshd(work, port, serve, client_key)
+    sshd = start_sshd(work, port, {client_key: serve, malformed_key: malformed, flooding_key: flooding})
     try:
         host_ini = work / "host.ini"
         host_ini.write_text(f"[gpu-host]\nhost = 127.0.0.1\nuser = root\nport = {port}\n"
                             f"key = {client_key.name}\nknown_hosts = known_hosts\ntimeout = 600\n")
 
-        # Bad input is refused with the option named, exit status 2.
+        # Bad input is refused with the option or file named, exit status 2.
         maker = str(source / "tools/make-gradescope-autograder")
-        for bad, named in ((["--hidden", str(work / "missing")], "--hidden"),
-                           (["--hidden", str(hidden), "--secret-seed-file", str(work / "none")], "--secret-seed-file")):
-            args = bad + (["--secret-seed-file", str(seed_file)] if "--secret-seed-file" not in bad else [])
-            refused = subprocess.run([maker, *args, "--output", str(work / "bad.zip")], capture_output=True, text=True)
-            check(refused.returncode == 2 and named in refused.stderr, f"{named}: {refused.returncode} {refused.stderr}")
+        good = ["--hidden", str(hidden), "--secret-seed-file", str(seed_file), "--output", str(work / "bad.zip")]
+        empty_seed = work / "empty-seed"
+        empty_seed.write_text("\n")
         broken_ini = work / "broken.ini"
         broken_ini.write_text("[gpu-host]\nhost = 127.0.0.1\nusr = root\n")
-        refused = subprocess.run([maker, "--hidden", str(hidden), "--secret-seed-file", str(seed_file),
-                                  "--gpu-host", str(broken_ini), "--output", str(work / "bad.zip")],
-                                 capture_output=True, text=True)
-        check(refused.returncode == 2 and "broken.ini:3" in refused.stderr and "usr" in refused.stderr,
-              f"a bad host.ini: {refused.stderr}")
+        check_refused(maker, ["--hidden", str(work / "missing"), *good[2:]], ["--hidden", "missing"],
+                      "a missing hidden folder")
+        check_refused(maker, [*good[:2], "--secret-seed-file", str(work / "none"), *good[4:]],
+                      ["--secret-seed-file", "none: no such file"], "a missing seed file")
+        check_refused(maker, [*good[:2], "--secret-seed-file", str(empty_seed), *good[4:]],
+                      ["--secret-seed-file", "empty"], "an empty seed file")
+        check_refused(maker, [*good, "--gpu-host", str(broken_ini)], ["broken.ini:3: unknown key 'usr'"],
+                      "a bad host.ini")
+        check_refused(maker, [*good, "--polcy", "x.ini"], ["--polcy"], "an unknown option")
+        check(not (work / "bad.zip").exists(), "a refused zip was written")
 
         made = subprocess.run([maker, "--hidden", str(hidden), "--secret-seed-file", str(seed_file),
                                "--gpu-host", str(host_ini), "--output", str(work / "autograder.zip")],
@@ -184,15 +257,24 @@ def main():
         check(made.returncode == 0, f"make-gradescope-autograder exited {made.returncode}")
         with zipfile.ZipFile(work / "autograder.zip") as archive:
             names = set(archive.namelist())
-        for needed in ("setup.sh", "run_autograder", "README.md", "secret-seed", "gpu-host/host.ini", "gpu-host/key",
-                       "spmv-lab/tools/gradescope/autograder.py", "spmv-lab/CMakeLists.txt"):
-            check(needed in names, f"the zip has no {needed}")
-        check(not any(name.startswith("spmv-lab/build") for name in names), "the zip holds a build folder")
+            check(archive.read("secret-seed").decode().strip() == seed, "the zip's secret-seed is not the seed")
+        tracked = subprocess.run(["git", "-C", str(source), "ls-files"], capture_output=True, text=True).stdout.split()
+        expected_names = {"setup.sh", "run_autograder", "README.md", "secret-seed", "gpu-host/host.ini",
+                          "gpu-host/key", "gpu-host/known_hosts"}
+        expected_names |= {f"hidden/{case.name}" for case in hidden.iterdir()}
+        expected_names |= {f"spmv-lab/{name}" for name in tracked if (source / name).is_file()}
+        check(names == expected_names, f"the zip's files are not the expected ones: "
+                                       f"{sorted(names ^ expected_names)[:5]} differ")
 
         root = work / "autograder"
         unpack_zip(work / "autograder.zip", root / "source")
         environment = dict(os.environ, SPMV_AUTOGRADER_ROOT=str(root), SPMV_AUTOGRADER_BUILD=str(build),
                            SPMV_AUTOGRADER_PREBUILT="1")
+        listed = subprocess.run([str(root / "source/setup.sh"), "--list-packages"], capture_output=True, text=True,
+                                env=environment)
+        quickstart = re.search(r"^packages=\((.*)\)$", (source / "tools/quickstart").read_text(), re.M).group(1)
+        check(listed.returncode == 0 and set(quickstart.split()) | {"openssh-client"} <= set(listed.stdout.split()),
+              f"setup.sh installs {listed.stdout.strip()!r}, not the quick start's packages and openssh-client")
         setup = subprocess.run([str(root / "source/setup.sh"), "--no-install"], capture_output=True, text=True,
                                env=environment, timeout=600)
         print(setup.stdout[-3000:], setup.stderr[-3000:])
@@ -201,50 +283,47 @@ def main():
         build_line = "cmake --preset release -DSPMV_BUILD_TESTS=OFF && cmake --build --preset release"
         check(build_line in (root / "source/setup.sh").read_text(), "setup.sh does not run the documented build")
         check(build_line in (root / "source/README.md").read_text(), "the zip's README does not give the build")
-        for private, mode in (("hidden", 0o700), ("secret-seed", 0o600), ("gpu-host", 0o700), ("gpu-host/key", 0o600)):
+        for private, mode in (("hidden", 0o700), ("secret-seed", 0o600), ("gpu-host", 0o700), ("gpu-host/key", 0o600),
+                              *((f"hidden/{case.name}", 0o600) for case in hidden.iterdir())):
             info = (root / "source" / private).stat()
             check(stat.S_IMODE(info.st_mode) == mode and info.st_uid == 0,
-                  f"{private}: mode {oct(stat.S_IMODE(info.st_mode))}, owner {info.st_uid}")
-        for case in hidden.iterdir():
-            check(stat.S_IMODE((root / "source/hidden" / case.name).stat().st_mode) == 0o600, f"hidden/{case.name}")
+                  f"{private}: mode {oct(stat.S_IMODE(info.st_mode))}, owner {info.st_uid}; expected {oct(mode)}, root")
 
-        # (a) A plugin that runs without a GPU, graded on the GPU host.
-        plugin = build / "plugins/libspmv_host_reference.so"
-        results = run_autograder(root, [plugin], environment)
-        errors = [error.message for error in schema.iter_errors(results)]
-        check(not errors, f"(a) results.json is not Gradescope's format: {errors[:3]}")
-        check(results.get("extra_data", {}).get("graded_on") == "the course's GPU host", "(a) not graded on the host")
-        direct = work / "direct"
-        graded = subprocess.run([str(build / "bin/spmv-grade"), "--submission", str(plugin), "--cases",
-                                 str(source / "testcases/edge"), "--cases", str(hidden), "--secret-seed-file",
-                                 str(seed_file), "--output-dir", str(direct), "--quiet"], capture_output=True, text=True)
-        check(graded.returncode == 0, f"the direct grading exited {graded.returncode}: {graded.stderr[-2000:]}")
-        expected = json.loads((direct / "results.json").read_text())
-        check([t["name"] for t in results["tests"]] == [t["name"] for t in expected["tests"]],
-              "(a) the tests differ from a direct grading's")
-        check([(t["status"], t["max_score"]) for t in results["tests"]] ==
-              [(t["status"], t["max_score"]) for t in expected["tests"]], "(a) statuses or points differ")
-        check(all(t["status"] == "passed" for t in results["tests"]), "(a) the host reference failed a row")
-        check(any("secret_" in t["name"] for t in results["tests"]), "(a) the hidden cases were not graded")
-        check(results["extra_data"].get("seed") == expected["extra_data"].get("seed"),
-              "(a) not the same seed as the direct grading")
-        check(seed not in json.dumps(results), "(a) the secret seed is in the results")
+        # (a) Plugins that run without a GPU, graded on the GPU host, agree with a direct grading.
+        published = {}
+        for fake in ("libspmv_host_reference.so", "fakes/libspmv_fake_prints_forged_score.so"):
+            plugin = build / "plugins" / fake
+            label = f"(a) {plugin.name}"
+            results = published[plugin.name] = run_autograder(root, [plugin], environment, schema, label,
+                                                              "graded on the GPU host")
+            direct = grade_directly(build, plugin, [source / "testcases/edge", hidden], seed_file,
+                                    work / f"direct-{plugin.stem}", schema)
+            check(results.get("extra_data", {}).get("graded_on") == "the course's GPU host",
+                  f"{label}: not graded on the host")
+            check(any("secret_" in t["name"] for t in results["tests"]), f"{label}: the hidden cases were not graded")
+            check(seed not in json.dumps(results), f"{label}: the secret seed is in the results")
+            check_agrees(label, results, direct, correctness_share)
+        check(all(t["status"] == "passed" for t in published["libspmv_host_reference.so"]["tests"]),
+              "(a) the host reference failed a row")
+        # This one prints a score of 100 and a results.json of its own when it runs: neither counts.
+        forged = published["libspmv_fake_prints_forged_score.so"]
+        check(forged.get("score", 100) < 50 and "correctness" not in {t["name"] for t in forged["tests"]}
+              and "All tests passed" not in forged.get("output", ""), "(a) the forged score was published")
 
-        # (b) Kernels that do not compile, built on the GPU host: the compiler's message comes back.
+        # (b) Kernels that do not compile, built on the GPU host: the compiler's message comes back, capped.
         broken = work / "broken"
         broken.mkdir()
         marker = f"unknown_identifier_{rng.getrandbits(32):08x}"
         for kernel in ("coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"):
-            (broken / f"{kernel}.cu").write_text(f'#include "spmv/contract/plugin.h"\nint x = {marker};\n')
-        results = run_autograder(root, sorted(broken.iterdir()), environment)
-        errors = [error.message for error in schema.iter_errors(results)]
-        check(not errors, f"(b) results.json is not Gradescope's format: {errors[:3]}")
-        check(results.get("score") == 0 and marker in results.get("output", ""),
-              f"(b) no build failure with the compiler's message: {results.get('output', '')[:300]}")
+            (broken / f"{kernel}.cu").write_text(f'#include "spmv/contract/plugin.h"\nint x = {marker};\n'
+                                                 f'#error {marker} {"and a long message" * 4000}\n')
+        results = run_autograder(root, sorted(broken.iterdir()), environment, schema, "(b)")
+        output = results.get("output", "")
+        check(results.get("score") == 0 and marker in output,
+              f"(b) no build failure with the compiler's message: {output[:300]}")
+        check(len(output) < 24 * 1024, f"(b) the compiler's message is not capped: {len(output)} characters")
 
         # The key runs serve whatever command is asked for, and serve takes plain files only.
-        import io
-        import tarfile
         hostile = io.BytesIO()
         with tarfile.open(fileobj=hostile, mode="w") as archive:
             link = tarfile.TarInfo("coo.cu")
@@ -258,23 +337,42 @@ def main():
               f"a link in the submission: exit {asked.returncode}, {asked.stderr[-300:]!r}")
         check(seed.encode() not in asked.stdout + asked.stderr, "the key ran another command than serve")
 
-        # (c) The GPU host gone: the student stubs built and checked here, without a GPU.
+        # (c) A GPU host whose answer is malformed, or too large: refused; the submission (one
+        # that does not build, the quickest) is graded here, and the results say so.
+        key_file = root / "source/gpu-host/key"
+        autograder_key = key_file.read_bytes()
+        for key, why in ((malformed_key, "a test's score is not a number"), (flooding_key, "larger than 8 MiB")):
+            key_file.write_bytes(key.read_bytes())
+            label = f"(c) {key.stem}"
+            results = run_autograder(root, sorted(broken.iterdir()), environment, schema, label, why)
+            output = results.get("output", "")
+            check(output.startswith("NO GPU GRADED THIS SUBMISSION") and "answer was refused" in output.split("\n")[0],
+                  f"{label}: the results do not say the host's answer was refused: {output[:200]!r}")
+            check(results.get("score") == 0 and marker in output and "did not build" in output
+                  and "forged" not in json.dumps(results["tests"]),
+                  f"{label}: not the local grading of a build failure")
+            check(results.get("extra_data", {}).get("gpu_graded") is False, f"{label}: gpu_graded is not false")
+        key_file.write_bytes(autograder_key)
+
+        # (d) The GPU host gone: the student stubs built and checked here, without a GPU.
         sshd.terminate()
         sshd.wait(timeout=10)
         no_host = dict(environment)
         no_host.pop("SPMV_AUTOGRADER_PREBUILT")
         stubs = sorted((source / "student").glob("*.cu"))
-        results = run_autograder(root, stubs, no_host)
-        errors = [error.message for error in schema.iter_errors(results)]
-        check(not errors, f"(c) results.json is not Gradescope's format: {errors[:3]}")
-        check(results.get("output", "").startswith("NO GPU GRADED THIS SUBMISSION"), "(c) does not say no GPU graded it")
-        check("could not be reached" in results.get("output", ""), "(c) does not say the GPU host was unreachable")
-        check(results.get("extra_data", {}).get("gpu_graded") is False, "(c) extra_data.gpu_graded is not false")
+        results = run_autograder(root, stubs, no_host, schema, "(d)", "graded here")
+        output = results.get("output", "")
+        check(output.startswith("NO GPU GRADED THIS SUBMISSION"), "(d) does not say no GPU graded it")
+        check("could not be reached" in output.split("\n")[0], "(d) does not say the GPU host was unreachable")
+        check("not your grade" in output, "(d) does not say the score is not the grade")
+        check(results.get("extra_data", {}).get("gpu_graded") is False, "(d) extra_data.gpu_graded is not false")
         needing = [t for t in results["tests"] if t.get("extra_data", {}).get("cause") == "no_gpu"]
-        check(len(needing) > 0, "(c) no row needing a GPU was listed")
+        check(len(needing) > 0, "(d) no row needing a GPU was listed")
         check(all("score" not in t and "max_score" not in t and "status" not in t for t in needing),
-              "(c) a row that needs a GPU got points or a status")
-        check("leaderboard" not in results, "(c) a leaderboard without a GPU")
+              "(d) a row that needs a GPU got points or a status")
+        check(results.get("score") == sum(t.get("score", 0) for t in results["tests"]),
+              "(d) the score is not that of the rows graded")
+        check("leaderboard" not in results, "(d) a leaderboard without a GPU")
     finally:
         if sshd.poll() is None:
             sshd.terminate()

@@ -38,6 +38,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -108,16 +109,26 @@ def unpack(data, target):
 
 # -- results.json ----------------------------------------------------------------------------------
 
-def check_results(text):
-    """The results.json in `text` as a dict, if it has Gradescope's shape; raises Refused."""
-    if len(text.encode("utf-8")) > RESULTS_BYTES:
-        raise Refused("the results are larger than 8 MiB")
+RESULT_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format", "test_name_format",
+               "visibility", "stdout_visibility", "extra_data", "tests", "leaderboard"}
+TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output", "output_format", "tags",
+             "visibility", "extra_data"}
+
+
+def check_results(data):
+    """The results.json in `data` (bytes) as a dict, if it has Gradescope's shape (the documented
+    keys only, each of its type); raises Refused."""
+    if len(data) > RESULTS_BYTES:
+        raise Refused(f"the results are larger than {RESULTS_BYTES // (1024 * 1024)} MiB")
     try:
-        results = json.loads(text)
-    except json.JSONDecodeError as error:
+        results = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise Refused(f"the results are not JSON: {error}") from None
     if not isinstance(results, dict):
         raise Refused("the results are not a JSON object")
+    unknown = set(results) - RESULT_KEYS
+    if unknown:
+        raise Refused(f"the results hold keys Gradescope does not know: {', '.join(sorted(unknown))}")
     tests = results.get("tests", [])
     if not isinstance(tests, list) or not all(isinstance(test, dict) for test in tests):
         raise Refused("the results' tests are not a list of objects")
@@ -126,12 +137,19 @@ def check_results(text):
         raise Refused("the results' score is not a number")
     if "score" not in results and not all(isinstance(test.get("score"), number) for test in tests):
         raise Refused("the results have no score, neither overall nor on every test")
+    for key, kind in (("output", str), ("extra_data", dict), ("leaderboard", list)):
+        if key in results and not isinstance(results[key], kind):
+            raise Refused(f"the results' {key} is not a {kind.__name__}")
     for test in tests:
+        unknown = set(test) - TEST_KEYS
+        if unknown:
+            raise Refused(f"a test holds keys Gradescope does not know: {', '.join(sorted(unknown))}")
         for key in ("score", "max_score"):
             if key in test and not isinstance(test[key], number):
                 raise Refused(f"a test's {key} is not a number")
-        if "name" in test and not isinstance(test["name"], str):
-            raise Refused("a test's name is not text")
+        for key, kind in (("name", str), ("output", str), ("extra_data", dict), ("tags", list)):
+            if key in test and not isinstance(test[key], kind):
+                raise Refused(f"a test's {key} is not a {kind.__name__}")
         if test.get("status", "passed") not in ("passed", "failed"):
             raise Refused("a test's status is neither passed nor failed")
     return results
@@ -145,8 +163,9 @@ def write_results(results_dir, results):
 
 
 def without_gpu(results, reason):
-    """`results` of a grading without a GPU, for publishing: every row that needed a GPU loses its
-    points and its status (it was not graded: no score of 0 for it), the others keep theirs."""
+    """`results` of a grading here, without a GPU, for publishing: every row that needed a GPU
+    loses its points and its status (it was not graded: no score of 0 for it), the others keep
+    theirs, and the text begins by saying that no GPU graded the submission."""
     published = dict(results)
     tests = []
     skipped = 0
@@ -159,18 +178,23 @@ def without_gpu(results, reason):
         kept["output"] = "Not graded yet: this row needs a GPU, and no GPU graded this submission."
         tests.append(kept)
     published["tests"] = tests
-    # Gradescope needs an overall score; it counts the rows that were graded (none of those
-    # that need a GPU), and the text says plainly that it is not the grade.
-    published["score"] = sum(test.get("score", 0) for test in tests)
+    if skipped:
+        # Gradescope needs an overall score; it counts the rows that were graded (none of those
+        # that need a GPU), and the text says plainly that it is not the grade.
+        published["score"] = sum(test.get("score", 0) for test in tests)
+        published.pop("leaderboard", None)  # no figures without a GPU
+        what = (f"It was built and its host-side checks ran; the {skipped} rows that need a GPU are "
+                "listed without points, and the score shown is not your grade: your marks come "
+                "when the course's GPU host grades it.")
+    elif results.get("extra_data", {}).get("status") == "build_failed":
+        what = "It was built here and did not build (the compiler's message is below); a GPU would not change that."
+    else:
+        what = "Every row it holds was graded here: none needed a GPU."
     extra = dict(results.get("extra_data", {}))
     extra.update(gpu_graded=False, rows_not_graded=skipped)
     published["extra_data"] = extra
-    published["output"] = (
-        f"NO GPU GRADED THIS SUBMISSION ({reason}).\n"
-        f"It was built and its host-side checks ran; the {skipped} rows that need a GPU are listed "
-        "without points, and the score shown is not your grade: your marks come when the course's "
-        "GPU host grades it.\n\n" + results.get("output", ""))
-    published.pop("leaderboard", None)  # no figures without a GPU
+    published["output"] = (f"NO GPU GRADED THIS SUBMISSION ({reason}).\n{what}\n\n"
+                           + results.get("output", ""))
     return published
 
 
@@ -255,6 +279,42 @@ def read_host_config(folder):
     return config
 
 
+def bounded_run(command, data, timeout, cap):
+    """Runs `command` with `data` on stdin: (exit status, at most cap + 1 bytes of its stdout, the
+    end of its stderr). It is killed when its stdout passes the cap or the time runs out."""
+    with tempfile.TemporaryFile() as request:
+        request.write(data)
+        request.seek(0)
+        process = subprocess.Popen(command, stdin=request, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    error_tail = bytearray()
+
+    def keep_error_tail():
+        for chunk in iter(lambda: process.stderr.read(4096), b""):
+            error_tail.extend(chunk)
+            del error_tail[:-OUTPUT_CAP]
+
+    reader = threading.Thread(target=keep_error_tail, daemon=True)
+    reader.start()
+    timed_out = threading.Event()
+    timer = threading.Timer(timeout, lambda: (timed_out.set(), process.kill()))
+    timer.start()
+    answer = bytearray()
+    try:
+        for chunk in iter(lambda: process.stdout.read(65536), b""):
+            answer.extend(chunk)
+            if len(answer) > cap:
+                process.kill()
+                break
+        status = process.wait()
+    finally:
+        timer.cancel()
+        process.stdout.close()
+    reader.join(timeout=5)
+    if timed_out.is_set():
+        raise Refused(f"the GPU host did not answer within {timeout:.0f} s")
+    return status, bytes(answer), bytes(error_tail).decode("utf-8", "replace").strip()
+
+
 def ask_gpu_host(config, folder, data):
     """The GPU host's results for the packed submission `data`; raises Refused."""
     key, known_hosts = folder / "key", folder / "known_hosts"
@@ -262,18 +322,15 @@ def ask_gpu_host(config, folder, data):
                "-o", "BatchMode=yes", "-o", "IdentitiesOnly=yes", "-o", "StrictHostKeyChecking=yes",
                "-o", f"UserKnownHostsFile={known_hosts}", "-o", "ConnectTimeout=20",
                "-o", "ServerAliveInterval=30", f"{config['user']}@{config['host']}", "grade"]
-    timeout = float(config.get("timeout", "1800"))
+    status, answer, errors = bounded_run(command, data, float(config.get("timeout", "1800")), RESULTS_BYTES)
+    if status == 255:
+        raise Refused("the GPU host could not be reached: " + errors[-500:])
+    if status != 0 and len(answer) <= RESULTS_BYTES:
+        raise Refused("the GPU host could not grade it: " + errors[-2000:])
     try:
-        answer = subprocess.run(command, input=data, capture_output=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise Refused(f"the GPU host did not answer within {timeout:.0f} s") from None
-    if answer.returncode == 255:
-        raise Refused("the GPU host could not be reached: "
-                      + answer.stderr.decode("utf-8", "replace").strip()[-500:])
-    if answer.returncode != 0:
-        raise Refused("the GPU host could not grade it: "
-                      + answer.stderr.decode("utf-8", "replace").strip()[-2000:])
-    return check_results(answer.stdout.decode("utf-8", "replace"))
+        return check_results(answer)
+    except Refused as error:
+        raise Refused(f"the GPU host's answer was refused: {error}") from None
 
 
 def run(_args):
@@ -288,23 +345,27 @@ def run(_args):
     try:
         config = read_host_config(source / "gpu-host")
     except Refused as error:
-        config, why_local = None, str(error)
+        print("the GPU host's configuration is broken:", error)
+        config, why_local = None, "the autograder's GPU host configuration is broken"
     if config is not None:
         try:
             results = ask_gpu_host(config, source / "gpu-host", pack(submission))
-            results.setdefault("extra_data", {})["graded_on"] = "the course's GPU host"
+            results.setdefault("extra_data", {}).update(graded_on="the course's GPU host", gpu_graded=True)
+            results["execution_time"] = round(time.monotonic() - started)
             write_results(results_dir, results)
             print("graded on the GPU host", config["host"])
             return 0
         except Refused as error:
-            why_local = str(error)
-            print("the GPU host did not grade it:", why_local)
+            # The whole reason for the staff (stdout, which students do not see); its first
+            # clause for the student.
+            print("the GPU host did not grade it:", error)
+            why_local = str(error).split(":")[0]
     with tempfile.TemporaryDirectory(prefix="spmv-autograder-") as temporary:
         results, status = grade_here(submission, [source / "spmv-lab/testcases/public", source / "hidden"],
                                      source / "secret-seed", policy, build / "bin/spmv-grade", Path(temporary))
-    if status == "graded" and needs_gpu(results):
-        results = without_gpu(results, why_local)
+    results = without_gpu(results, why_local)
     results["execution_time"] = round(time.monotonic() - started)
+    results["stdout_visibility"] = "hidden"  # this script's diagnostics, for the staff
     write_results(results_dir, results)
     print(f"graded here ({status}); {why_local}")
     return 0

@@ -5,28 +5,48 @@
 # files (hidden/, secret-seed, gpu-host/) root's alone: the submission's
 # build and its runners run as other uids and never read them.
 #
-#   setup.sh [--no-install]
+#   setup.sh [--no-install | --list-packages]
 #
-# --no-install skips the packages (a machine that has them). The root is
-# $SPMV_AUTOGRADER_ROOT (default /autograder); with $SPMV_AUTOGRADER_BUILD
-# set to a grader already built there, nothing is built.
+# --no-install skips the packages (a machine that has them);
+# --list-packages prints them and exits. The root is $SPMV_AUTOGRADER_ROOT
+# (default /autograder); with $SPMV_AUTOGRADER_BUILD set to a grader already
+# built there, nothing is built.
 set -euo pipefail
 root="${SPMV_AUTOGRADER_ROOT:-/autograder}"
 source_dir="$root/source"
 lab="$source_dir/spmv-lab"
 install=1
-[ "${1:-}" = --no-install ] && install=0
+case "${1:-}" in
+  --no-install) install=0 ;;
+  --list-packages) install=list ;;
+  "") ;;
+  *) echo "setup.sh: unknown option $1 (known: --no-install, --list-packages)" >&2; exit 2 ;;
+esac
+
+# The quick start's packages (one list: tools/quickstart's packages=(...)
+# line), and what the autograder adds: ssh to reach the GPU host, wget and
+# the certificates for NVIDIA's repository.
+quickstart_packages="$(sed -n 's/^packages=(\(.*\))$/\1/p' "$lab/tools/quickstart")"
+if [ -z "$quickstart_packages" ]; then
+  echo "setup.sh: found no packages=(...) line in $lab/tools/quickstart" >&2
+  exit 1
+fi
+read -r -a packages <<<"$quickstart_packages"
+packages+=(python3 openssh-client ca-certificates wget)
+if [ "$install" = list ]; then
+  echo "${packages[*]}"
+  exit 0
+fi
 
 if [ "$install" = 1 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    cmake ninja-build g++ pkg-config libgtest-dev libboost-program-options-dev libseccomp-dev zlib1g-dev \
-    python3 openssh-client ca-certificates wget >/dev/null
+    "${packages[@]}" >/dev/null
   # The CUDA toolkit (nvcc compiles the submissions; no GPU is needed for
-  # that), from NVIDIA's repository for this Ubuntu release.
+  # that), from NVIDIA's repository for this release (ubuntu2404, debian12).
   if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
     . /etc/os-release
-    distro="ubuntu${VERSION_ID//./}"
+    distro="$ID${VERSION_ID//./}"
     wget -q "https://developer.download.nvidia.com/compute/cuda/repos/$distro/x86_64/cuda-keyring_1.1-1_all.deb" \
       -O /tmp/cuda-keyring.deb
     dpkg -i /tmp/cuda-keyring.deb >/dev/null
@@ -54,3 +74,8 @@ fi
 # Reads, converts and checks every hidden case now (generated ones are
 # cached), so a broken case shows here rather than in a student's results.
 "$build/bin/spmv-cases" validate "$source_dir/hidden"
+# The generated hidden matrices cached beside the grader are as private as
+# their specs (a grader this script did not build keeps its own modes).
+if [ -z "${SPMV_AUTOGRADER_BUILD:-}" ] && [ -d "$build/cache" ]; then
+  chmod 0700 "$build/cache"
+fi
