@@ -14,7 +14,8 @@ run_autograder grades:
       plugin, cases and seed, and a plugin that prints a forged score does
       not get it;
   (b) kernels that do not compile, through the GPU host: the compiler's
-      message comes back, capped;
+      message comes back, capped; a submission holding a link is refused
+      before it is sent;
   (c) with a GPU host whose answers are malformed or too large: they are
       refused, and the submission is graded here instead;
   (d) the student stubs with the GPU host gone: built and checked here, no
@@ -322,6 +323,17 @@ def main():
         check(results.get("score") == 0 and marker in output,
               f"(b) no build failure with the compiler's message: {output[:300]}")
         check(len(output) < 24 * 1024, f"(b) the compiler's message is not capped: {len(output)} characters")
+
+        # A link in the submission (to the seed) is refused before anything is built or sent.
+        submission = root / "submission"
+        (submission / "coo.cu").unlink()
+        (submission / "coo.cu").symlink_to(root / "source/secret-seed")
+        (root / "results/results.json").unlink()
+        run = subprocess.run([str(root / "source/run_autograder")], capture_output=True, text=True, env=environment)
+        results = json.loads((root / "results/results.json").read_text()) if run.returncode == 0 else {}
+        check(not list(schema.iter_errors(results)) and results.get("score") == 0
+              and "coo.cu: only folders and regular files" in results.get("output", "")
+              and seed not in json.dumps(results), f"a link in the submission: {run.stdout[-300:]} {results}")
 
         # The key runs serve whatever command is asked for, and serve takes plain files only.
         hostile = io.BytesIO()

@@ -341,6 +341,14 @@ def run(_args):
     results_dir = root / "results"
     policy = source / "policy.ini" if (source / "policy.ini").is_file() else None
     submission = submission_folder(root / "submission")
+    try:
+        packed = pack(submission)  # the same limits as the build's copy, checked once for both ways
+    except Refused as error:
+        write_results(results_dir, {"score": 0, "output": f"The submission was not graded: {error}.",
+                                    "output_format": "text", "stdout_visibility": "hidden", "tests": [],
+                                    "extra_data": {"status": "refused"}})
+        print("refused:", error)
+        return 0
     why_local = "the autograder has no GPU host configured"
     try:
         config = read_host_config(source / "gpu-host")
@@ -349,7 +357,7 @@ def run(_args):
         config, why_local = None, "the autograder's GPU host configuration is broken"
     if config is not None:
         try:
-            results = ask_gpu_host(config, source / "gpu-host", pack(submission))
+            results = ask_gpu_host(config, source / "gpu-host", packed)
             results.setdefault("extra_data", {}).update(graded_on="the course's GPU host", gpu_graded=True)
             results["execution_time"] = round(time.monotonic() - started)
             write_results(results_dir, results)
