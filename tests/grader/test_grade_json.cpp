@@ -142,6 +142,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   row.accepted_flags = {"speedup_review"};
   row.bound_use = {{"clock", real(rng)}, {"floor", 0.25}};
   row.phase_ms = {{"timing", real(rng)}, {"end", real(rng)}};
+  row.timing_parts_ms = {{"submission_event", real(rng)}, {"reference_span", real(rng)}};
   const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
   EXPECT_EQ(back.kernel, row.kernel);
   EXPECT_EQ(back.case_name, row.case_name);
@@ -163,6 +164,7 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   EXPECT_EQ(back.accepted_flags, row.accepted_flags);
   EXPECT_EQ(back.bound_use, row.bound_use);
   EXPECT_EQ(back.phase_ms, row.phase_ms);
+  EXPECT_EQ(back.timing_parts_ms, row.timing_parts_ms);
 }
 
 // What results.json lets students see: a test not visible now carries its

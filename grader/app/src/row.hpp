@@ -93,6 +93,9 @@ struct RowResult {
   // How much of each timing bound the row used (value / limit: 1 or more is
   // a flag): clock, copy, floor, reference, speedup (timing_checks.hpp).
   std::map<std::string, double> bound_use;
+  // The medians a side's time is made of (TimingRecord::parts_ms):
+  // submission_event, submission_span, reference_event, reference_span.
+  std::map<std::string, double> timing_parts_ms;
   // Where the row's grading time went, by phase (row_record.hpp).
   std::map<std::string, double> phase_ms;
 

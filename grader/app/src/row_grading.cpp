@@ -310,6 +310,8 @@ class RowGrader {
     const double round_trip = runner_->last_round_trip_ms();
     if (keep) {
       submission_ms_.push_back(launch_ms(reply));
+      parts_[0].push_back(reply.ms);
+      parts_[1].push_back(reply.span_ms);
       submission_unexplained_.push_back(round_trip - launch_ms(reply));
       spent_[0] += round_trip;
     }
@@ -362,13 +364,14 @@ class RowGrader {
   struct Sample {
     double ms = 0;
     double round_trip_ms = 0;
+    double event_ms = 0, span_ms = 0;  // what `ms` is the larger of
   };
   std::optional<Sample> reference_launch(bool copy_out) {
     Request request = make_request(Command::kTimed);
     request.seed = random_();
     const auto reply = reference_step(request);
     if (!reply) return std::nullopt;
-    const Sample sample{launch_ms(*reply), factory_.reference().last_round_trip_ms()};
+    const Sample sample{launch_ms(*reply), factory_.reference().last_round_trip_ms(), reply->ms, reply->span_ms};
     if (copy_out) {
       Request copy = make_request(Command::kCopyOut);
       copy.slot = runner::kTimedSlot;
@@ -383,6 +386,8 @@ class RowGrader {
     if (!sample) return false;
     if (keep) {
       reference_ms_.push_back(sample->ms);
+      parts_[2].push_back(sample->event_ms);
+      parts_[3].push_back(sample->span_ms);
       spent_[1] += sample->round_trip_ms;
     }
     return true;
@@ -450,6 +455,8 @@ class RowGrader {
     timing.reference_ms = median_of(reference_ms_);
     timing.submission_samples = static_cast<int>(submission_ms_.size());
     timing.reference_samples = static_cast<int>(reference_ms_.size());
+    const char* part_names[] = {"submission_event", "submission_span", "reference_event", "reference_span"};
+    for (std::size_t k = 0; k < std::size(parts_); ++k) timing.parts_ms[part_names[k]] = median_of(parts_[k]);
     timing.submission_unexplained_ms = low_quantile(submission_unexplained_);
     timing.submission_copy_ms = low_quantile(submission_copy_);
     timing.reference_copy_ms = low_quantile(reference_copy_);
@@ -481,6 +488,7 @@ class RowGrader {
   std::deque<std::future<std::string>> pending_checks_;
   double spent_[2] = {0, 0};
   std::vector<double> submission_ms_, reference_ms_, submission_unexplained_, submission_copy_, reference_copy_;
+  std::vector<double> parts_[4];  // kept launches' events and spans: submission, then reference
 };
 
 }  // namespace

@@ -79,6 +79,10 @@ struct TimingRecord {
   std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
   std::vector<std::string> flag_reasons;  // one line per flag, for people
   std::map<std::string, double> bound_use;  // value / limit of each bound checked
+  // The medians behind each side's time, for review: the CUDA events on the
+  // given stream and the recorder's span over every stream (a launch's time
+  // is the larger), named "<side>_<event|span>" (side: submission, reference).
+  std::map<std::string, double> parts_ms;
 };
 
 struct RowRecord {

@@ -113,6 +113,7 @@ void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context)
   if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;
   for (const auto& flag : timing.flags) row.flags.push_back(flag);
   row.bound_use = timing.bound_use;
+  row.timing_parts_ms = timing.parts_ms;
   for (const auto& reason : timing.flag_reasons) row.detail += (row.detail.empty() ? "" : "\n") + reason;
 }
 

@@ -7,6 +7,9 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <sys/mman.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -58,6 +61,8 @@ enum class Fault {
   jit_module,        // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
   reads_past_values,   // adds values[nnz] * 0 to row 0: one past the matrix's values (a NaN guard)
   reads_past_col_idx,  // adds x[col_idx[nnz]] * 0 to row 0: the index guard (-1) sends it to x[-1]
+  patch_timer,       // correct y; its constructor rewrites the runner's GOT slot of
+                     // cudaEventElapsedTime so every time it reports is a hundredth of the real one
   // For --memcheck (graded with it by tools/gpu-check; a pass without it):
   reads_past_x,      // correct y, plus a read just past x's allocation (the runner's 4096-word
                      // guard after x), its value unused: only compute-sanitizer sees it
@@ -143,6 +148,66 @@ __global__ void faulty_csr_scalar(std::int32_t rows, std::int32_t cols, const st
 // Runs after the product on the same stream, so the result is unaffected.
 __global__ void negate_first(float* x) { x[0] = -x[0]; }
 
+// patch_timer: the runner's own cudaEventElapsedTime, called through the
+// slot this plugin rewrote, and what it reports instead.
+using ElapsedTime = cudaError_t (*)(float*, cudaEvent_t, cudaEvent_t);
+ElapsedTime real_elapsed_time = nullptr;
+
+cudaError_t forged_elapsed_time(float* ms, cudaEvent_t start, cudaEvent_t stop) {
+  const cudaError_t error = real_elapsed_time(ms, start, stop);
+  if (error == cudaSuccess) *ms /= 100.0F;
+  return error;
+}
+
+// Finds the main program's relocation of `symbol` (its PLT slot, or a GOT
+// entry with -fno-plt) and points it at `replacement`; the old target is
+// kept in `original`. What a student with a linker's knowledge can do.
+int rewrite_got_slot(dl_phdr_info* info, std::size_t /*size*/, void* /*data*/) {
+  const auto base = static_cast<std::uintptr_t>(info->dlpi_addr);
+  const ElfW(Dyn)* dynamic = nullptr;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type == PT_DYNAMIC) {
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + info->dlpi_phdr[i].p_vaddr);
+    }
+  }
+  if (dynamic == nullptr) return 1;  // only the first object, the program itself
+  // ld.so may or may not have relocated these addresses in place.
+  const auto address = [base](ElfW(Addr) value) { return value < base ? base + value : value; };
+  const ElfW(Sym)* symbols = nullptr;
+  const char* names = nullptr;
+  const ElfW(Rela)* tables[2] = {nullptr, nullptr};
+  std::size_t sizes[2] = {0, 0};
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    switch (d->d_tag) {
+      case DT_SYMTAB: symbols = reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr)); break;
+      case DT_STRTAB: names = reinterpret_cast<const char*>(address(d->d_un.d_ptr)); break;
+      case DT_JMPREL: tables[0] = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr)); break;
+      case DT_PLTRELSZ: sizes[0] = d->d_un.d_val; break;
+      case DT_RELA: tables[1] = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr)); break;
+      case DT_RELASZ: sizes[1] = d->d_un.d_val; break;
+      default: break;
+    }
+  }
+  if (symbols == nullptr || names == nullptr) return 1;
+  for (int t = 0; t < 2; ++t) {
+    for (std::size_t k = 0; tables[t] != nullptr && k < sizes[t] / sizeof(ElfW(Rela)); ++k) {
+      const ElfW(Rela)& relocation = tables[t][k];
+      const char* name = names + symbols[ELF64_R_SYM(relocation.r_info)].st_name;
+      if (std::strcmp(name, "cudaEventElapsedTime") != 0) continue;
+      auto* slot = reinterpret_cast<ElapsedTime*>(base + relocation.r_offset);
+      const long page = ::sysconf(_SC_PAGESIZE);
+      void* page_start = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(slot) & ~static_cast<std::uintptr_t>(page - 1));
+      if (::mprotect(page_start, static_cast<std::size_t>(page), PROT_READ | PROT_WRITE) != 0) return 1;
+      // The library's own function, not the slot's content: with lazy
+      // binding the slot may still lead to ld.so's resolver, which would
+      // write the real address back at the first call.
+      real_elapsed_time = reinterpret_cast<ElapsedTime>(::dlsym(RTLD_DEFAULT, "cudaEventElapsedTime"));
+      if (real_elapsed_time != nullptr) *slot = &forged_elapsed_time;
+    }
+  }
+  return 1;
+}
+
 // What a hostile plugin does at load time: only inside a runner (argv[0] is
 // "spmv-runner"), never in a test that loads the plugin in its own process.
 __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/) {
@@ -160,6 +225,10 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
     }
   }
   if constexpr (kFault == Fault::hide_devices) ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
+  if constexpr (kFault == Fault::patch_timer) {
+    ::dl_iterate_phdr(&rewrite_got_slot, nullptr);
+    if (real_elapsed_time == nullptr) std::abort();  // the attack found no slot: say so by crashing
+  }
   if constexpr (kFault == Fault::kill_parent) {
     ::kill(::getppid(), SIGKILL);
     if (DIR* proc = ::opendir("/proc")) {
