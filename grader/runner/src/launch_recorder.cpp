@@ -37,8 +37,14 @@ static_assert(std::endian::native == std::endian::little, "ELF files are read as
 // A cubin's symbol flag for entry functions (kernels), in st_other.
 constexpr unsigned char kCudaEntryFlag = 0x10;
 // Big enough for a few thousand kernel records; CUPTI asks for more as needed.
-constexpr std::size_t kBufferBytes = std::size_t{1} << 20;
+// CUPTI asks for a buffer whenever it has handed the last one back (every
+// forced flush does): inside the next launch's timed window. A fresh 1 MiB
+// allocation there costs its page faults, about 0.25 ms on the H100 machine,
+// more than a small case's whole kernel; so buffers are small, touched once
+// when the recorder starts, and reused.
+constexpr std::size_t kBufferBytes = std::size_t{64} << 10;
 constexpr std::size_t kBufferAlignment = 8;
+constexpr int kBuffersAhead = 8;
 
 // The plain-old-data struct at `offset` of `bytes`, if it fits.
 template <typename T>
@@ -272,18 +278,60 @@ namespace {
 std::mutex g_active_mutex;
 LaunchRecorder::State* g_active = nullptr;
 
+// Record buffers already in memory, for CUPTI to take without a page fault.
+class BufferPool {
+ public:
+  void fill(int count) {
+    for (int k = 0; k < count; ++k) {
+      std::uint8_t* buffer = allocate();
+      if (buffer == nullptr) return;
+      give_back(buffer);
+    }
+  }
+  std::uint8_t* take() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (!free_.empty()) {
+        std::uint8_t* buffer = free_.back();
+        free_.pop_back();
+        return buffer;
+      }
+    }
+    return allocate();
+  }
+  void give_back(std::uint8_t* buffer) {
+    const std::lock_guard lock(mutex_);
+    free_.push_back(buffer);
+  }
+
+ private:
+  static std::uint8_t* allocate() {
+    auto* buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+    if (buffer != nullptr) std::memset(buffer, 0, kBufferBytes);  // its pages faulted in now
+    return buffer;
+  }
+  std::mutex mutex_;
+  std::vector<std::uint8_t*> free_;
+};
+
+BufferPool& buffer_pool() {
+  static auto* pool = new BufferPool;  // CUPTI may hand buffers back at exit: never destroyed
+  return *pool;
+}
+
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
-  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(kBufferAlignment, kBufferBytes));
+  *buffer = buffer_pool().take();
   *size = *buffer != nullptr ? kBufferBytes : 0;
   *max_records = 0;  // as many as fit
 }
 
 void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  if (buffer == nullptr) return;
   {
     const std::lock_guard lock(g_active_mutex);
-    if (g_active != nullptr && buffer != nullptr) g_active->take_buffer(buffer, valid);
+    if (g_active != nullptr) g_active->take_buffer(buffer, valid);
   }
-  std::free(buffer);
+  buffer_pool().give_back(buffer);
 }
 
 void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
@@ -318,6 +366,7 @@ LaunchRecorder::LaunchRecorder() : state_(std::make_unique<State>()) {
     s.note = std::string("launch records off: ") + what + " failed: " + result_text(result);
     return false;
   };
+  buffer_pool().fill(kBuffersAhead);
   if (!step("cuptiSubscribe", cuptiSubscribe(&s.subscriber, on_callback, &s))) {
     s.subscriber = nullptr;
     return;

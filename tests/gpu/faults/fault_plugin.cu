@@ -62,7 +62,8 @@ enum class Fault {
   reads_past_values,   // adds values[nnz] * 0 to row 0: one past the matrix's values (a NaN guard)
   reads_past_col_idx,  // adds x[col_idx[nnz]] * 0 to row 0: the index guard (-1) sends it to x[-1]
   patch_timer,       // correct y; its constructor rewrites the runner's GOT slot of
-                     // cudaEventElapsedTime so every time it reports is a hundredth of the real one
+                     // cudaEventElapsedTime so every time it reports is a hundredth of the real
+                     // one, and switches the runner's CUPTI kernel records off
   // For --memcheck (graded with it by tools/gpu-check; a pass without it):
   reads_past_x,      // correct y, plus a read just past x's allocation (the runner's 4096-word
                      // guard after x), its value unused: only compute-sanitizer sees it
@@ -228,6 +229,13 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
   if constexpr (kFault == Fault::patch_timer) {
     ::dl_iterate_phdr(&rewrite_got_slot, nullptr);
     if (real_elapsed_time == nullptr) std::abort();  // the attack found no slot: say so by crashing
+    // And the runner's kernel records off (CUPTI is in this process too),
+    // so no span over the real kernels outweighs the forged events.
+    using ActivityDisable = int (*)(int);
+    constexpr int kConcurrentKernelRecords = 10;  // CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL
+    if (auto* disable = reinterpret_cast<ActivityDisable>(::dlsym(RTLD_DEFAULT, "cuptiActivityDisable"))) {
+      disable(kConcurrentKernelRecords);
+    }
   }
   if constexpr (kFault == Fault::kill_parent) {
     ::kill(::getppid(), SIGKILL);
