@@ -176,19 +176,29 @@ MemcheckOutcome run_under_sanitizer(RunnerSpec spec, const std::filesystem::path
   runner::store_text(setup.kernel, kernel);
   const int fds[2] = {matrix_image(prepared, format), results.fd()};
   if (!ask(setup, fds)) return outcome;
-  for (int run = 0; run < kRunsPerRow; ++run) {
+  // memcheck stops a kernel at its first invalid access, so the launch
+  // fails: the report, not the launch, says what happened.
+  bool launches_ok = true;
+  for (int run = 0; run < kRunsPerRow && launches_ok; ++run) {
     runner::Request launch;
     launch.command = Command::kRun;
     launch.slot = run;
     launch.seed = prepared.x_seeds[static_cast<std::size_t>(x_of_run(run))];
-    if (!ask(launch)) return outcome;
+    launches_ok = ask(launch);
   }
-  runner::Request quit;
-  quit.command = Command::kQuit;
-  runner.send(quit);
+  const std::string launch_problem = outcome.problem;
+  if (launches_ok || !runner.timed_out()) {
+    runner::Request quit;
+    quit.command = Command::kQuit;
+    try {
+      runner.send(quit);
+    } catch (const std::exception&) {
+      // it has ended already
+    }
+  }
   // The sanitizer writes its report when the runner has ended.
   if (!runner.wait_for_exit(deadline)) {
-    outcome.problem = "compute-sanitizer did not finish in time";
+    outcome.problem = "compute-sanitizer did not finish in time" + (launch_problem.empty() ? "" : " (" + launch_problem + ")");
     return outcome;
   }
   runner.end();
@@ -196,8 +206,14 @@ MemcheckOutcome run_under_sanitizer(RunnerSpec spec, const std::filesystem::path
   std::ostringstream text;
   text << file.rdbuf();
   outcome.report = parse_sanitizer_report(text.str());
-  outcome.ran = outcome.report.complete;
-  if (!outcome.ran) outcome.problem = "compute-sanitizer's report is missing or incomplete";
+  outcome.ran = outcome.report.complete && (launches_ok || !outcome.report.findings.empty());
+  if (!outcome.report.complete) {
+    outcome.problem = "compute-sanitizer's report is missing or incomplete" + (launch_problem.empty() ? "" : " (" + launch_problem + ")");
+  } else if (!outcome.ran) {
+    outcome.problem = launch_problem;  // a launch failed with nothing reported
+  } else {
+    outcome.problem.clear();
+  }
   return outcome;
 }
 

@@ -121,6 +121,8 @@ Runner::Runner(const RunnerSpec& spec) : spec_(spec) {
                          sandbox::level_name(spec.level)};
     // The sanitizer's libraries, loaded into the runner, may read their folder.
     sandbox_spec.env.push_back("SPMV_RUNNER_READ_ONLY=" + spec.sanitizer->program.parent_path().string());
+    const char* relax = std::getenv("SPMV_MEMCHECK_RELAX");
+    sandbox_spec.env.push_back(std::string("SPMV_RUNNER_UNDER_SANITIZER=") + (relax != nullptr ? relax : "seccomp"));
   }
   sandbox_spec.pass_fds = {sockets[1]};
   sandbox_spec.output_fd = pipe_fds[1];

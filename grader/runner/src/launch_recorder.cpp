@@ -419,8 +419,10 @@ void LaunchRecorder::plugin_loading(const std::filesystem::path& plugin_file) {
 void LaunchRecorder::begin() {
   State& s = *state_;
   if (!available()) return;
-  // Drain what the runner ran before (its fill kernels), then open the window.
-  cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+  // Records of what ran before (the runner's fill kernels) are told by
+  // their end, before the window's start. No flush here: a forced flush
+  // right before the timed launch held the launch back by about 0.24 ms on
+  // the H100 (CUDA events around a 4x4 product: 0.24 ms; its kernel: 1.5 us).
   std::uint64_t now = 0;
   cuptiGetTimestamp(&now);
   const std::lock_guard lock(s.mutex);

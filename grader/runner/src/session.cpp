@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "spmv/runner/x_values.hpp"
@@ -175,7 +176,15 @@ void Session::hello(Reply& reply) {
   }
   if (space_ == Space::kHost) executor_ = make_host_executor();
   const std::optional<int> gpu_minor = space_ == Space::kDevice ? current_gpu_minor() : std::nullopt;
-  restrictions_ = sandbox::restrict_self(restriction_for(space_, gpu_minor), level_);
+  sandbox::SelfRestriction restriction = restriction_for(space_, gpu_minor);
+  // Under compute-sanitizer (spmv-grade --memcheck) the grader says which
+  // restrictions its injected library cannot work under.
+  if (const char* relax = std::getenv("SPMV_RUNNER_UNDER_SANITIZER")) {
+    const std::string_view what = relax;
+    if (what.find("landlock") != std::string_view::npos) restriction.landlock = false;
+    if (what.find("seccomp") != std::string_view::npos) restriction.seccomp = false;
+  }
+  restrictions_ = sandbox::restrict_self(restriction, level_);
   if (space_ == Space::kDevice) {
     restrictions_ += gpu_minor ? "; GPU node /dev/nvidia" + std::to_string(*gpu_minor) + " only"
                                : "; every GPU node (the graded GPU's minor number is unknown)";

@@ -436,12 +436,12 @@ std::string restrict_self(const SelfRestriction& restriction, Level level) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) detail::throw_system("prctl(PR_SET_NO_NEW_PRIVS)", errno);
   if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) detail::throw_system("prctl(PR_SET_DUMPABLE, 0)", errno);
 
-  std::string landlock = apply_landlock(restriction);
+  std::string landlock = restriction.landlock ? apply_landlock(restriction) : "no landlock (left out for a tool)";
   if (landlock.empty()) {
     if (level == Level::kFull) throw SandboxError("landlock: not available (required at level full)");
     landlock = "no landlock (not available here)";
   }
-  return landlock + ", " + apply_seccomp(restriction);
+  return landlock + ", " + (restriction.seccomp ? apply_seccomp(restriction) : "no seccomp (left out for a tool)");
 }
 
 }  // namespace spmv::sandbox
