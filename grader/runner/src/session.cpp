@@ -308,7 +308,10 @@ void Session::timed(const Request& request, Reply& reply) {
   area_->prepare(request.seed);
   LaunchStatus launched;
   begin_recording();
-  reply.ms = area_->timed_launch(launched);
+  // Before the plugin is loaded (the grader's calibration of this runner's
+  // round trip), one kernel of the runner's own stands in for the plugin's,
+  // so its kernel record costs what a graded launch's does.
+  reply.ms = kernel_ != nullptr ? area_->timed_launch(launched) : area_->timed_stand_in(launched);
   end_recording(reply);
   check_launch(launched);
 }

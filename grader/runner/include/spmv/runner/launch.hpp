@@ -52,6 +52,10 @@ class LaunchArea {
   LaunchStatus launch();
   // Step 3 timed by the executor: the launch's milliseconds.
   double timed_launch(LaunchStatus& status);
+  // The same window around one of the runner's own kernels (y's poison
+  // written again) instead of a plugin's: what a launch of one kernel costs
+  // a runner when nothing of a plugin runs (its kernel record included).
+  double timed_stand_in(LaunchStatus& status);
 
   // Step 4: y between its guard zones, into `slot` (slot_words(rows) words).
   void copy_slot(std::uint32_t* slot) const;
