@@ -139,10 +139,11 @@ TEST(TimingChecks, ALaunchLongerThanReportedByTheGradersClockIsImplausible) {
   std::mt19937_64 random{std::random_device{}()};
   TimingRecord t = honest_timing(random);
   // A third of the work reported as all of it: the round trip shows the
-  // rest. The rule's slack is 0.3 ms plus half the reported time, so twice
-  // the reported time unreported shows from 0.2 ms on (below that it is the
-  // bound an attacker keeps, docs/grading.md): a launch of 0.3 to 2 ms.
-  t.submission_ms = std::uniform_real_distribution<double>(0.3, 2.0)(random);
+  // rest. The rule's slack is kLaunchClockSlackMs plus half the reported
+  // time, so twice the reported time unreported shows from 2/3 of the slack
+  // on (below that it is the bound an attacker keeps, docs/grading.md).
+  const double shows_from = kLaunchClockSlackMs / 1.5;
+  t.submission_ms = std::uniform_real_distribution<double>(1.1 * shows_from, 2.0 + shows_from)(random);
   t.submission_unexplained_ms = t.submission_idle_ms + 2 * t.submission_ms;
   apply_timing_checks(t, {0, std::nullopt, 10});
   ASSERT_EQ(t.flags, std::vector<std::string>{"implausible_timing"});

@@ -32,8 +32,8 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   const double reported = timing.submission_ms;
   const double excess = timing.submission_unexplained_ms - timing.submission_idle_ms;
   const bool clock_bound = timing.submission_samples >= kMinClockSamples && timing.submission_idle_ms > 0;
-  if (clock_bound) timing.bound_use["clock"] = excess / (kClockSlackMs + 0.5 * reported);
-  if (clock_bound && excess > kClockSlackMs + 0.5 * reported) {
+  if (clock_bound) timing.bound_use["clock"] = excess / (kLaunchClockSlackMs + 0.5 * reported);
+  if (clock_bound && excess > kLaunchClockSlackMs + 0.5 * reported) {
     flag(timing, "implausible_timing",
          "the grader's clock saw each launch take " + number(excess) + " ms more than the runner's own overhead, while "
          "the runner reported " + number(reported) + " ms");

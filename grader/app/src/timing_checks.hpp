@@ -8,7 +8,7 @@
 //  - implausible_timing, clock: the submission's round trip minus its
 //    reported time (low quantile over the launches) exceeds the same
 //    runner's round trip without a launch (measured before its plugin was
-//    loaded) by more than kClockSlackMs plus half the reported time: the
+//    loaded) by more than kLaunchClockSlackMs plus half the reported time: the
 //    launch took longer than it said. Needs kMinClockSamples launches.
 //  - implausible_timing, copy: copying y out of a checked launch took more
 //    than kCopyFactor times the reference's copy plus kClockSlackMs (low
@@ -37,6 +37,11 @@
 namespace spmv::grade {
 
 inline constexpr double kClockSlackMs = 0.3;
+// The clock rule's own slack. Honest rows of the public cases and of
+// spmv-bench's suite on the H100 showed up to about 0.46 ms of round trip
+// beyond the calibration's (hyb on stencil27: two kernels, their records
+// and the recorder's flush after the window, none of it in the events).
+inline constexpr double kLaunchClockSlackMs = 0.6;
 inline constexpr int kMinClockSamples = 8;
 inline constexpr int kMinCopies = 3;
 inline constexpr double kReferenceSlowdown = 1.25;
