@@ -464,7 +464,9 @@ LaunchRecording LaunchRecorder::end() {
     launch.correlation_id = r.correlation;
     if (launch.start_ns == 0 && launch.end_ns == 0) {
       ++without_time;
-    } else {
+    } else if (launch.origin != KernelOrigin::kRunner) {
+      // The runner's own kernels (the timing gate holding the stream, the
+      // stand-in of a launch-free round trip) are no work of the launch.
       first = first == 0 ? launch.start_ns : std::min(first, launch.start_ns);
       last = std::max(last, launch.end_ns);
     }

@@ -18,9 +18,9 @@
 //   - the plugin's when the plugin file holds its name, unless a foreign
 //     module defines that name too;
 //   - the runner's when only a module loaded before the plugin defines it:
-//     code loaded before any of the plugin's ran (the runner's own fill
-//     kernels, which never run inside a window); counted in the span, never
-//     reported as foreign;
+//     code loaded before any of the plugin's ran (the runner's own fills of
+//     x and y, and the timing gate that holds the stream until the launch
+//     call has returned); left out of the span, never reported as foreign;
 //   - foreign otherwise: a kernel the plugin file does not name, from a
 //     module loaded after the plugin (a library dlopened at run time, a
 //     module loaded or JIT-compiled from embedded code) or from no module

@@ -173,6 +173,7 @@ void Session::hello(Reply& reply) {
     // what it needs. A recorder that cannot record says why, and the run goes on.
     recorder_ = std::make_unique<LaunchRecorder>();
     store_text(reply.recorder_note, recorder_->note());
+    executor_->load_own_kernels();  // seen by the recorder as the runner's
   }
   if (space_ == Space::kHost) executor_ = make_host_executor();
   const std::optional<int> gpu_minor = space_ == Space::kDevice ? current_gpu_minor() : std::nullopt;

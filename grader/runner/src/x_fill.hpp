@@ -16,4 +16,10 @@ void fill_x(Executor& executor, void* area, std::size_t n, std::uint64_t seed);
 // guard + rows + guard words: guard pattern, poison, guard pattern.
 void fill_y(Executor& executor, void* area, std::size_t rows);
 
+// The timing gate (device_executor.cpp): a kernel that holds `stream` until
+// gate[0] (host memory the device can read) is set, or `limit_ns` has
+// passed, which it notes in gate[1]. Work enqueued behind it while it holds
+// then runs back to back, whatever the host's pace.
+void hold_stream(cudaStream_t stream, unsigned int* gate, unsigned long long limit_ns);
+
 }  // namespace spmv::runner

@@ -26,6 +26,20 @@ __global__ void fill_y_kernel(std::uint32_t* area, std::size_t rows) {
   }
 }
 
+__global__ void hold_until_released_kernel(const volatile unsigned int* released, unsigned int* expired,
+                                          unsigned long long limit_ns) {
+  unsigned long long start = 0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  while (*released == 0) {
+    unsigned long long now = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+    if (now - start > limit_ns) {
+      *expired = 1;
+      return;
+    }
+  }
+}
+
 unsigned blocks_for(std::size_t words) {
   const std::size_t blocks = (words + 255) / 256;
   return static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
@@ -55,6 +69,11 @@ void fill_y(Executor& executor, void* area, std::size_t rows) {
   fill_y_kernel<<<blocks_for(rows + 2 * kYGuardWords), 256, 0, executor.stream()>>>(
       static_cast<std::uint32_t*>(area), rows);
   check_cuda(cudaGetLastError(), "filling y");
+}
+
+void hold_stream(cudaStream_t stream, unsigned int* gate, unsigned long long limit_ns) {
+  hold_until_released_kernel<<<1, 1, 0, stream>>>(gate, gate + 1, limit_ns);
+  check_cuda(cudaGetLastError(), "holding the stream");
 }
 
 }  // namespace spmv::runner

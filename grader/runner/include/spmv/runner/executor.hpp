@@ -26,6 +26,10 @@ class Executor {
   // milliseconds. `status` gets launch()'s return value; `error` what
   // synchronize() would return.
   virtual double time(const std::function<spmv_status()>& launch, spmv_status& status, int& error) = 0;
+  // Loads the module of the executor's own kernels (the timing gate, the
+  // fills of x and y) now, with lazy loading's first launch: a runner does so
+  // before it loads a plugin, so a launch recorder knows them for its own.
+  virtual void load_own_kernels() {}
 };
 
 std::unique_ptr<Executor> make_host_executor();
