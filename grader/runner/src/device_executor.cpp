@@ -14,7 +14,9 @@ namespace {
 // How long the gate holds the stream at most while the launch call is
 // being made. A launch call that waits for its own stream (a
 // synchronization inside it) returns only once the gate gives way; the gate
-// is then left open for the rest of the executor's life.
+// is then left open until the executor is told of a new kernel (a runner's
+// kSetup: cuSPARSE's timing, which may wait inside its call, must not leave
+// the reference's kernels ungated).
 constexpr unsigned long long kGateLimitNs = 10'000'000;
 
 class DeviceExecutor final : public Executor {
@@ -51,6 +53,8 @@ class DeviceExecutor final : public Executor {
     hold_stream(stream_, gate_, 0);  // the gate is open: it returns at once
     check_cuda(synchronize(), "loading the runner's kernels");
   }
+
+  void new_kernel() override { gate_gave_way_ = false; }
 
   int synchronize() override {
     // The whole device, not just our stream: work a kernel hid on another

@@ -230,6 +230,7 @@ void Session::release_setup() {
 void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
   if (!executor_) throw std::runtime_error("kSetup before kHello");
   release_setup();
+  executor_->new_kernel();
   if (fds[0] < 0 || fds[1] < 0) throw std::runtime_error("kSetup needs a matrix image and a result area");
   // No kernel name: the matrix only (for the vendor library's timing).
   const std::string name = read_text(request.kernel);

@@ -30,6 +30,10 @@ class Executor {
   // fills of x and y) now, with lazy loading's first launch: a runner does so
   // before it loads a plugin, so a launch recorder knows them for its own.
   virtual void load_own_kernels() {}
+  // What the executor learnt of the last kernel it timed (a device
+  // executor's gate, left open after a launch call that waited for its own
+  // stream) is forgotten: the next kernel is timed afresh.
+  virtual void new_kernel() {}
 };
 
 std::unique_ptr<Executor> make_host_executor();
