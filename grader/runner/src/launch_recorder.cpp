@@ -38,10 +38,9 @@ static_assert(std::endian::native == std::endian::little, "ELF files are read as
 constexpr unsigned char kCudaEntryFlag = 0x10;
 // Big enough for a few thousand kernel records; CUPTI asks for more as needed.
 // CUPTI asks for a buffer whenever it has handed the last one back (every
-// forced flush does): inside the next launch's timed window. A fresh 1 MiB
-// allocation there costs its page faults, about 0.25 ms on the H100 machine,
-// more than a small case's whole kernel; so buffers are small, touched once
-// when the recorder starts, and reused.
+// forced flush does), so possibly inside a timed window: buffers come from a
+// pool touched once when the recorder starts, so that no request there costs
+// an allocation or page faults.
 constexpr std::size_t kBufferBytes = std::size_t{64} << 10;
 constexpr std::size_t kBufferAlignment = 8;
 constexpr int kBuffersAhead = 8;

@@ -10,7 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
-#include <string_view>
 #include <vector>
 
 #include "spmv/runner/x_values.hpp"
@@ -178,13 +177,10 @@ void Session::hello(Reply& reply) {
   if (space_ == Space::kHost) executor_ = make_host_executor();
   const std::optional<int> gpu_minor = space_ == Space::kDevice ? current_gpu_minor() : std::nullopt;
   sandbox::SelfRestriction restriction = restriction_for(space_, gpu_minor);
-  // Under compute-sanitizer (spmv-grade --memcheck) the grader says which
-  // restrictions its injected library cannot work under.
-  if (const char* relax = std::getenv("SPMV_RUNNER_UNDER_SANITIZER")) {
-    const std::string_view what = relax;
-    if (what.find("landlock") != std::string_view::npos) restriction.landlock = false;
-    if (what.find("seccomp") != std::string_view::npos) restriction.seccomp = false;
-  }
+  // Under compute-sanitizer (spmv-grade --memcheck; the grader sets this in
+  // the environment it builds) Landlock is left out: the sanitizer's library
+  // in this process stops answering its front end under it.
+  if (std::getenv("SPMV_RUNNER_UNDER_SANITIZER") != nullptr) restriction.landlock = false;
   restrictions_ = sandbox::restrict_self(restriction, level_);
   if (space_ == Space::kDevice) {
     restrictions_ += gpu_minor ? "; GPU node /dev/nvidia" + std::to_string(*gpu_minor) + " only"

@@ -441,7 +441,7 @@ std::string restrict_self(const SelfRestriction& restriction, Level level) {
     if (level == Level::kFull) throw SandboxError("landlock: not available (required at level full)");
     landlock = "no landlock (not available here)";
   }
-  return landlock + ", " + (restriction.seccomp ? apply_seccomp(restriction) : "no seccomp (left out for a tool)");
+  return landlock + ", " + apply_seccomp(restriction);
 }
 
 }  // namespace spmv::sandbox

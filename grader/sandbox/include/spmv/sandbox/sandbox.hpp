@@ -192,10 +192,9 @@ struct SelfRestriction {
   bool forbid_unix_sockets = false;
   int deny_errno = 0;  // errno of denied calls; 0: EPERM (tests pick a distinctive one)
   // Left out for a program run under a tool that injects itself into it
-  // (compute-sanitizer for spmv-grade --memcheck), whose library needs what
-  // they deny; the namespaces, the uid and the rlimits stay.
+  // (compute-sanitizer for spmv-grade --memcheck), whose library stops
+  // working under it; seccomp, the namespaces, the uid and the rlimits stay.
   bool landlock = true;
-  bool seccomp = true;
 };
 
 // Applies Landlock (every thread it can reach: the others get signal
