@@ -78,7 +78,7 @@ struct Reply {
   std::int32_t samples = 0;  // kCusparse
   // kRun, kTimed: the kernels the launch ran, from CUPTI's records in the
   // runner (launch_recorder.hpp): the runner's word like everything here.
-  double span_ms = 0;                  // earliest start to latest end, every stream; 0 when not recorded
+  double span_ms = 0;                  // earliest start to latest end, every stream (with no kernel set up: the stand-in's); 0 when not recorded
   std::int32_t kernels_launched = 0;   // -1 when not recorded (recorder_note says why)
   char foreign_kernel[160] = {};       // demangled: first kernel neither the plugin's nor the runner's, or a vendor's
   char recorder_note[160] = {};        // kHello, kRun, kTimed: why nothing, or not all, was recorded
