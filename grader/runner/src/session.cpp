@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "spmv/runner/x_values.hpp"
+#include "x_fill.hpp"
 #ifdef SPMV_RUNNER_CUSPARSE
 #include "cusparse_timer.hpp"
 #endif
@@ -20,12 +21,14 @@
 namespace spmv::runner {
 namespace {
 
-// The span of the runner's own kernels in a window, the timing gate's left
-// out: in a launch-free round trip, the stand-in's time on the GPU.
+// The span of the kernels in a launch-free round trip's window, the timing
+// gate's left out: the stand-in's time on the GPU. (Before the plugin is
+// loaded the recorder cannot tell the runner's kernels from a plugin's, and
+// the window holds only the runner's.)
 double stand_in_span_ms(const LaunchRecording& recording) {
   std::uint64_t first = 0, last = 0;
   for (const KernelLaunch& launch : recording.kernels) {
-    if (launch.origin != KernelOrigin::kRunner || launch.name.find("hold_until_released") != std::string::npos) continue;
+    if (launch.name.find(kGateKernelName) != std::string::npos) continue;
     if (launch.start_ns == 0 && launch.end_ns == 0) continue;
     first = first == 0 ? launch.start_ns : std::min(first, launch.start_ns);
     last = std::max(last, launch.end_ns);

@@ -19,7 +19,9 @@ void fill_y(Executor& executor, void* area, std::size_t rows);
 // The timing gate (device_executor.cpp): a kernel that holds `stream` until
 // gate[0] (host memory the device can read) is set, or `limit_ns` has
 // passed, which it notes in gate[1]. Work enqueued behind it while it holds
-// then runs back to back, whatever the host's pace.
+// then runs back to back, whatever the host's pace. Its kernel's name holds
+// kGateKernelName (the launch records tell it by that).
+inline constexpr const char* kGateKernelName = "hold_until_released_kernel";
 void hold_stream(cudaStream_t stream, unsigned int* gate, unsigned long long limit_ns);
 
 }  // namespace spmv::runner
