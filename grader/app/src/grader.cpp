@@ -479,11 +479,11 @@ class Grading {
     write_file_atomically(*file, text.str());
   }
 
-  // Whether case_state(c) returns without waiting.
-  bool case_ready(std::size_t c) const {
+  // Whether case `c` is prepared: case_state(c) returns without waiting.
+  bool case_prepared(std::size_t c) const {
     if (cases_.count(c) != 0) return true;
     const auto it = preparing_.find(c);
-    return it == preparing_.end() || it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+    return it != preparing_.end() && it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
   }
 
   // On the GPU, the next two cases are read, converted and their golden
@@ -503,6 +503,7 @@ class Grading {
   void finish_all(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices, Verdict verdict,
                   const std::string& cause, const std::string& why) {
     for (const auto i : indices) {
+      drop_started(i);
       reporter_.row_started(rows, i);
       set_verdict(rows[i], verdict, cause, why);
       reporter_.row_finished(rows, i);
@@ -540,6 +541,7 @@ class Grading {
     for (const auto i : indices) {
       reporter_.row_started(rows, i);
       if (const auto decision = decide_without_runner(rows[i], prepared)) {
+        drop_started(i);
         set_verdict(rows[i], decision->verdict, decision->cause, decision->why);
       } else {
         run_row(rows, i, prepared);
@@ -582,24 +584,36 @@ class Grading {
 
   // Starts the runners of the rows after `position` (in grading order)
   // until --prestart of them wait, looking no further than the case after
-  // the current one (at most two prepared cases are held). Their cases are
-  // prepared first, before the current row starts (the grader must be quick
-  // while a row runs).
-  void look_ahead(const std::vector<RowResult>& rows, std::size_t position, bool start) {
-    if (options_.prestart == 0) return;
+  // the current one (at most two prepared cases are held). A row whose case
+  // is prepared gets its runner only if it needs one; a row whose case is
+  // still being prepared (a run of one kernel: every row is another case)
+  // gets one all the same, ended unused if the row turns out to need none
+  // (drop_started). Nothing here waits for a case: the grader must be quick
+  // while a row runs.
+  void look_ahead(const std::vector<RowResult>& rows, std::size_t position) {
+    if (options_.prestart == 0 || !setup_.submission.loaded) return;
     const std::size_t current_case = order_[position].case_index;
     std::size_t waiting = started_.size();
     std::size_t next = std::max(next_to_start_, position + 1);
     for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
       const Turn turn = order_[next];
-      if (turn.case_index > current_case + 1 || !case_ready(turn.case_index)) break;
-      CaseState& state = case_state(rows, turn.case_index);
-      if (state.prepared && !decide_without_runner(rows[turn.row], *state.prepared)) {
-        if (start) started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
-        ++waiting;
+      if (turn.case_index > current_case + 1) break;
+      if (case_prepared(turn.case_index)) {
+        const CaseState& state = case_state(rows, turn.case_index);
+        if (!state.prepared || decide_without_runner(rows[turn.row], *state.prepared)) continue;
       }
+      started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
+      ++waiting;
     }
-    if (start) next_to_start_ = next;
+    next_to_start_ = next;
+  }
+
+  // A row that needs no runner after all: the one started for it ends unused.
+  void drop_started(std::size_t index) {
+    const auto it = std::find_if(started_.begin(), started_.end(), [&](const StartedRow& s) { return s.index == index; });
+    if (it == started_.end()) return;
+    runners_.retire(it->runner.take());
+    started_.erase(it);
   }
 
   // After a row whose submission crashed or hung: a trusted process (the GPU
@@ -622,27 +636,17 @@ class Grading {
                      "spmv-grade --resume grades the rest once the GPU works again.");
   }
 
-  // Before the first row: the reference runner and the first row's runner
+  // Before the first row: the reference runner and the first rows' runners
   // start together, each creating its CUDA context while the first case is
-  // prepared (without them, the first row would wait for each in turn; a
-  // CTest row, one row a process, waited about 80 ms on the H100). The
-  // first row's runner starts before its case is known to need it; if it
-  // does not, the runner is ended unused.
+  // prepared (without them, the first row would wait for each in turn).
   void start_first_runners(const std::vector<RowResult>& rows) {
     if (order_.empty() || gpu_missing()) return;
     runners_.start_reference();
-    if (options_.prestart == 0) return;
+    if (options_.prestart == 0 || !setup_.submission.loaded) return;
     const Turn first = order_.front();
-    std::optional<PendingRunner> early;
-    if (setup_.submission.loaded) early = start_submission_runner(runners_, log_of(rows[first.row]));
-    CaseState& state = case_state(rows, first.case_index);
-    if (state.prepared && !decide_without_runner(rows[first.row], *state.prepared)) {
-      started_.push_back({first.row, early ? std::move(*early) : start_submission_runner(runners_, log_of(rows[first.row]))});
-    } else if (early) {
-      runners_.retire(early->take());
-    }
+    started_.push_back({first.row, start_submission_runner(runners_, log_of(rows[first.row]))});
     next_to_start_ = 1;
-    look_ahead(rows, 0, true);
+    look_ahead(rows, 0);
   }
 
   std::size_t position_of(std::size_t row) const {
@@ -659,9 +663,7 @@ class Grading {
     } else {
       pending = start_submission_runner(runners_, log_of(row));
     }
-    const std::size_t position = position_of(index);
-    look_ahead(rows, position, false);
-    look_ahead(rows, position, true);
+    look_ahead(rows, position_of(index));
     RowPlan plan;
     plan.prepared = &prepared;
     plan.kernel = row.kernel;
