@@ -583,8 +583,10 @@ class Grading {
   }
 
   // Starts the runners of the rows after `position` (in grading order)
-  // until --prestart of them wait, looking no further than the case after
-  // the current one (at most two prepared cases are held). A row whose case
+  // until --prestart of them wait, looking no further than the cases being
+  // prepared ahead (prepare_ahead: a run of one kernel, one row a case,
+  // needs runners two rows ahead, or its short rows wait for a context
+  // still being made, up to 200 ms on the H100). A row whose case
   // is prepared gets its runner only if it needs one; a row whose case is
   // still being prepared (a run of one kernel: every row is another case)
   // gets one all the same, ended unused if the row turns out to need none
@@ -597,7 +599,7 @@ class Grading {
     std::size_t next = std::max(next_to_start_, position + 1);
     for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
       const Turn turn = order_[next];
-      if (turn.case_index > current_case + 1) break;
+      if (turn.case_index > current_case + kCasesPreparedAhead) break;
       if (case_prepared(turn.case_index)) {
         const CaseState& state = case_state(rows, turn.case_index);
         if (!state.prepared || decide_without_runner(rows[turn.row], *state.prepared)) continue;
