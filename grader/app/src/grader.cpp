@@ -583,15 +583,13 @@ class Grading {
   }
 
   // Starts the runners of the rows after `position` (in grading order)
-  // until --prestart of them wait, looking no further than the cases being
-  // prepared ahead (prepare_ahead: a run of one kernel, one row a case,
-  // needs runners two rows ahead, or its short rows wait for a context
-  // still being made, up to 200 ms on the H100). A row whose case
-  // is prepared gets its runner only if it needs one; a row whose case is
-  // still being prepared (a run of one kernel: every row is another case)
-  // gets one all the same, ended unused if the row turns out to need none
-  // (drop_started). Nothing here waits for a case: the grader must be quick
-  // while a row runs.
+  // until --prestart of them wait, looking no further than the cases
+  // prepare_ahead prepares. A row whose case is prepared gets a runner only
+  // if it needs one; a row whose case is still being prepared gets one all
+  // the same, ended unused if the row needs none (drop_started): in a run of
+  // one kernel every row is another case, and its short rows waited up to
+  // 200 ms on the H100 for a runner started at their turn. Nothing here
+  // waits for a case: the grader must be quick while a row runs.
   void look_ahead(const std::vector<RowResult>& rows, std::size_t position) {
     if (options_.prestart == 0 || !setup_.submission.loaded) return;
     const std::size_t current_case = order_[position].case_index;

@@ -59,9 +59,7 @@ class DeviceExecutor final : public Executor {
     check_cuda(synchronize(), "loading the runner's kernels");
   }
 
-  // Re-arms the gate, the hold's note that it gave way included (left set,
-  // it would open the gate again after the next launch).
-  void new_kernel() override { gave_way_in_a_row_ = 0; }
+  void new_kernel() override { gave_way_in_a_row_ = 0; }  // re-arms the gate
 
   int synchronize() override {
     // The whole device, not just our stream: work a kernel hid on another

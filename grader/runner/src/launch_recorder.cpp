@@ -451,7 +451,6 @@ LaunchRecording LaunchRecorder::end() {
     add_note("flushing CUPTI's records failed (" + result_text(flushed) + "): some may be missing");
   }
   std::stable_sort(raw.begin(), raw.end(), [](const State::Raw& a, const State::Raw& b) { return a.start < b.start; });
-  std::uint64_t first = 0, last = 0;
   std::size_t without_time = 0;
   for (State::Raw& r : raw) {
     KernelLaunch launch;
@@ -461,25 +460,30 @@ LaunchRecording LaunchRecorder::end() {
     launch.end_ns = r.end;
     launch.stream_id = r.stream;
     launch.correlation_id = r.correlation;
-    if (launch.start_ns == 0 && launch.end_ns == 0) {
-      ++without_time;
-    } else if (launch.origin != KernelOrigin::kRunner) {
-      // The runner's own kernels (the timing gate holding the stream, the
-      // stand-in of a launch-free round trip) are no work of the launch.
-      first = first == 0 ? launch.start_ns : std::min(first, launch.start_ns);
-      last = std::max(last, launch.end_ns);
-    }
+    if (launch.start_ns == 0 && launch.end_ns == 0) ++without_time;
     if (launch.origin == KernelOrigin::kForeign && recording.foreign_kernel.empty()) {
       recording.foreign_kernel = launch.name.empty() ? "(unnamed kernel)" : canonical_kernel_name(launch.name);
     }
     recording.kernels.push_back(std::move(launch));
   }
-  if (last > first) recording.span_ms = static_cast<double>(last - first) / 1e6;
+  // The runner's own kernels (the timing gate holding the stream, the
+  // stand-in of a launch-free round trip) are no work of the launch.
+  recording.span_ms = kernel_span_ms(recording.kernels, [](const KernelLaunch& k) { return k.origin != KernelOrigin::kRunner; });
   if (without_time > 0) {
     add_note(std::to_string(without_time) + " of " + std::to_string(recording.kernels.size()) +
              " kernels came without timestamps: the span leaves them out");
   }
   return recording;
+}
+
+double kernel_span_ms(const std::vector<KernelLaunch>& kernels, const std::function<bool(const KernelLaunch&)>& counts) {
+  std::uint64_t first = 0, last = 0;
+  for (const KernelLaunch& launch : kernels) {
+    if ((launch.start_ns == 0 && launch.end_ns == 0) || !counts(launch)) continue;
+    first = first == 0 ? launch.start_ns : std::min(first, launch.start_ns);
+    last = std::max(last, launch.end_ns);
+  }
+  return last > first ? static_cast<double>(last - first) / 1e6 : 0;
 }
 
 }  // namespace spmv::runner

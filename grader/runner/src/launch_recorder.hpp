@@ -44,6 +44,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -76,6 +77,10 @@ struct LaunchRecording {
   std::string foreign_kernel;  // the first foreign kernel (by start), demangled; empty when none
   std::string note;  // why nothing, or not everything, was recorded
 };
+
+// Earliest start to latest end, in ms, over the kernels with timestamps
+// that `counts`; 0 when none.
+double kernel_span_ms(const std::vector<KernelLaunch>& kernels, const std::function<bool(const KernelLaunch&)>& counts);
 
 class LaunchRecorder {
  public:

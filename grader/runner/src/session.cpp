@@ -26,14 +26,8 @@ namespace {
 // loaded the recorder cannot tell the runner's kernels from a plugin's, and
 // the window holds only the runner's.)
 double stand_in_span_ms(const LaunchRecording& recording) {
-  std::uint64_t first = 0, last = 0;
-  for (const KernelLaunch& launch : recording.kernels) {
-    if (launch.name.find(kGateKernelName) != std::string::npos) continue;
-    if (launch.start_ns == 0 && launch.end_ns == 0) continue;
-    first = first == 0 ? launch.start_ns : std::min(first, launch.start_ns);
-    last = std::max(last, launch.end_ns);
-  }
-  return last > first ? static_cast<double>(last - first) / 1e6 : 0;
+  return kernel_span_ms(recording.kernels,
+                        [](const KernelLaunch& k) { return k.name.find(kGateKernelName) == std::string::npos; });
 }
 
 // A request refused with a reply kind of its own.
