@@ -22,14 +22,18 @@
 #                        for marks (a student's own account: the user level);
 #                        default ON when configured by a user other than root
 #
-# grade.run.<kernel> runs spmv-grade on that kernel's rows (every case
-# folder), writing them to <build>/grading/rows/<kernel>.jsonl (the first
-# run also leaves the GPU's measured copy bandwidth and cuSPARSE's times
-# there for the others; grade.setup empties the folder, so each grading
-# measures afresh); each row's test grade.<set>.<kernel>.<case> prints its
-# row from the journal and passes or fails with it. The final step (fixture
-# cleanup, so it also runs after a filtered `ctest -L ...`) writes
-# <build>/grading/results.json and summary.md.
+# grade.run-all grades every kernel's rows (every case folder) in one run of
+# spmv-grade, as a direct run does, writing each kernel's rows to
+# <build>/grading/rows/<kernel>.jsonl; with several GPUs the kernels are
+# shared out among runs grade.run-part<N>, one per GPU. grade.run.<kernel>
+# comes after it and grades that kernel's rows still missing there: none
+# after a whole grading (it ends at once), all of them when a filtered
+# `ctest -L <kernel>` left the whole run out. grade.setup empties the
+# folder, so each grading measures afresh. Each row's test
+# grade.<set>.<kernel>.<case> prints its row from the journal and passes or
+# fails with it. The final step (fixture cleanup, so it also runs after a
+# filtered `ctest -L ...`) writes <build>/grading/results.json and
+# summary.md.
 # Without a GPU every row test exits 77 and CTest shows it as skipped.
 # Never two runs on one GPU: with one GPU the runs hold the RESOURCE_LOCK
 # spmv_gpu even under ctest -j; with several, each takes one of them
@@ -174,11 +178,11 @@ function(spmv_register_grading)
     list(APPEND all_cases_args --cases "${cases_dir}")
   endforeach()
 
-  # Each kernel's rows are graded by one run of spmv-grade (grade.run.<kernel>,
-  # every case folder), which writes them to a journal; each row's test
-  # (grade.<set>.<kernel>.<case>) reads its verdict from there. A run keeps
-  # its runners' start-ups, case preparation and reference runner across
-  # its rows, so the whole grading takes about as long as a direct run; a
+  # The rows are graded by as few runs of spmv-grade as there are GPUs to
+  # share them (a run keeps its runners' start-ups, case preparation and
+  # reference runner across its rows), each writing to the journals; each
+  # row's test (grade.<set>.<kernel>.<case>) reads its verdict from there. A
+  # kernel's own run (grade.run.<kernel>) grades what is missing, so a
   # filtered `ctest -L <kernel>` grades that kernel only.
   set(set_labels "")
   set(kernel_cases "")
@@ -225,25 +229,77 @@ function(spmv_register_grading)
   file(WRITE "${grading_dir}/gpus.json"
        "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"gpus\": [${gpu_entries}]}]}\n")
 
+  # The runs over several kernels: one, or one per GPU (at most one per
+  # kernel), the kernels dealt out in turn.
+  list(LENGTH kernels kernel_count)
+  set(part_count 1)
+  if(gpu_count GREATER 1)
+    set(part_count ${gpu_count})
+    if(part_count GREATER kernel_count)
+      set(part_count ${kernel_count})
+    endif()
+  endif()
+  set(part_tests "")
+  math(EXPR last_part "${part_count} - 1")
+  foreach(part RANGE ${last_part})
+    if(part_count EQUAL 1)
+      list(APPEND part_tests "grade.run-all")
+    else()
+      math(EXPR part_number "${part} + 1")
+      list(APPEND part_tests "grade.run-part${part_number}")
+    endif()
+    set(part_kernels_${part} "")
+  endforeach()
+  set(position 0)
+  foreach(kernel IN LISTS kernels)
+    math(EXPR part "${position} % ${part_count}")
+    list(APPEND part_kernels_${part} "${kernel}")
+    set(part_of_${kernel} ${part})
+    math(EXPR position "${position} + 1")
+  endforeach()
+
+  # Where a run takes its GPU.
+  macro(_spmv_takes_a_gpu test)
+    if(gpu_count GREATER 1)
+      set_tests_properties("${test}" PROPERTIES RESOURCE_GROUPS "gpus:1")
+    else()
+      set_tests_properties("${test}" PROPERTIES RESOURCE_LOCK spmv_gpu)
+    endif()
+  endmacro()
+
+  foreach(part RANGE ${last_part})
+    list(GET part_tests ${part} part_test)
+    list(JOIN part_kernels_${part} "," part_kernel_list)
+    list(LENGTH part_kernels_${part} part_size)
+    add_test(NAME "${part_test}"
+      COMMAND spmv-grade ${common_args} ${all_cases_args} --kernel "${part_kernel_list}" --journal "${rows_dir}"
+              --device-from-ctest)
+    math(EXPR run_timeout "${part_size} * ${case_count} * ${test_timeout}")
+    set_tests_properties("${part_test}" PROPERTIES
+      LABELS "grade;${set_labels}"
+      TIMEOUT ${run_timeout}
+      SKIP_RETURN_CODE 77
+      FIXTURES_REQUIRED spmv_grading)
+    _spmv_takes_a_gpu("${part_test}")
+  endforeach()
+
   set(planned_files "")
   foreach(kernel IN LISTS kernels)
     set(run_test "grade.run.${kernel}")
     set(journal "${rows_dir}/${kernel}.jsonl")
     add_test(NAME "${run_test}"
-      COMMAND spmv-grade ${common_args} ${all_cases_args} --kernel "${kernel}" --journal "${journal}"
+      COMMAND spmv-grade ${common_args} ${all_cases_args} --kernel "${kernel}" --journal "${rows_dir}"
               --device-from-ctest)
     math(EXPR run_timeout "${case_count} * ${test_timeout}")
+    list(GET part_tests ${part_of_${kernel}} part_test)
     set_tests_properties("${run_test}" PROPERTIES
       LABELS "grade;${kernel};${set_labels}"
       TIMEOUT ${run_timeout}
       SKIP_RETURN_CODE 77
+      DEPENDS "${part_test}"
       FIXTURES_SETUP "spmv_grading_${kernel}"
       FIXTURES_REQUIRED spmv_grading)
-    if(gpu_count GREATER 1)
-      set_tests_properties("${run_test}" PROPERTIES RESOURCE_GROUPS "gpus:1")
-    else()
-      set_tests_properties("${run_test}" PROPERTIES RESOURCE_LOCK spmv_gpu)
-    endif()
+    _spmv_takes_a_gpu("${run_test}")
     list(APPEND planned_files "${kernel}.jsonl")
     foreach(entry IN LISTS kernel_cases)
       string(REPLACE "/" ";" entry "${entry}")

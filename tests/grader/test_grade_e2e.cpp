@@ -199,8 +199,7 @@ TEST_F(GradeEndToEnd, KilledMidRunLeavesValidResultsWithFinishedRows) {
 TEST_F(GradeEndToEnd, JournalsAggregateIntoOneReport) {
   const auto rows_dir = scratch_ / "rows";
   for (const std::string kernel : {"coo", "jds"}) {
-    const auto run = run_grade(args(kHostReference, {"--kernel", kernel, "--journal", (rows_dir / (kernel + ".jsonl")).string(),
-                                                     "--quiet"}),
+    const auto run = run_grade(args(kHostReference, {"--kernel", kernel, "--journal", rows_dir.string(), "--quiet"}),
                                scratch_.path());
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     EXPECT_FALSE(std::filesystem::exists(output_dir() / "results.json")) << "journal mode writes only the journal";
@@ -245,7 +244,7 @@ TEST_F(GradeEndToEnd, AnUnprivilegedUserGradesOnlyWhenAllowedAndTheReportsSaySo)
 TEST_F(GradeEndToEnd, AggregationReadsOnlyThePlannedRowFiles) {
   const auto rows_dir = scratch_ / "rows";
   const auto run_coo = run_grade(
-      args(fake("wrong_element"), {"--kernel", "coo", "--journal", (rows_dir / "coo.jsonl").string(), "--quiet"}),
+      args(fake("wrong_element"), {"--kernel", "coo", "--journal", rows_dir.string(), "--quiet"}),
       scratch_.path());
   ASSERT_EQ(run_coo.exit_code, 0) << "a journal run succeeds once every row has a verdict\n"
                                   << run_coo.out << run_coo.err;
@@ -289,11 +288,11 @@ TEST_F(GradeEndToEnd, ShowRowExitsWithTheRowsVerdict) {
   const auto rows_dir = scratch_ / "rows";
   const auto journal = [&](const std::string& kernel) { return (rows_dir / (kernel + ".jsonl")).string(); };
   // coo of this fake is wrong on every case; csr_scalar of the host reference passes.
-  ASSERT_EQ(run_grade(args(fake("wrong_element"), {"--kernel", "coo", "--journal", journal("coo"), "--quiet"}),
+  ASSERT_EQ(run_grade(args(fake("wrong_element"), {"--kernel", "coo", "--journal", rows_dir.string(), "--quiet"}),
                       scratch_.path())
                 .exit_code,
             0);
-  ASSERT_EQ(run_grade(args(kHostReference, {"--kernel", "csr_scalar", "--journal", journal("csr_scalar"), "--quiet"}),
+  ASSERT_EQ(run_grade(args(kHostReference, {"--kernel", "csr_scalar", "--journal", rows_dir.string(), "--quiet"}),
                       scratch_.path())
                 .exit_code,
             0);
@@ -311,6 +310,58 @@ TEST_F(GradeEndToEnd, ShowRowExitsWithTheRowsVerdict) {
   EXPECT_EQ(show(journal("ell"), "ell", "mixed_rows").exit_code, 3) << "no journal: the kernel was not graded";
   EXPECT_EQ(run_grade({"--show-row", journal("coo"), "--kernel", "coo"}, scratch_.path()).exit_code, 2)
       << "a row needs its --case";
+}
+
+// CTest's whole grading writes every kernel's journal in one run; a kernel's
+// own run after it finds its rows finished and grades nothing (here a wrong
+// submission would change them), and where a row is missing it grades that
+// row only, keeping the others as they were.
+TEST_F(GradeEndToEnd, AKernelsOwnRunGradesOnlyTheRowsTheWholeRunLeft) {
+  const auto rows_dir = scratch_ / "rows";
+  const auto whole = run_grade(args(kHostReference, {"--kernel", "coo,jds", "--journal", rows_dir.string(), "--quiet"}),
+                               scratch_.path());
+  ASSERT_EQ(whole.exit_code, 0) << whole.out << whole.err;
+  for (const std::string kernel : {"coo", "jds"}) {
+    const auto journal = read_json_lines(rows_dir / (kernel + ".jsonl"));
+    ASSERT_EQ(journal.size(), 2U) << kernel;
+    for (const auto& row : journal) {
+      EXPECT_EQ(row.at("kernel").as_string(), kernel);
+      EXPECT_EQ(row.at("verdict").as_string(), "pass") << kernel;
+    }
+  }
+  const std::string coo_rows = read_text(rows_dir / "coo.jsonl");
+
+  const auto own = [&] {
+    return run_grade(args(fake("wrong_element"), {"--kernel", "coo", "--journal", rows_dir.string(), "--quiet"}),
+                     scratch_.path());
+  };
+  const auto nothing_left = own();
+  EXPECT_EQ(nothing_left.exit_code, 0) << nothing_left.out << nothing_left.err;
+  EXPECT_NE(nothing_left.out.find("graded already"), std::string::npos) << nothing_left.out;
+  EXPECT_NE(nothing_left.out.find("coo / tiny_wide: pass"), std::string::npos) << nothing_left.out;
+  EXPECT_EQ(read_text(rows_dir / "coo.jsonl"), coo_rows) << "a finished row was graded again";
+
+  // The whole run stopped after coo's first row: the second is "not run".
+  std::istringstream lines(coo_rows);
+  std::string first, second;
+  std::getline(lines, first);
+  std::getline(lines, second);
+  auto unfinished = second;
+  const auto verdict_at = unfinished.find("\"verdict\":\"pass\"");
+  ASSERT_NE(verdict_at, std::string::npos) << unfinished;
+  unfinished.replace(verdict_at, 16, "\"verdict\":\"not_run\"");
+  write_text(rows_dir / "coo.jsonl", first + "\n" + unfinished + "\n");
+  const auto one_left = own();
+  EXPECT_EQ(one_left.exit_code, 0) << one_left.out << one_left.err;
+  EXPECT_EQ(one_left.out.find("graded already"), std::string::npos) << one_left.out;
+  const auto after = read_json_lines(rows_dir / "coo.jsonl");
+  ASSERT_EQ(after.size(), 2U);
+  std::istringstream after_lines(read_text(rows_dir / "coo.jsonl"));
+  std::string after_first;
+  std::getline(after_lines, after_first);
+  EXPECT_EQ(after_first, first) << "the finished row was kept as it was";
+  EXPECT_EQ(after[1].at("verdict").as_string(), "wrong") << "the missing row was graded, with this submission";
+  EXPECT_EQ(read_json_lines(rows_dir / "jds.jsonl").size(), 2U) << "another kernel's journal was touched";
 }
 
 // A grader killed midway leaves its finished rows; --resume grades only the

@@ -270,12 +270,11 @@ TEST_F(GradeEndToEnd, CtestRowsShareTheGpuMeasurement) {
   if (reference.empty()) GTEST_SKIP() << "the device plugins are not part of this build";
   const auto rows_dir = scratch_ / "rows";
   const auto cache = rows_dir / "gpu-probe.json";
-  int runs = 0;
   const auto grade_row = [&](const std::string& kernel) -> std::optional<double> {
-    const auto journal = rows_dir / (kernel + "." + std::to_string(++runs) + ".jsonl");
+    const auto journal = rows_dir / (kernel + ".jsonl");
     const auto run = run_grade({"--submission", reference.string(), "--reference", reference.string(), "--cases",
                                 cases_dir().string(), "--case", "tiny_wide", "--kernel", kernel, "--journal",
-                                journal.string(), "--output-dir", output_dir().string(), "--strict-gpu", "--quiet",
+                                rows_dir.string(), "--output-dir", output_dir().string(), "--strict-gpu", "--quiet",
                                 "--min-runs", "2", "--min-time-ms", "0"},
                                scratch_.path());
     context_ = run.out + run.err;

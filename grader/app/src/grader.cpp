@@ -375,13 +375,13 @@ struct Decision {
   std::string why;
 };
 
-// In CTest mode each kernel's rows are a run of its own: cuSPARSE's time on a
-// case, measured by the first, is kept beside the journals for the others
+// In CTest mode a case's rows may be graded by several runs (one per GPU,
+// and a kernel's own run for rows left over): cuSPARSE's time on a case,
+// measured by the first, is kept beside the journals for the others
 // (context only: it earns nothing).
 std::optional<std::filesystem::path> cusparse_cache(const Options& options, const std::string& case_name) {
   if (!options.journal) return std::nullopt;
-  const auto folder = options.journal->parent_path();
-  return (folder.empty() ? std::filesystem::path(".") : folder) / (file_name_part(case_name) + ".cusparse-ms");
+  return *options.journal / (file_name_part(case_name) + ".cusparse-ms");
 }
 
 // Cases prepared by other threads while one is graded (GPU gradings only).
@@ -704,13 +704,12 @@ class Grading {
   std::size_t next_to_start_ = 0;                    // position in order_ not yet looked at
 };
 
-// In CTest mode every row is a run of its own: the GPU's copy bandwidth,
-// measured by the first, is kept beside the journals for the others (the
-// folder is emptied before each CTest grading).
+// In CTest mode the GPU's copy bandwidth, measured by the first run, is
+// kept beside the journals for the others (the folder is emptied before
+// each CTest grading).
 std::optional<std::filesystem::path> gpu_probe_cache(const Options& options) {
   if (!options.journal) return std::nullopt;
-  const auto folder = options.journal->parent_path();
-  return (folder.empty() ? std::filesystem::path(".") : folder) / kGpuProbeCacheFile;
+  return *options.journal / kGpuProbeCacheFile;
 }
 
 std::uint64_t fresh_seed() {
@@ -734,6 +733,14 @@ int exit_code_of(const std::vector<RowResult>& rows, bool strict_gpu) {
   return kExitAllPassed;
 }
 
+// A journal run (CTest) succeeds once every row has a verdict, whatever it
+// is: each row's own test (--show-row) says whether it passed; the run
+// itself failed only if something could not be graded at all.
+int journal_exit_code(const std::vector<RowResult>& rows, bool strict_gpu) {
+  const int code = exit_code_of(rows, strict_gpu);
+  return code == kExitSomethingFailed ? kExitAllPassed : code;
+}
+
 std::string no_gpu_note(const GpuInfo& gpu, const std::vector<RowResult>& rows, int cases_checked) {
   const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
   return "No CUDA GPU found" + (gpu.note.empty() ? std::string() : " (" + gpu.note + ")") + ": " +
@@ -741,31 +748,68 @@ std::string no_gpu_note(const GpuInfo& gpu, const std::vector<RowResult>& rows, 
          std::to_string(cases_checked) + " cases read, converted and checked.";
 }
 
-// --resume: the planned rows already finished in --output-dir's rows.jsonl
-// take their recorded results. A last line cut short by a killed grader is
-// left out (its row is graded again).
-std::set<std::size_t> resume_rows(const Options& options, std::vector<RowResult>& rows) {
+// The planned rows already finished in these row files take their recorded
+// results: --output-dir's rows.jsonl with --resume, the kernels' journals in
+// CTest mode. A line cut short by a killed grader is left out (its row is
+// graded again), as is a file that is not there.
+std::set<std::size_t> take_finished_rows(const std::vector<std::filesystem::path>& files, std::vector<RowResult>& rows) {
   std::set<std::size_t> done;
-  std::ifstream file(options.output_dir / "rows.jsonl");
-  std::string line;
-  while (std::getline(file, line)) {
-    RowResult finished;
-    try {
-      finished = row_from_json(parse_json(line));
-    } catch (const std::exception&) {
-      continue;
-    }
-    if (finished.verdict == Verdict::kNotRun) continue;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i].kernel == finished.kernel && rows[i].case_name == finished.case_name &&
-          rows[i].case_source == finished.case_source) {
-        rows[i] = std::move(finished);
-        done.insert(i);
-        break;
+  for (const auto& path : files) {
+    std::ifstream file(path);
+    for (std::string line; std::getline(file, line);) {
+      RowResult finished;
+      try {
+        finished = row_from_json(parse_json(line));
+      } catch (const std::exception&) {
+        continue;
+      }
+      if (finished.verdict == Verdict::kNotRun) continue;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].kernel == finished.kernel && rows[i].case_name == finished.case_name &&
+            rows[i].case_source == finished.case_source) {
+          rows[i] = std::move(finished);
+          done.insert(i);
+          break;
+        }
       }
     }
   }
   return done;
+}
+
+std::vector<std::filesystem::path> finished_row_files(const Options& options, const std::vector<std::string>& kernels) {
+  if (options.journal) {
+    std::vector<std::filesystem::path> files;
+    for (const auto& kernel : kernels) files.push_back(journal_file(*options.journal, kernel));
+    return files;
+  }
+  if (options.resume) return {options.output_dir / "rows.jsonl"};
+  return {};
+}
+
+// CTest mode, a kernel's own run (--kernel given): when an earlier run in
+// the journal folder (the whole grading's) left every row of these kernels
+// finished, there is nothing to grade, and the run ends before it starts a
+// runner or probes a plugin. Its rows are printed as a journal run prints
+// them. Otherwise nothing.
+std::optional<int> already_graded(const Options& options, const std::vector<CaseEntry>& cases) {
+  if (!options.journal || options.kernels.empty() || options.memcheck) return std::nullopt;
+  std::vector<RowResult> rows;
+  for (const auto& kernel : options.kernels) {
+    for (const auto& entry : cases) {
+      RowResult row;
+      row.kernel = kernel;
+      row.case_name = entry.test_case.name;
+      row.case_source = entry.source;
+      row.verdict = Verdict::kNotRun;
+      rows.push_back(std::move(row));
+    }
+  }
+  if (take_finished_rows(finished_row_files(options, options.kernels), rows).size() != rows.size()) return std::nullopt;
+  for (const auto& row : rows) std::cout << row.kernel << " / " << row.case_name << ": " << row.summary << '\n';
+  std::cout << "Every row was graded already, by an earlier run into " << options.journal->string() << '\n'
+            << std::flush;
+  return journal_exit_code(rows, options.strict_gpu);
 }
 
 // A digest of every input that decides the grade (provenance.hpp).
@@ -886,6 +930,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   std::filesystem::create_directories(logs_dir(options), error);
   if (error) throw SetupError(logs_dir(options).string() + ": cannot create: " + error.message());
   setup.cases = load_all_cases(options);
+  if (const auto code = already_graded(options, setup.cases)) return *code;
   const sandbox::Level level = isolation_level(options);
   const WorkRoot work_root;
   probe_plugins(options, defaults, setup, work_root, level);
@@ -903,7 +948,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 
   auto rows = plan_rows(setup, run_seed, options.secret_seed.has_value());
-  const std::set<std::size_t> done = options.resume ? resume_rows(options, rows) : std::set<std::size_t>{};
+  const std::set<std::size_t> done = take_finished_rows(finished_row_files(options, setup.kernels), rows);
   RunInfo info = run_info(options, setup, gpu, needs_gpu, seed);
   info.provenance = provenance_of(options, defaults, setup, gpu);
   info.isolation = sandbox::level_name(level);
@@ -927,12 +972,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   }
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
-  if (options.journal) {
-    // Each row's own test (--show-row) says whether it passed; the run
-    // itself failed only if something could not be graded at all.
-    const int code = exit_code_of(rows, options.strict_gpu);
-    return code == kExitSomethingFailed ? kExitAllPassed : code;
-  }
+  if (options.journal) return journal_exit_code(rows, options.strict_gpu);
   if (!options.quiet) {
     std::printf("Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
                 "waiting for cases %.1f s)\n",

@@ -134,11 +134,12 @@ void describe_options(Described& d) {
        "the device CTest allotted (CTEST_RESOURCE_GROUP_0_GPUS, from its resource spec file), else --device");
   d.reporting.add_options()
       ("output-dir", po::value<std::string>()->value_name("DIR"), "where reports go (default: spmv-results)")
-      ("journal", po::value<std::string>()->value_name("FILE"),
-       "CTest mode: write this run's rows to FILE (JSON lines) instead of the reports; exits 0 once every row "
-       "has a verdict, whatever it is (--show-row gives each row's)")
+      ("journal", po::value<std::string>()->value_name("DIR"),
+       "CTest mode: write each kernel's rows to DIR/<kernel>.jsonl (JSON lines) instead of the reports; rows "
+       "already finished there are kept, not graded again; exits 0 once every row has a verdict, whatever it "
+       "is (--show-row gives each row's)")
       ("show-row", po::value<std::string>()->value_name("FILE"),
-       "CTest's row test: print the row of --kernel and --case from the journal FILE; exit 0 if it passed, 1 "
+       "CTest's row test: print the row of --kernel and --case from the kernel's journal FILE; exit 0 if it passed, 1 "
        "if it failed, 3 if it was not graded (77 with --strict-gpu when it was skipped for want of a GPU)")
       ("aggregate", po::value<std::string>()->value_name("DIR"),
        "CTest's final step: read the row files (*.jsonl) in DIR, write results.json and "

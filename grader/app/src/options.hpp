@@ -54,7 +54,7 @@ struct Options {
   int warmup_runs = 3;
   std::filesystem::path output_dir = "spmv-results";
   std::filesystem::path cache_dir;
-  std::optional<std::filesystem::path> journal;
+  std::optional<std::filesystem::path> journal;  // CTest mode: the folder of the kernels' journals
   std::optional<std::filesystem::path> aggregate;
   std::optional<std::filesystem::path> show_row;  // a journal: print one row's verdict, exit by it
   std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <stdexcept>
 
 #include "row_json.hpp"
@@ -27,12 +28,18 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 Reporter::Reporter(Settings settings, const Policy& policy, RunInfo info)
     : settings_(std::move(settings)), policy_(policy), info_(std::move(info)), terminal_(::isatty(STDOUT_FILENO) != 0) {}
 
-void Reporter::write_reports(const std::vector<RowResult>& rows) {
+void Reporter::write_journals(const std::vector<RowResult>& rows, const std::string* only_kernel) {
+  std::map<std::string, std::string> lines;  // by kernel
+  for (const auto& row : rows) {
+    if (only_kernel == nullptr || row.kernel == *only_kernel) lines[row.kernel] += row_to_json_line(row) + "\n";
+  }
+  for (const auto& [kernel, text] : lines) write_file_atomically(journal_file(*settings_.journal, kernel), text);
+}
+
+void Reporter::write_reports(const std::vector<RowResult>& rows, const std::string* only_kernel) {
   info_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (settings_.journal) {
-    std::string lines;
-    for (const auto& row : rows) lines += row_to_json_line(row) + "\n";
-    write_file_atomically(*settings_.journal, lines);
+    write_journals(rows, only_kernel);
     return;
   }
   write_file_atomically(settings_.output_dir / "results.json", gradescope_json(policy_, rows, info_));
@@ -41,9 +48,7 @@ void Reporter::write_reports(const std::vector<RowResult>& rows) {
 
 void Reporter::start(const std::vector<RowResult>& rows) {
   std::filesystem::create_directories(settings_.output_dir / "logs");
-  if (settings_.journal && settings_.journal->has_parent_path()) {
-    std::filesystem::create_directories(settings_.journal->parent_path());
-  }
+  if (settings_.journal) std::filesystem::create_directories(*settings_.journal);
   if (!settings_.journal) {
     rows_file_.open(settings_.output_dir / "rows.jsonl", std::ios::trunc);
     if (!rows_file_) throw std::runtime_error((settings_.output_dir / "rows.jsonl").string() + ": cannot write");
@@ -68,7 +73,7 @@ void Reporter::row_started(const std::vector<RowResult>& rows, std::size_t index
 void Reporter::row_finished(const std::vector<RowResult>& rows, std::size_t index) {
   ++finished_;
   if (rows_file_.is_open()) rows_file_ << row_to_json_line(rows[index]) << '\n' << std::flush;
-  write_reports(rows);
+  write_reports(rows, &rows[index].kernel);
   if (settings_.quiet) return;
   if (terminal_) std::cout << "\r\033[K";
   std::cout << progress_line(rows[index], finished_, rows.size()) << std::endl;

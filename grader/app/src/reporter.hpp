@@ -3,7 +3,9 @@
 // unfinished ones "not run"). After each row: rows.jsonl gets the row
 // appended and flushed, results.json and summary.md are rewritten (a temp
 // file renamed over the old one, never a half-written file). In journal mode
-// (CTest) only the journal file is kept, rewritten whole after each row.
+// (CTest) only the kernels' journals are kept (<folder>/<kernel>.jsonl, every
+// planned row of the kernel), the finished row's rewritten whole after each
+// row.
 #pragma once
 
 #include <chrono>
@@ -26,7 +28,7 @@ class Reporter {
  public:
   struct Settings {
     std::filesystem::path output_dir;
-    std::optional<std::filesystem::path> journal;
+    std::optional<std::filesystem::path> journal;  // the journal folder
     bool quiet = false;
   };
 
@@ -44,7 +46,9 @@ class Reporter {
   void rows_changed(const std::vector<RowResult>& rows);
 
  private:
-  void write_reports(const std::vector<RowResult>& rows);
+  // Every kernel's reports, or only_kernel's journal.
+  void write_reports(const std::vector<RowResult>& rows, const std::string* only_kernel = nullptr);
+  void write_journals(const std::vector<RowResult>& rows, const std::string* only_kernel);
 
   Settings settings_;
   const Policy& policy_;
