@@ -17,6 +17,8 @@
 #   SPMV_GRADE_TIMEOUT   seconds one row may take (default 60)
 #   SPMV_GRADE_CONFIG    an spmv-grade --config file, e.g. holding a
 #                        secret-seed for hidden runs (default: none)
+#   SPMV_GRADE_GPUS      the GPUs to grade on, nvidia-smi's indices as a list
+#                        (default: every GPU nvidia-smi lists)
 #   SPMV_GRADE_ALLOW_UNISOLATED
 #                        grade even where the submission cannot be contained
 #                        for marks (a student's own account: the user level);
@@ -38,7 +40,7 @@
 # Never two runs on one GPU: with one GPU the runs hold the RESOURCE_LOCK
 # spmv_gpu even under ctest -j; with several, each takes one of them
 # through CTest's resource groups (<build>/grading/gpus.json, written at
-# configure time, which `ctest --preset grade` reads).
+# configure time, which every `ctest` of the build reads).
 #
 # Case names are found here as spmv-grade finds them: every *.mtx and
 # *.mtx.gz file of the folder is a case named by its file name without the
@@ -136,8 +138,9 @@ function(spmv_register_grading)
   option(SPMV_GRADE_ALLOW_UNISOLATED "Grade where the submission cannot be contained for marks (a user's own account)"
          ${unisolated_default})
   set(SPMV_GRADE_CONFIG "" CACHE FILEPATH "An spmv-grade --config file for graded runs (optional)")
+  set(SPMV_GRADE_GPUS "" CACHE STRING
+      "GPUs CTest grades on, nvidia-smi's indices as a ;-list (default: every GPU nvidia-smi lists)")
 
-  enable_testing()
   get_filename_component(submission_dir "${SPMV_SUBMISSION}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
   _spmv_submission_target("${submission_dir}" plugin_target)
   _spmv_policy_kernels("${SPMV_POLICY}" kernels)
@@ -204,12 +207,21 @@ function(spmv_register_grading)
   list(REMOVE_DUPLICATES set_labels)
   list(LENGTH kernel_cases case_count)
 
-  # GPUs: with two or more, each kernel's run takes one through CTest's
-  # resource groups (the `grade` preset passes the spec file written here);
-  # with one, or none, the runs take turns on a lock.
+  # GPUs: each run takes one through CTest's resource groups, from the spec
+  # file written here; with one, or none, the runs also take turns on a lock.
   set(gpu_count 0)
   find_program(SPMV_NVIDIA_SMI nvidia-smi)
-  if(SPMV_NVIDIA_SMI)
+  if(SPMV_GRADE_GPUS)
+    foreach(index IN LISTS SPMV_GRADE_GPUS)
+      if(NOT index MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "SPMV_GRADE_GPUS=${SPMV_GRADE_GPUS}: '${index}' is not a GPU index "
+                            "(nvidia-smi's, a ;-list such as 0;1)")
+      endif()
+    endforeach()
+    set(gpu_indices ${SPMV_GRADE_GPUS})
+    list(REMOVE_DUPLICATES gpu_indices)
+    list(LENGTH gpu_indices gpu_count)
+  elseif(SPMV_NVIDIA_SMI)
     execute_process(COMMAND "${SPMV_NVIDIA_SMI}" --query-gpu=index --format=csv,noheader
                     OUTPUT_VARIABLE gpu_indices RESULT_VARIABLE smi_result ERROR_QUIET)
     if(smi_result EQUAL 0)
@@ -228,6 +240,11 @@ function(spmv_register_grading)
   list(JOIN gpu_entries ", " gpu_entries)
   file(WRITE "${grading_dir}/gpus.json"
        "{\"version\": {\"major\": 1, \"minor\": 0}, \"local\": [{\"gpus\": [${gpu_entries}]}]}\n")
+  # Set in the top folder's CTestTestfile.cmake, so that a plain `ctest -j N`
+  # reads it too and never gives two runs one GPU.
+  if(NOT DEFINED CTEST_RESOURCE_SPEC_FILE)
+    set(CTEST_RESOURCE_SPEC_FILE "${grading_dir}/gpus.json" PARENT_SCOPE)
+  endif()
 
   # The runs over several kernels: one, or one per GPU (at most one per
   # kernel), the kernels dealt out in turn.
@@ -258,11 +275,11 @@ function(spmv_register_grading)
     math(EXPR position "${position} + 1")
   endforeach()
 
-  # Where a run takes its GPU.
+  # A run takes its GPU from the spec file (--device-from-ctest); with one
+  # GPU it also holds the lock the GPU tests hold.
   macro(_spmv_takes_a_gpu test)
-    if(gpu_count GREATER 1)
-      set_tests_properties("${test}" PROPERTIES RESOURCE_GROUPS "gpus:1")
-    else()
+    set_tests_properties("${test}" PROPERTIES RESOURCE_GROUPS "gpus:1")
+    if(gpu_count LESS_EQUAL 1)
       set_tests_properties("${test}" PROPERTIES RESOURCE_LOCK spmv_gpu)
     endif()
   endmacro()
