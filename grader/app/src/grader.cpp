@@ -791,9 +791,10 @@ std::vector<std::filesystem::path> finished_row_files(const Options& options, co
 // the journal folder (the whole grading's) left every row of these kernels
 // finished, there is nothing to grade, and the run ends before it starts a
 // runner or probes a plugin. Its rows are printed as a journal run prints
-// them. Otherwise nothing.
+// them. Otherwise nothing. With --memcheck too: the run that graded the
+// rows ran their memcheck pass (one killed before it is a failed test).
 std::optional<int> already_graded(const Options& options, const std::vector<CaseEntry>& cases) {
-  if (!options.journal || options.kernels.empty() || options.memcheck) return std::nullopt;
+  if (!options.journal || options.kernels.empty()) return std::nullopt;
   std::vector<RowResult> rows;
   for (const auto& kernel : options.kernels) {
     for (const auto& entry : cases) {
