@@ -213,6 +213,31 @@ TEST_F(GradeEndToEnd, JournalsAggregateIntoOneReport) {
   EXPECT_NEAR(report.at("extra_data").at("max_score").as_number(), 100, 0.05);
 }
 
+// The CTest report says what a direct run's says: the runs' isolation (the
+// weakest of them: here one kernel was graded at the user level), seed,
+// device and provenance, read from beside the journals.
+TEST_F(GradeEndToEnd, TheAggregatedReportSaysHowTheRunsGraded) {
+  const auto rows_dir = scratch_ / "rows";
+  const auto contained = run_grade(args(kHostReference, {"--kernel", "coo", "--journal", rows_dir.string(), "--quiet"}),
+                                   scratch_.path());
+  ASSERT_EQ(contained.exit_code, 0) << contained.out << contained.err;
+  const auto weak = run_grade(args(kHostReference, {"--kernel", "jds", "--journal", rows_dir.string(), "--quiet",
+                                                    "--isolation", "user", "--allow-unisolated"}),
+                              scratch_.path());
+  ASSERT_EQ(weak.exit_code, 0) << weak.out << weak.err;
+  const auto run = run_grade({"--aggregate", rows_dir.string(), "--output-dir", output_dir().string()}, scratch_.path());
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const JsonValue extra = results().at("extra_data");
+  EXPECT_EQ(extra.at("isolation").as_string(), "user");
+  EXPECT_TRUE(extra.at("unisolated").as_bool());
+  EXPECT_EQ(extra.at("seed").as_string(), std::to_string(seed_));
+  EXPECT_EQ(extra.at("submission").as_string(), "host-reference") << "the plugin's own name";
+  EXPECT_TRUE(extra.at("provenance").find("submission") != nullptr);
+  EXPECT_TRUE(extra.at("provenance").find("case tiny_wide") != nullptr);
+  EXPECT_NE(results().at("output").as_string().find("Isolation: user"), std::string::npos);
+  EXPECT_NE(read_text(output_dir() / "summary.md").find("not isolated for marks"), std::string::npos);
+}
+
 // A student's own account has the user level only: grading refuses it for
 // marks, and with --allow-unisolated grades and says so in the reports.
 TEST_F(GradeEndToEnd, AnUnprivilegedUserGradesOnlyWhenAllowedAndTheReportsSaySo) {

@@ -2,9 +2,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <random>
+#include <unistd.h>
 
+#include "journal.hpp"
 #include "json.hpp"
 #include "policy.hpp"
 #include "provenance.hpp"
@@ -216,6 +219,91 @@ TEST(ResultsJson, HiddenTestsCarryNoOutputAndVisibleOutputIsCappedAndPrintable) 
     }
   }
   EXPECT_EQ(report.at("extra_data").at("provenance").at("submission").as_string(), "sha256:" + sha256_hex("x"));
+}
+
+// The run beside a kernel's journal (journal.hpp): every member survives a
+// write and a read, the full 64-bit seed included.
+TEST(RunInfoJson, EveryMemberSurvivesAWriteAndARead) {
+  std::mt19937_64 random(spmv::test::fresh_seed());
+  RunInfo info;
+  info.submission = "/s/libspmv_x.so";
+  info.submission_name = "x \"quoted\"";
+  info.reference = "/r/libspmv_reference.so";
+  info.device = "NVIDIA H100 80GB HBM3";
+  info.copy_gbps = std::uniform_real_distribution<double>(100, 4000)(random);
+  info.seed = random() | (std::uint64_t{1} << 63);
+  info.isolation = "full";
+  info.isolation_detail = "namespaces, seccomp, landlock";
+  info.unisolated = false;
+  info.elapsed_s = 12.5;
+  info.notes = {"first note", "second note"};
+  info.provenance = {{"submission", "sha256:ab"}, {"case a", "sha256:cd"}};
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("spmv-run-info-" + std::to_string(::getpid()) + "-" + std::to_string(random()) + ".json");
+  write_run_info(path, info);
+  const RunInfo back = read_run_info(path);
+  std::filesystem::remove(path);
+  EXPECT_EQ(back.submission, info.submission);
+  EXPECT_EQ(back.submission_name, info.submission_name);
+  EXPECT_EQ(back.reference, info.reference);
+  EXPECT_EQ(back.device, info.device);
+  EXPECT_EQ(back.copy_gbps, info.copy_gbps);
+  EXPECT_EQ(back.seed, info.seed);
+  EXPECT_EQ(back.secret_seed, info.secret_seed);
+  EXPECT_EQ(back.isolation, info.isolation);
+  EXPECT_EQ(back.isolation_detail, info.isolation_detail);
+  EXPECT_EQ(back.unisolated, info.unisolated);
+  EXPECT_EQ(back.elapsed_s, info.elapsed_s);
+  EXPECT_EQ(back.notes, info.notes);
+  EXPECT_EQ(back.provenance, info.provenance);
+}
+
+// Several runs of one CTest grading make one report: the weakest isolation
+// wins, so a report never claims more containment than a run had.
+TEST(RunInfoJson, MergedRunsKeepTheWeakestIsolationAndEveryNote) {
+  RunInfo full;
+  full.isolation = "full";
+  full.isolation_detail = "everything";
+  full.seed = 7;
+  full.device = "GPU A";
+  full.elapsed_s = 10;
+  full.notes = {"shared note", "full's note"};
+  full.provenance = {{"submission", "sha256:1"}, {"gpu", "GPU A"}};
+  RunInfo user = full;
+  user.isolation = "user";
+  user.isolation_detail = "an ordinary user's sandbox";
+  user.unisolated = true;
+  user.device = "GPU B";
+  user.elapsed_s = 5;
+  user.notes = {"shared note", "user's note"};
+  user.provenance = {{"submission", "sha256:1"}, {"gpu", "GPU B"}};
+
+  for (const auto& runs : {std::vector<RunInfo>{full, user}, std::vector<RunInfo>{user, full}}) {
+    const RunInfo merged = merge_run_infos(runs);
+    EXPECT_EQ(merged.isolation, "user");
+    EXPECT_EQ(merged.isolation_detail, "an ordinary user's sandbox");
+    EXPECT_TRUE(merged.unisolated);
+    EXPECT_EQ(merged.seed, std::optional<std::uint64_t>(7));
+    EXPECT_EQ(merged.elapsed_s, 15);
+    EXPECT_EQ(merged.notes.size(), 3U);
+    EXPECT_EQ(std::count(merged.notes.begin(), merged.notes.end(), "shared note"), 1);
+    EXPECT_EQ(merged.provenance.size(), 3U) << "submission once, both GPUs";
+    EXPECT_NE(merged.device.find("GPU A"), std::string::npos);
+    EXPECT_NE(merged.device.find("GPU B"), std::string::npos);
+  }
+
+  RunInfo other_seed = full;
+  other_seed.seed = 8;
+  const RunInfo differing = merge_run_infos({full, other_seed});
+  EXPECT_FALSE(differing.seed.has_value());
+  EXPECT_NE(std::find(differing.notes.begin(), differing.notes.end(), "The runs of this grading used different seeds."),
+            differing.notes.end());
+  RunInfo secret = full;
+  secret.seed.reset();
+  secret.secret_seed = true;
+  const RunInfo with_secret = merge_run_infos({full, secret});
+  EXPECT_TRUE(with_secret.secret_seed);
+  EXPECT_FALSE(with_secret.seed.has_value()) << "a secret seed's run makes the grading's seed secret";
 }
 
 TEST(Provenance, Sha256OfKnownInputs) {

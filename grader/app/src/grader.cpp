@@ -18,6 +18,7 @@
 
 #include "case_data.hpp"
 #include "exit_codes.hpp"
+#include "journal.hpp"
 #include "json.hpp"
 #include "memcheck.hpp"
 #include "policy.hpp"
@@ -1049,10 +1050,21 @@ int run_aggregate(const Options& options) {
   for (const auto& row : in_report_order(rows)) lines += row_to_json_line(row) + "\n";
   write_file_atomically(options.output_dir / "rows.jsonl", lines);
 
-  RunInfo info;
-  info.submission = options.submission.string();
+  // The runs that graded the rows, from beside their journals.
+  std::vector<RunInfo> runs;
+  for (const auto& file : files) {
+    const auto run_file = run_info_file(file.parent_path(), file.stem().string());
+    if (!std::filesystem::exists(run_file)) continue;
+    try {
+      runs.push_back(read_run_info(run_file));
+    } catch (const std::exception& e) {
+      throw SetupError(e.what());
+    }
+  }
+  RunInfo info = merge_run_infos(runs);
+  if (runs.empty()) info.submission = options.submission.string();
   for (const auto& row : rows) {
-    if (row.copy_gbps) info.copy_gbps = row.copy_gbps;
+    if (row.copy_gbps && !info.copy_gbps) info.copy_gbps = row.copy_gbps;
   }
   const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
   if (skipped > 0) info.notes.push_back(std::to_string(skipped) + " rows were skipped: no CUDA GPU was found.");

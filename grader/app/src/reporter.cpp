@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "journal.hpp"
 #include "row_json.hpp"
 
 namespace spmv::grade {
@@ -33,7 +34,11 @@ void Reporter::write_journals(const std::vector<RowResult>& rows, const std::str
   for (const auto& row : rows) {
     if (only_kernel == nullptr || row.kernel == *only_kernel) lines[row.kernel] += row_to_json_line(row) + "\n";
   }
-  for (const auto& [kernel, text] : lines) write_file_atomically(journal_file(*settings_.journal, kernel), text);
+  for (const auto& [kernel, text] : lines) {
+    write_file_atomically(journal_file(*settings_.journal, kernel), text);
+    // The run's facts beside its rows, when they may have changed.
+    if (only_kernel == nullptr) write_run_info(run_info_file(*settings_.journal, kernel), info_);
+  }
 }
 
 void Reporter::write_reports(const std::vector<RowResult>& rows, const std::string* only_kernel) {

@@ -205,8 +205,4 @@ std::vector<RowResult> read_rows_file(const std::filesystem::path& path) {
   return rows;
 }
 
-std::filesystem::path journal_file(const std::filesystem::path& folder, const std::string& kernel) {
-  return folder / (kernel + ".jsonl");
-}
-
 }  // namespace spmv::grade

@@ -1,5 +1,6 @@
 // RowResult <-> JSON: the object of one line of rows.jsonl (and of a
-// kernel's journal in a --journal folder), read back by --aggregate.
+// kernel's journal in a --journal folder, journal.hpp), read back by
+// --aggregate.
 #pragma once
 
 #include <filesystem>
@@ -18,7 +19,5 @@ std::string row_to_json_line(const RowResult& row);
 RowResult row_from_json(const JsonValue& object);
 // Every row of a JSON-lines file; errors name the file and line.
 std::vector<RowResult> read_rows_file(const std::filesystem::path& path);
-// A kernel's journal in a --journal folder (CTest mode): <folder>/<kernel>.jsonl.
-std::filesystem::path journal_file(const std::filesystem::path& folder, const std::string& kernel);
 
 }  // namespace spmv::grade
