@@ -27,7 +27,11 @@ void write_file_atomically(const std::filesystem::path& path, const std::string&
 }
 
 Reporter::Reporter(Settings settings, const Policy& policy, RunInfo info)
-    : settings_(std::move(settings)), policy_(policy), info_(std::move(info)), terminal_(::isatty(STDOUT_FILENO) != 0) {}
+    : settings_(std::move(settings)),
+      policy_(policy),
+      info_(std::move(info)),
+      earlier_runs_s_(info_.elapsed_s),
+      terminal_(::isatty(STDOUT_FILENO) != 0) {}
 
 void Reporter::write_journals(const std::vector<RowResult>& rows, const std::string* only_kernel) {
   std::map<std::string, std::string> lines;  // by kernel
@@ -42,7 +46,7 @@ void Reporter::write_journals(const std::vector<RowResult>& rows, const std::str
 }
 
 void Reporter::write_reports(const std::vector<RowResult>& rows, const std::string* only_kernel) {
-  info_.elapsed_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  info_.elapsed_s = earlier_runs_s_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   if (settings_.journal) {
     write_journals(rows, only_kernel);
     return;

@@ -53,6 +53,7 @@ class Reporter {
   Settings settings_;
   const Policy& policy_;
   RunInfo info_;
+  double earlier_runs_s_ = 0;  // the info's elapsed_s when given: runs aggregated here
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::ofstream rows_file_;
   bool terminal_ = false;
