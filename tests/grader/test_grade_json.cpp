@@ -240,9 +240,13 @@ TEST(RunInfoJson, EveryMemberSurvivesAWriteAndARead) {
   info.provenance = {{"submission", "sha256:ab"}, {"case a", "sha256:cd"}};
   const auto path = std::filesystem::temp_directory_path() /
                     ("spmv-run-info-" + std::to_string(::getpid()) + "-" + std::to_string(random()) + ".json");
-  write_run_info(path, info);
-  const RunInfo back = read_run_info(path);
+  const std::string id = new_run_id();
+  EXPECT_NE(id, new_run_id());
+  write_run_info(path, {id, info});
+  const JournalRun read = read_run_info(path);
   std::filesystem::remove(path);
+  EXPECT_EQ(read.id, id);
+  const RunInfo& back = read.info;
   EXPECT_EQ(back.submission, info.submission);
   EXPECT_EQ(back.submission_name, info.submission_name);
   EXPECT_EQ(back.reference, info.reference);
@@ -278,7 +282,11 @@ TEST(RunInfoJson, MergedRunsKeepTheWeakestIsolationAndEveryNote) {
   user.notes = {"shared note", "user's note"};
   user.provenance = {{"submission", "sha256:1"}, {"gpu", "GPU B"}};
 
-  for (const auto& runs : {std::vector<RunInfo>{full, user}, std::vector<RunInfo>{user, full}}) {
+  // One run's facts are beside each of its kernels' journals: it counts once.
+  const JournalRun full_run{"run-full", full};
+  const JournalRun user_run{"run-user", user};
+  for (const auto& runs : {std::vector<JournalRun>{full_run, user_run, full_run},
+                           std::vector<JournalRun>{user_run, full_run, user_run}}) {
     const RunInfo merged = merge_run_infos(runs);
     EXPECT_EQ(merged.isolation, "user");
     EXPECT_EQ(merged.isolation_detail, "an ordinary user's sandbox");
@@ -294,14 +302,14 @@ TEST(RunInfoJson, MergedRunsKeepTheWeakestIsolationAndEveryNote) {
 
   RunInfo other_seed = full;
   other_seed.seed = 8;
-  const RunInfo differing = merge_run_infos({full, other_seed});
+  const RunInfo differing = merge_run_infos({full_run, {"run-other", other_seed}});
   EXPECT_FALSE(differing.seed.has_value());
   EXPECT_NE(std::find(differing.notes.begin(), differing.notes.end(), "The runs of this grading used different seeds."),
             differing.notes.end());
   RunInfo secret = full;
   secret.seed.reset();
   secret.secret_seed = true;
-  const RunInfo with_secret = merge_run_infos({full, secret});
+  const RunInfo with_secret = merge_run_infos({full_run, {"run-secret", secret}});
   EXPECT_TRUE(with_secret.secret_seed);
   EXPECT_FALSE(with_secret.seed.has_value()) << "a secret seed's run makes the grading's seed secret";
 }

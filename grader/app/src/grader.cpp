@@ -1051,7 +1051,7 @@ int run_aggregate(const Options& options) {
   write_file_atomically(options.output_dir / "rows.jsonl", lines);
 
   // The runs that graded the rows, from beside their journals.
-  std::vector<RunInfo> runs;
+  std::vector<JournalRun> runs;
   for (const auto& file : files) {
     const auto run_file = run_info_file(file.parent_path(), file.stem().string());
     if (!std::filesystem::exists(run_file)) continue;

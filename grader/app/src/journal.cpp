@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,9 +38,18 @@ std::filesystem::path run_info_file(const std::filesystem::path& folder, const s
   return folder / (kernel + ".run.json");
 }
 
-void write_run_info(const std::filesystem::path& path, const RunInfo& info) {
+std::string new_run_id() {
+  std::random_device device;
+  char id[17];
+  std::snprintf(id, sizeof id, "%08x%08x", device(), device());
+  return id;
+}
+
+void write_run_info(const std::filesystem::path& path, const JournalRun& run) {
+  const RunInfo& info = run.info;
   JsonWriter out;
   out.begin_object()
+      .field("run", run.id)
       .field("submission", info.submission)
       .field("submission_name", info.submission_name)
       .field("reference", info.reference)
@@ -65,14 +76,16 @@ void write_run_info(const std::filesystem::path& path, const RunInfo& info) {
   write_file_atomically(path, out.str() + "\n");
 }
 
-RunInfo read_run_info(const std::filesystem::path& path) {
+JournalRun read_run_info(const std::filesystem::path& path) {
   std::ifstream file(path);
   if (!file) throw JsonError(path.string() + ": cannot open");
   std::ostringstream text;
   text << file.rdbuf();
   try {
     const JsonValue object = parse_json(text.str());
-    RunInfo info;
+    JournalRun run;
+    run.id = string_member(object, "run");
+    RunInfo& info = run.info;
     info.submission = string_member(object, "submission");
     info.submission_name = string_member(object, "submission_name");
     info.reference = string_member(object, "reference");
@@ -98,13 +111,20 @@ RunInfo read_run_info(const std::filesystem::path& path) {
       if (pair.size() != 2) throw JsonError("member \"provenance\": an entry is not [what, value]");
       info.provenance.emplace_back(pair[0].as_string(), pair[1].as_string());
     }
-    return info;
+    return run;
   } catch (const std::exception& e) {
     throw JsonError(path.string() + ": " + e.what());
   }
 }
 
-RunInfo merge_run_infos(const std::vector<RunInfo>& runs) {
+RunInfo merge_run_infos(const std::vector<JournalRun>& all) {
+  std::vector<RunInfo> runs;
+  std::vector<std::string> ids;
+  for (const auto& run : all) {
+    if (std::find(ids.begin(), ids.end(), run.id) != ids.end()) continue;
+    ids.push_back(run.id);
+    runs.push_back(run.info);
+  }
   if (runs.empty()) return {};
   RunInfo merged = runs.front();
   merged.notes.clear();

@@ -16,15 +16,24 @@ namespace spmv::grade {
 std::filesystem::path journal_file(const std::filesystem::path& folder, const std::string& kernel);
 std::filesystem::path run_info_file(const std::filesystem::path& folder, const std::string& kernel);
 
+// One run's facts; the run's id is the same in each of its kernels' files.
+struct JournalRun {
+  std::string id;
+  RunInfo info;
+};
+
+// A fresh id for a run.
+std::string new_run_id();
 // Throws std::runtime_error naming the file.
-void write_run_info(const std::filesystem::path& path, const RunInfo& info);
+void write_run_info(const std::filesystem::path& path, const JournalRun& run);
 // Throws JsonError naming the file and the member.
-RunInfo read_run_info(const std::filesystem::path& path);
+JournalRun read_run_info(const std::filesystem::path& path);
 
 // The runs of one grading as one: the weakest isolation (unisolated if any
 // run was), every note and provenance entry once, the seed if all agree
 // (else a note says they did not), the devices named once each, the
 // runs' times added up.
-RunInfo merge_run_infos(const std::vector<RunInfo>& runs);
+// Each run counts once, however many kernels' files name it.
+RunInfo merge_run_infos(const std::vector<JournalRun>& runs);
 
 }  // namespace spmv::grade

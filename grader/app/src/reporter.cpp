@@ -31,6 +31,7 @@ Reporter::Reporter(Settings settings, const Policy& policy, RunInfo info)
       policy_(policy),
       info_(std::move(info)),
       earlier_runs_s_(info_.elapsed_s),
+      run_id_(new_run_id()),
       terminal_(::isatty(STDOUT_FILENO) != 0) {}
 
 void Reporter::write_journals(const std::vector<RowResult>& rows, const std::string* only_kernel) {
@@ -41,7 +42,7 @@ void Reporter::write_journals(const std::vector<RowResult>& rows, const std::str
   for (const auto& [kernel, text] : lines) {
     write_file_atomically(journal_file(*settings_.journal, kernel), text);
     // The run's facts beside its rows, when they may have changed.
-    if (only_kernel == nullptr) write_run_info(run_info_file(*settings_.journal, kernel), info_);
+    if (only_kernel == nullptr) write_run_info(run_info_file(*settings_.journal, kernel), {run_id_, info_});
   }
 }
 

@@ -54,6 +54,7 @@ class Reporter {
   const Policy& policy_;
   RunInfo info_;
   double earlier_runs_s_ = 0;  // the info's elapsed_s when given: runs aggregated here
+  std::string run_id_;         // in journal mode, beside the kernels' journals
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::ofstream rows_file_;
   bool terminal_ = false;
