@@ -35,9 +35,11 @@ def written_commands(build_dir):
     commands = {}
     with open(os.path.join(build_dir, "CTestTestfile.cmake")) as testfile:
         for line in testfile:
-            found = re.match(r"add_test\(\[=\[(.*?)\]=\] (.*)\)$", line.strip())
+            # add_test([=[name]=] "arg" ...) or, by older CMake, add_test("name" "arg" ...)
+            found = re.match(r'add_test\((?:\[=\[(.*?)\]=\]|"((?:[^"\\]|\\.)*)") (.*)\)$', line.strip())
             if found:
-                commands[found.group(1)] = re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(2))
+                name = found.group(1) if found.group(1) is not None else found.group(2)
+                commands[name] = re.findall(r'"((?:[^"\\]|\\.)*)"', found.group(3))
     return commands
 
 
@@ -126,7 +128,10 @@ def main():
         problems.append(f"the runs over several kernels grade {sorted(part_of)}, "
                         f"the kernels' own runs are {sorted(own_runs)}")
     for kernel, (command, props) in own_runs.items():
-        if part_of.get(kernel) not in props.get("DEPENDS", []):
+        if kernel not in part_of:
+            problems.append(f"no run over several kernels grades {kernel}")
+            continue
+        if part_of[kernel] not in props.get("DEPENDS", []):
             problems.append(f"grade.run.{kernel} does not come after {part_of.get(kernel)}")
         if props.get("FIXTURES_SETUP") != [f"spmv_grading_{kernel}"]:
             problems.append(f"grade.run.{kernel} sets up {props.get('FIXTURES_SETUP')}")
