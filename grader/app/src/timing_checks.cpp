@@ -22,6 +22,8 @@ void flag(TimingRecord& timing, const std::string& name, const std::string& reas
 
 }  // namespace
 
+double clock_limit_ms(double reported_ms) { return kLaunchClockSlackMs + 0.5 * reported_ms; }
+
 double reference_limit_ms(double solo_ms, std::uint64_t compulsory_bytes) {
   const double slowdown = compulsory_bytes <= kL2Bytes ? kL2ReferenceSlowdown : kReferenceSlowdown;
   return slowdown * solo_ms + kClockSlackMs / 10;
@@ -32,8 +34,8 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   const double reported = timing.submission_ms;
   const double excess = timing.submission_unexplained_ms - timing.submission_idle_ms;
   const bool clock_bound = timing.submission_samples >= kMinClockSamples && timing.submission_idle_ms > 0;
-  if (clock_bound) timing.bound_use["clock"] = excess / (kLaunchClockSlackMs + 0.5 * reported);
-  if (clock_bound && excess > kLaunchClockSlackMs + 0.5 * reported) {
+  if (clock_bound) timing.bound_use["clock"] = excess / clock_limit_ms(reported);
+  if (clock_bound && excess > clock_limit_ms(reported)) {
     flag(timing, "implausible_timing",
          "the grader's clock saw each launch take " + number(excess) + " ms more than the runner's own overhead, while "
          "the runner reported " + number(reported) + " ms");

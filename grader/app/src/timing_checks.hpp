@@ -57,6 +57,10 @@ struct TimingBounds {
   double speedup_review = 10;       // the policy's threshold
 };
 
+// The clock rule's limit on a launch's round trip beyond the runner's own,
+// for a reported time of `reported_ms`.
+double clock_limit_ms(double reported_ms);
+
 // The reference's median beside the submission above this is
 // reference_slowed, for a solo median of `solo_ms`.
 double reference_limit_ms(double solo_ms, std::uint64_t compulsory_bytes);
