@@ -324,11 +324,11 @@ class RowGrader {
     const double round_trip = runner_->last_round_trip_ms();
     if (keep) {
       const double ms = submission_launch_ms(reply);
-      submission_ms_.push_back(ms);
-      parts_[0].push_back(reply.ms);
-      parts_[1].push_back(reply.span_ms);
-      submission_unexplained_.push_back(round_trip - ms);
-      spent_[0] += round_trip;
+      window_.submission_ms.push_back(ms);
+      window_.parts[0].push_back(reply.ms);
+      window_.parts[1].push_back(reply.span_ms);
+      window_.submission_unexplained.push_back(round_trip - ms);
+      window_.spent[0] += round_trip;
     }
     const bool check = std::bernoulli_distribution(kCheckProbability)(random_) || (last_of_batch && !checked_in_batch_);
     if (!check) return true;
@@ -336,7 +336,7 @@ class RowGrader {
     Request copy = make_request(Command::kCopyOut);
     copy.slot = runner::kTimedSlot;
     if (!step(Stage::kCheckingTimed, copy)) return false;
-    submission_copy_.push_back(runner_->last_round_trip_ms());
+    window_.submission_copy.push_back(runner_->last_round_trip_ms());
     ++record_.timing.checked_launches;
     // The check (x from the seed, the golden result, the comparison) costs
     // the grader milliseconds on a large case: it runs beside the next
@@ -391,7 +391,7 @@ class RowGrader {
       Request copy = make_request(Command::kCopyOut);
       copy.slot = runner::kTimedSlot;
       if (!reference_step(copy)) return std::nullopt;
-      reference_copy_.push_back(factory_.reference().last_round_trip_ms());
+      window_.reference_copy.push_back(factory_.reference().last_round_trip_ms());
     }
     return sample;
   }
@@ -400,10 +400,10 @@ class RowGrader {
     const auto sample = reference_launch(copy_out);
     if (!sample) return false;
     if (keep) {
-      reference_ms_.push_back(sample->ms);
-      parts_[2].push_back(sample->event_ms);
-      parts_[3].push_back(sample->span_ms);
-      spent_[1] += sample->round_trip_ms;
+      window_.reference_ms.push_back(sample->ms);
+      window_.parts[2].push_back(sample->event_ms);
+      window_.parts[3].push_back(sample->span_ms);
+      window_.spent[1] += sample->round_trip_ms;
     }
     return true;
   }
@@ -451,13 +451,11 @@ class RowGrader {
     }
     record_.stage = Stage::kTiming;
     if (!time_launches()) return false;
-    if (const auto excess = clock_excess_ms(); excess && *excess > clock_limit_ms(median_of(submission_ms_))) {
+    const auto excess = clock_excess_ms(low_quantile(window_.submission_unexplained), record_.timing.submission_idle_ms,
+                                        static_cast<int>(window_.submission_ms.size()));
+    if (excess && *excess > clock_limit_ms(median_of(window_.submission_ms))) {
       record_.timing.parts_ms["clock_retimed_excess"] = *excess;
-      spent_[0] = spent_[1] = 0;
-      for (auto* samples : {&submission_ms_, &reference_ms_, &submission_unexplained_, &submission_copy_,
-                            &reference_copy_, &parts_[0], &parts_[1], &parts_[2], &parts_[3]}) {
-        samples->clear();
-      }
+      window_ = {};
       if (!time_launches()) return false;
     }
     // Nothing more is asked of the runner: it ends while the last checks run.
@@ -465,17 +463,17 @@ class RowGrader {
     if (!collect_checks()) return false;
     TimingRecord& timing = record_.timing;
     timing.timed = true;
-    timing.submission_ms = median_of(submission_ms_);
-    timing.reference_ms = median_of(reference_ms_);
-    timing.submission_samples = static_cast<int>(submission_ms_.size());
-    timing.reference_samples = static_cast<int>(reference_ms_.size());
+    timing.submission_ms = median_of(window_.submission_ms);
+    timing.reference_ms = median_of(window_.reference_ms);
+    timing.submission_samples = static_cast<int>(window_.submission_ms.size());
+    timing.reference_samples = static_cast<int>(window_.reference_ms.size());
     const char* part_names[] = {"submission_event", "submission_span", "reference_event", "reference_span"};
-    for (std::size_t k = 0; k < std::size(parts_); ++k) timing.parts_ms[part_names[k]] = median_of(parts_[k]);
+    for (std::size_t k = 0; k < std::size(window_.parts); ++k) timing.parts_ms[part_names[k]] = median_of(window_.parts[k]);
     timing.parts_ms["submission_stream_overhead"] = stream_overhead_ms_;
-    timing.submission_unexplained_ms = low_quantile(submission_unexplained_);
-    timing.submission_copy_ms = low_quantile(submission_copy_);
-    timing.reference_copy_ms = low_quantile(reference_copy_);
-    timing.copies = static_cast<int>(std::min(submission_copy_.size(), reference_copy_.size()));
+    timing.submission_unexplained_ms = low_quantile(window_.submission_unexplained);
+    timing.submission_copy_ms = low_quantile(window_.submission_copy);
+    timing.reference_copy_ms = low_quantile(window_.reference_copy);
+    timing.copies = static_cast<int>(std::min(window_.submission_copy.size(), window_.reference_copy.size()));
     // Slower beside the submission than alone: timed alone again, now that
     // the submission's runner is gone, before that is held against it.
     if (timing.reference_ms > reference_limit_ms(timing.reference_solo_ms, compulsory_bytes(prepared_, plan_.format))) {
@@ -491,11 +489,11 @@ class RowGrader {
   bool time_launches() {
     const auto& options = plan_.timing;
     const auto needs_more = [&](std::size_t side, std::size_t count) {
-      return static_cast<int>(count) < options.min_runs || spent_[side] < options.min_time_ms;
+      return static_cast<int>(count) < options.min_runs || window_.spent[side] < options.min_time_ms;
     };
     int in_batch = 0;
-    while (static_cast<int>(submission_ms_.size()) < options.max_runs &&
-           (needs_more(0, submission_ms_.size()) || needs_more(1, reference_ms_.size()))) {
+    while (static_cast<int>(window_.submission_ms.size()) < options.max_runs &&
+           (needs_more(0, window_.submission_ms.size()) || needs_more(1, window_.reference_ms.size()))) {
       if (in_batch == 0) checked_in_batch_ = false;
       const bool last_of_batch = ++in_batch == kBatch;
       const int checked_before = record_.timing.checked_launches;
@@ -507,16 +505,6 @@ class RowGrader {
     // A batch cut short by the end of the timing still gets its check: one
     // more launch, not kept, checked.
     return in_batch == 0 || checked_in_batch_ || submission_sample(Stage::kTiming, false, true);
-  }
-
-  // The clock rule's figure for the launches timed so far: how much longer
-  // their round trips were than the runner's own, beyond the reported time
-  // (timing_checks.hpp); none with too few launches or no calibration.
-  [[nodiscard]] std::optional<double> clock_excess_ms() const {
-    if (static_cast<int>(submission_ms_.size()) < kMinClockSamples || record_.timing.submission_idle_ms <= 0) {
-      return std::nullopt;
-    }
-    return low_quantile(submission_unexplained_) - record_.timing.submission_idle_ms;
   }
 
   const RowPlan& plan_;
@@ -533,9 +521,12 @@ class RowGrader {
   bool reference_set_up_ = false;
   bool checked_in_batch_ = false;
   std::deque<std::future<std::string>> pending_checks_;
-  double spent_[2] = {0, 0};
-  std::vector<double> submission_ms_, reference_ms_, submission_unexplained_, submission_copy_, reference_copy_;
-  std::vector<double> parts_[4];  // kept launches' events and spans: submission, then reference
+  // One timing's launches (time_launches()); a timing done again starts afresh.
+  struct Window {
+    double spent[2] = {0, 0};  // round trips, submission then reference
+    std::vector<double> submission_ms, reference_ms, submission_unexplained, submission_copy, reference_copy;
+    std::vector<double> parts[4];  // kept launches' events and spans: submission, then reference
+  } window_;
   double stream_overhead_ms_ = 0;  // events minus span of the stand-in, low quantile (calibrate())
 };
 

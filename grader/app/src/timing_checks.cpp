@@ -22,6 +22,11 @@ void flag(TimingRecord& timing, const std::string& name, const std::string& reas
 
 }  // namespace
 
+std::optional<double> clock_excess_ms(double unexplained_ms, double idle_ms, int samples) {
+  if (samples < kMinClockSamples || idle_ms <= 0) return std::nullopt;
+  return unexplained_ms - idle_ms;
+}
+
 double clock_limit_ms(double reported_ms) { return kLaunchClockSlackMs + 0.5 * reported_ms; }
 
 double reference_limit_ms(double solo_ms, std::uint64_t compulsory_bytes) {
@@ -32,12 +37,12 @@ double reference_limit_ms(double solo_ms, std::uint64_t compulsory_bytes) {
 void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   if (!timing.timed || timing.submission_ms <= 0) return;
   const double reported = timing.submission_ms;
-  const double excess = timing.submission_unexplained_ms - timing.submission_idle_ms;
-  const bool clock_bound = timing.submission_samples >= kMinClockSamples && timing.submission_idle_ms > 0;
-  if (clock_bound) timing.bound_use["clock"] = excess / clock_limit_ms(reported);
-  if (clock_bound && excess > clock_limit_ms(reported)) {
+  const auto excess =
+      clock_excess_ms(timing.submission_unexplained_ms, timing.submission_idle_ms, timing.submission_samples);
+  if (excess) timing.bound_use["clock"] = *excess / clock_limit_ms(reported);
+  if (excess && *excess > clock_limit_ms(reported)) {
     flag(timing, "implausible_timing",
-         "the grader's clock saw each launch take " + number(excess) + " ms more than the runner's own overhead, while "
+         "the grader's clock saw each launch take " + number(*excess) + " ms more than the runner's own overhead, while "
          "the runner reported " + number(reported) + " ms");
   }
   const bool copy_bound = timing.copies >= kMinCopies && timing.reference_copy_ms > 0;

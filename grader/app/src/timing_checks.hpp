@@ -57,8 +57,12 @@ struct TimingBounds {
   double speedup_review = 10;       // the policy's threshold
 };
 
-// The clock rule's limit on a launch's round trip beyond the runner's own,
-// for a reported time of `reported_ms`.
+// The clock rule's figure: how much longer the launches' round trips were
+// than the runner's own (`idle_ms`, its calibration), beyond the reported
+// time (`unexplained_ms`, low quantile); none from fewer than
+// kMinClockSamples launches or without a calibration.
+std::optional<double> clock_excess_ms(double unexplained_ms, double idle_ms, int samples);
+// The clock rule's limit on that figure, for a reported time of `reported_ms`.
 double clock_limit_ms(double reported_ms);
 
 // The reference's median beside the submission above this is
