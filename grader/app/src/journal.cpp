@@ -1,7 +1,6 @@
 #include "journal.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <random>
@@ -9,6 +8,7 @@
 #include <stdexcept>
 
 #include "json.hpp"
+#include "json_fields.hpp"
 #include "reporter.hpp"
 #include "spmv/sandbox/sandbox.hpp"
 
@@ -20,7 +20,25 @@ void add_once(std::vector<T>& items, const T& item) {
   if (std::find(items.begin(), items.end(), item) == items.end()) items.push_back(item);
 }
 
-std::string string_member(const JsonValue& object, const char* name) { return object.at(name).as_string(); }
+// The one list of a run's JSON members, shared by the writer and the reader.
+// `Run` is JournalRun or const JournalRun.
+template <typename Run, typename Visitor>
+void visit_fields(Run& run, Visitor&& visit) {
+  visit("run", run.id);
+  visit("submission", run.info.submission);
+  visit("submission_name", run.info.submission_name);
+  visit("reference", run.info.reference);
+  visit("device", run.info.device);
+  visit("copy_gbps", run.info.copy_gbps);
+  visit("seed", run.info.seed);
+  visit("secret_seed", run.info.secret_seed);
+  visit("isolation", run.info.isolation);
+  visit("isolation_detail", run.info.isolation_detail);
+  visit("unisolated", run.info.unisolated);
+  visit("elapsed_s", run.info.elapsed_s);
+  visit("notes", run.info.notes);
+  visit("provenance", run.info.provenance);
+}
 
 // Weaker levels sort first; a name no level has counts as the weakest.
 int strength(const std::string& isolation) {
@@ -46,32 +64,9 @@ std::string new_run_id() {
 }
 
 void write_run_info(const std::filesystem::path& path, const JournalRun& run) {
-  const RunInfo& info = run.info;
   JsonWriter out;
-  out.begin_object()
-      .field("run", run.id)
-      .field("submission", info.submission)
-      .field("submission_name", info.submission_name)
-      .field("reference", info.reference)
-      .field("device", info.device)
-      .field("copy_gbps", info.copy_gbps)
-      .field("secret_seed", info.secret_seed)
-      .field("isolation", info.isolation)
-      .field("isolation_detail", info.isolation_detail)
-      .field("unisolated", info.unisolated)
-      .field("elapsed_s", info.elapsed_s);
-  // As a string: a JSON number cannot hold every 64-bit seed.
-  if (info.seed) {
-    out.field("seed", std::to_string(*info.seed));
-  } else {
-    out.key("seed").null();
-  }
-  out.key("notes").begin_array();
-  for (const auto& note : info.notes) out.value(note);
-  out.end_array();
-  out.key("provenance").begin_array();
-  for (const auto& [what, value] : info.provenance) out.begin_array().value(what).value(value).end_array();
-  out.end_array();
+  out.begin_object();
+  visit_fields(run, FieldWriter{out});
   out.end_object();
   write_file_atomically(path, out.str() + "\n");
 }
@@ -82,35 +77,8 @@ JournalRun read_run_info(const std::filesystem::path& path) {
   std::ostringstream text;
   text << file.rdbuf();
   try {
-    const JsonValue object = parse_json(text.str());
     JournalRun run;
-    run.id = string_member(object, "run");
-    RunInfo& info = run.info;
-    info.submission = string_member(object, "submission");
-    info.submission_name = string_member(object, "submission_name");
-    info.reference = string_member(object, "reference");
-    info.device = string_member(object, "device");
-    if (const auto& gbps = object.at("copy_gbps"); !gbps.is_null()) info.copy_gbps = gbps.as_number();
-    info.secret_seed = object.at("secret_seed").as_bool();
-    info.isolation = string_member(object, "isolation");
-    info.isolation_detail = string_member(object, "isolation_detail");
-    info.unisolated = object.at("unisolated").as_bool();
-    info.elapsed_s = object.at("elapsed_s").as_number();
-    if (const auto& seed = object.at("seed"); !seed.is_null()) {
-      const std::string& digits = seed.as_string();
-      std::uint64_t value = 0;
-      const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
-      if (error != std::errc() || end != digits.data() + digits.size()) {
-        throw JsonError("member \"seed\": \"" + digits + "\" is not a 64-bit number");
-      }
-      info.seed = value;
-    }
-    for (const auto& note : object.at("notes").as_array()) info.notes.push_back(note.as_string());
-    for (const auto& entry : object.at("provenance").as_array()) {
-      const auto& pair = entry.as_array();
-      if (pair.size() != 2) throw JsonError("member \"provenance\": an entry is not [what, value]");
-      info.provenance.emplace_back(pair[0].as_string(), pair[1].as_string());
-    }
+    visit_fields(run, FieldReader{parse_json(text.str()), "run"});
     return run;
   } catch (const std::exception& e) {
     throw JsonError(path.string() + ": " + e.what());
