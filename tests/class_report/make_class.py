@@ -36,6 +36,7 @@ HOSTILE_PLUGIN = "<script>document.title='PWNED-plugin'</script>"
 HOSTILE_OUTPUT = "</pre><script>document.title=\"PWNED-output\"</script><b id=\"injected\">bold</b>"
 HOSTILE_FILE = "<svg onload=\"document.title='PWNED-file'\">.cu"
 HOSTILE_PSEUDONYM = "<i id=\"injected-pseudonym\">pwn</i>"
+PROBE_OUTPUT = "dlopen(/work/build/plugins/libspmv_reference.so): Permission denied\n"
 FLAGS = ["implausible_timing", "speedup_review", "reference_slowed", "forbidden_library"]
 
 
@@ -66,6 +67,16 @@ def case_list():
     return cases
 
 
+# The reference kernel's time on each case: every grading times it again,
+# with a little noise, as on one GPU.
+REFERENCE_MS = {}
+
+
+def reference_time(rng, case):
+    base = REFERENCE_MS.setdefault(case, rng.uniform(0.01, 2.0))
+    return base * math.exp(rng.gauss(0.0, 0.02))
+
+
 def made_up_rows(rng, profile):
     """Rows of one made-up student. profile: a dict of what it does."""
     rows = []
@@ -88,7 +99,7 @@ def made_up_rows(rng, profile):
                 row.update(verdict="wrong", cause="missing_term", summary="wrong: a term missing")
             else:
                 speedup = math.exp(rng.gauss(math.log(profile.get("speed", 1.0)), 0.25))
-                reference = rng.uniform(0.01, 2.0)
+                reference = reference_time(rng, case)
                 row.update(speedup=speedup, reference_ms=reference, submission_ms=reference / speedup,
                            summary=f"pass: correct in all 3 runs; {speedup:.2f}x the reference")
                 if (kernel, case) in profile.get("flagged", ()):
@@ -171,6 +182,7 @@ def build_class(source, build, output, seed=None, students=30):
     source, build, output = pathlib.Path(source), pathlib.Path(build), pathlib.Path(output)
     seed = seed if seed is not None else random.SystemRandom().randrange(1 << 32)
     rng = random.Random(seed)
+    REFERENCE_MS.clear()
     output.mkdir(parents=True)
     secret_seed = output.parent / "secret-seed"
     secret_seed.write_text(f"seed-{rng.randrange(1 << 30)}\n")
@@ -185,8 +197,13 @@ def build_class(source, build, output, seed=None, students=30):
         # A flag the instructor accepted in the policy: on the boards.
         "made_accepted": {"speed": 1.6, "flagged": [(rng.choice(KERNELS), rng.choice(PUBLIC_CASES))],
                           "flag": "speedup_review", "accepted": True},
+        # Its flag accepted in the policy: on the boards, its pseudonym shown there.
         HOSTILE_NAME: {"speed": 1.1, "output": HOSTILE_OUTPUT, "flagged": [("coo", PUBLIC_CASES[0])],
-                       "flag": "implausible_timing"},
+                       "flag": "implausible_timing", "accepted": True},
+        # Printed an attempt to reach the reference plugin; nothing flagged.
+        "made_prober": {"speed": 1.2, "output": PROBE_OUTPUT},
+        # Handed in the reference kernels (check-similarity says so).
+        "made_copier": {"speed": 1.0},
     }
     plugins = {HOSTILE_NAME: HOSTILE_PLUGIN}
     made = list(special)
@@ -227,15 +244,30 @@ def build_class(source, build, output, seed=None, students=30):
     similarity = output / "similarity"
     similarity.mkdir()
     (similarity / "report.html").write_text("<!DOCTYPE html><title>similarity</title><p>pairs</p>\n", encoding="utf-8")
-    a, b = rng.sample([n for n in made if n != HOSTILE_NAME], 2)
+    a, b = rng.sample([n for n in made if n not in (HOSTILE_NAME, "made_copier")], 2)
     with open(similarity / "pairs.csv", "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["level", "a", "b", "file_a", "file_b", "similarity", "a_in_b", "b_in_a", "overlap", "view"])
+        writer.writerow(["submission", "made_copier", "reference", "", "", "0.960", "0.960", "0.900", "", ""])
         writer.writerow(["submission", HOSTILE_NAME, a, "", "", "0.910", "0.910", "0.850", "", ""])
         writer.writerow(["file", HOSTILE_NAME, a, HOSTILE_FILE, "csr_vector.cu", "0.930", "0.930", "0.880", 420, "source"])
         writer.writerow(["submission", a, b, "", "", "0.620", "0.600", "0.620", "", ""])
         writer.writerow(["file", a, "reference", "ell.cu", "ell.cu", "0.700", "0.700", "0.650", 300, "preprocessed"])
+    # Every submission's closest sources, as check-similarity writes them.
+    with open(similarity / "submissions.csv", "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["submission", "reference", "reference_similarity", "reference_flagged",
+                         "classmate", "classmate_similarity", "classmate_flagged"])
+        pairs = {"made_copier": ("reference", 0.96, "yes"), HOSTILE_NAME: (a, 0.91, "yes"), a: (HOSTILE_NAME, 0.91, "yes"),
+                 b: (a, 0.62, "yes")}
+        for name in names:
+            classmate, value, flagged = pairs.get(name, (rng.choice(names), rng.uniform(0, 0.3), ""))
+            reference = pairs["made_copier"] if name == "made_copier" else ("reference", rng.uniform(0, 0.3), "")
+            if name == "made_copier":
+                classmate, value, flagged = rng.choice(names), 0.2, ""
+            writer.writerow([name, reference[0], f"{reference[1]:.3f}", reference[2], classmate, f"{value:.3f}", flagged])
 
     return {"seed": seed, "students": names, "real": real, "statuses": statuses, "hostile": HOSTILE_NAME,
             "hidden_only_failure": "made_hidden_only_failure", "flagged": "made_flagged", "accepted": "made_accepted",
-            "similar": (a, b), "hidden_cases": list(HIDDEN_CASES), "public_cases": PUBLIC_CASES}
+            "similar": (a, b), "hidden_cases": list(HIDDEN_CASES), "public_cases": PUBLIC_CASES,
+            "prober": "made_prober", "copier": "made_copier"}

@@ -29,8 +29,14 @@ def geometric_mean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
-def expected_boards(folder, after_due_date):
-    """{board: {student: speedup}}: who must be on each board, and the figure."""
+def open_flags(row):
+    return set(row["flags"]) - set(row.get("accepted_flags", []))
+
+
+def expected_boards(folder, after_due_date, hold="every", reviewed=()):
+    """{board: {student: speedup}}: who must be on each board, and the figure.
+    With hold "every", a student with an unaccepted flag among the rows the
+    boards count is on none, unless reviewed."""
     kernels, records = read_class(folder)
     boards = {name: {} for name in ["overall"] + kernels}
     for record in records:
@@ -39,6 +45,8 @@ def expected_boards(folder, after_due_date):
             continue
         seen = [r for r in rows if r["verdict"] not in NOT_GRADED
                 and (after_due_date or r["visibility"] == "visible")]
+        if hold == "every" and record["student"] not in reviewed and any(open_flags(r) for r in seen):
+            continue
         everywhere, speedups = True, []
         for kernel in kernels:
             mine = [r for r in seen if r["kernel"] == kernel]
@@ -126,10 +134,42 @@ def read_leaderboard_csv(path):
     boards = {}
     with open(path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)
-        assert reader.fieldnames == ["board", "rank", "pseudonym", "geomean_speedup"], reader.fieldnames
+        assert reader.fieldnames == ["board", "rank", "pseudonym", "geomean_speedup", "tied"], reader.fieldnames
         for record in reader:
             pseudonym = record["pseudonym"]
             if pseudonym[:1] == "'" and pseudonym[1:2] in ("=", "+", "-", "@"):
                 pseudonym = pseudonym[1:]
-            boards.setdefault(record["board"], []).append((int(record["rank"]), pseudonym, float(record["geomean_speedup"])))
+            boards.setdefault(record["board"], []).append((int(record["rank"]), pseudonym, float(record["geomean_speedup"]),
+                                                           record["tied"] == "yes"))
     return boards
+
+
+def expected_cell(rows, status, kernel):
+    """The grid's kind of cell for one student's kernel: pass, flagged,
+    not_implemented, failed or not_graded."""
+    graded = [r for r in rows or [] if r["kernel"] == kernel and r["verdict"] not in NOT_GRADED]
+    if not graded:
+        return "not_graded"
+    failing = {r["verdict"] for r in graded if r["verdict"] != "pass"}
+    if failing:
+        return "not_implemented" if failing == {"not_implemented"} else "failed"
+    return "flagged" if any(open_flags(r) for r in graded) else "pass"
+
+
+def reference_noise(folder):
+    """The relative noise of a speedup measured by the class's gradings: the
+    median over cases (timed at least 3 times) of the robust spread of the
+    reference's log times, times the square root of 2."""
+    import statistics
+    kernels, records = read_class(folder)
+    times = {}
+    for record in records:
+        for row in read_rows(folder, record["student"]) or []:
+            if (row.get("reference_ms") or 0) > 0:
+                times.setdefault(row["case"], []).append(math.log(row["reference_ms"]))
+    spreads = []
+    for values in times.values():
+        if len(values) >= 3:
+            middle = statistics.median(values)
+            spreads.append(1.4826 * statistics.median([abs(v - middle) for v in values]))
+    return math.expm1(math.sqrt(2) * statistics.median(spreads)) if spreads else None

@@ -4,7 +4,7 @@ network namespace without network (unshare -n): no console error, no
 warning, no dialog; the tables and the charts there; sorting by a click on
 a header works both ways; the hostile student's strings shown as text, never
 as elements; nothing ran that the page did not hold. Screenshots are kept
-in WORK_DIR (index.png, index-full.png, leaderboard.png).
+in WORK_DIR (index.png, index-grid.png, index-review.png, leaderboard.png).
 
 Usage: test_browser.py SOURCE_DIR BUILD_DIR WORK_DIR [--screenshot-to PNG] [--seed N]
 Exits 77 (skipped) when Chromium is not installed or cannot start here; CI
@@ -26,6 +26,8 @@ import make_class  # noqa: E402
 from checks import check, summary  # noqa: E402
 
 SKIP = 77
+CLASS_SIZE = 200                      # a real course's size
+INSTRUCTOR_PAGE_LIMIT = 5 << 20       # bytes: the instructor's page must open quickly
 
 
 def skip(reason):
@@ -100,7 +102,7 @@ def main(argv):
     work.mkdir(parents=True)
 
     try:
-        browser = cdp.Browser(chromium, work / "profile", work / "chromium.log")
+        browser = cdp.Browser(chromium, work / "profile", work / "chromium.log", timeout=120)
     except cdp.CannotStart as error:
         skip(f"Chromium cannot start in a network namespace here: {error}")
     try:
@@ -110,7 +112,7 @@ def main(argv):
         print(f"Chromium {browser.call('Browser.getVersion').get('product')}, navigator.onLine={network}")
 
         folder = work / "class"
-        info = make_class.build_class(source, build, folder, seed=seed)
+        info = make_class.build_class(source, build, folder, seed=seed, students=CLASS_SIZE)
         print(f"class of {len(info['students'])} students made from seed {info['seed']}")
         roster = work / "roster.csv"
         with open(roster, "w", newline="", encoding="utf-8") as handle:
@@ -119,6 +121,7 @@ def main(argv):
             writer.writerow([info["hostile"], make_class.HOSTILE_PSEUDONYM])
         secret = work / "pseudonym-secret"
         secret.write_text("browser-test-" + os.urandom(8).hex() + "\n")
+        secret.chmod(0o600)
         report = work / "report"
         result = subprocess.run([str(source / "tools" / "class-report"), str(folder), "--output", str(report),
                                  "--roster", str(roster), "--pseudonym-secret-file", str(secret),
@@ -130,15 +133,62 @@ def main(argv):
             check(False, f"class-report exited {result.returncode}")
             return 1
 
+        # Two folders: the instructor's, marked staff only, and the one to publish.
+        staff, public = report / "staff-only", report / "leaderboard"
+        check(sorted(p.name for p in report.iterdir()) == ["leaderboard", "staff-only"],
+              f"the report folder holds {sorted(p.name for p in report.iterdir())}")
+        check(sorted(p.name for p in public.iterdir()) == ["leaderboard.csv", "leaderboard.html"],
+              f"the leaderboard folder holds {sorted(p.name for p in public.iterdir())}")
+        published = "".join(p.read_text(encoding="utf-8") for p in public.iterdir())
+        for leaked in info["students"] + info["hidden_cases"] + info["public_cases"]:
+            check(leaked not in published, f"the leaderboard folder names {leaked!r}")
+        check((staff / "pseudonyms.csv").is_file() and "STAFF ONLY" in (staff / "README.txt").read_text(),
+              "the staff folder lacks pseudonyms.csv or its STAFF ONLY note")
+        size = (staff / "index.html").stat().st_size
+        print(f"instructor's page of {len(info['students'])} students: {size} bytes")
+        check(size < INSTRUCTOR_PAGE_LIMIT, f"the instructor's page is {size} bytes, over {INSTRUCTOR_PAGE_LIMIT}")
+
         # The instructor's page.
-        page.open((report / "index.html").as_uri())
+        page.open((staff / "index.html").as_uri())
         check(page.evaluate("document.readyState") == "complete", "index.html did not load")
         check_common(page, "index.html", [make_class.HOSTILE_NAME, make_class.HOSTILE_PLUGIN,
                                           make_class.HOSTILE_OUTPUT, make_class.HOSTILE_FILE,
                                           make_class.HOSTILE_PSEUDONYM])
         students = page.evaluate("document.querySelectorAll('#student-table tbody tr').length")
         check(students == len(info["students"]), f"{students} students in the table, not {len(info['students'])}")
-        for table in ("kernel-table", "case-table", "flagged-table", "not-graded-table", "similarity-table"):
+        check(page.evaluate("getComputedStyle(document.getElementById('staff-only')).display") != "none" and
+              "STAFF ONLY" in page.evaluate("document.getElementById('staff-only').innerText"),
+              "the instructor's page does not show STAFF ONLY")
+        # The grid: a row per student, a coloured cell per kernel naming the verdict, linking to the student's rows.
+        grid = page.evaluate("""Array.prototype.map.call(document.querySelectorAll('#grid-table tbody tr'), function (row) {
+            return Array.prototype.slice.call(row.cells, 1).map(function (cell) {
+                var link = cell.querySelector('a');
+                return [cell.getAttribute('data-kind'), getComputedStyle(cell).backgroundColor,
+                        cell.innerText.trim(), link ? link.href : ''];
+            }); })""")
+        check(len(grid) == len(info["students"]), f"{len(grid)} rows in the grid")
+        colours = {}
+        for row in grid:
+            for kind, colour, label, href in row:
+                colours.setdefault(kind, set()).add(colour)
+                check(label != "" and "#kernel-" in href and href.startswith("file://"), f"a grid cell: {kind} {label!r} {href}")
+        check({"pass", "failed"} <= set(colours), f"grid kinds {sorted(colours)}")
+        check(len({next(iter(c)) for c in colours.values()}) == len(colours) and all(len(c) == 1 for c in colours.values()),
+              f"each kind of cell its own colour: {colours}")
+        target = next(href for row in grid for kind, _, _, href in row if kind == "failed")
+        details = cdp.Page(browser)
+        details.open(target)
+        anchor = target.split("#", 1)[1]
+        check(details.evaluate(f"document.getElementById({json.dumps(anchor)}) !== null"), f"{target}: no {anchor}")
+        check(details.evaluate("document.querySelectorAll('table.rows tbody tr').length") > 0, f"{target}: no rows")
+        check(not details.problems(), f"a student's page: {details.problems()}")
+        # The review list: one entry per student, the reference match first.
+        review = page.evaluate("""Array.prototype.map.call(document.querySelectorAll('#review-table tbody tr'),
+            function (row) { return row.getAttribute('data-student'); })""")
+        check(review[:1] == [info["copier"]], f"the review list does not start with the reference match: {review[:3]}")
+        check(len(review) == len(set(review)) and info["prober"] in review, f"review list: {review}")
+        for table in ("kernel-table", "case-table", "flagged-table", "not-graded-table", "similarity-table",
+                      "grid-table", "review-table"):
             rows = page.evaluate(f"document.querySelectorAll('#{table} tbody tr').length")
             check(rows > 0, f"index.html: table {table} empty or missing")
         charts = page.evaluate("""Array.prototype.map.call(document.querySelectorAll('img.chart'), function (img) {
@@ -150,10 +200,14 @@ def main(argv):
             var row = Array.prototype.find.call(document.querySelectorAll('#student-table tbody tr'),
                 function (r) {{ return r.getAttribute('data-student') === {json.dumps(info['hostile'])}; }});
             return row ? row.querySelector('a').href : null; }})()""")
-        check(hostile_link is not None and hostile_link.startswith("file://") and hostile_link.endswith("/summary.md"),
+        check(hostile_link is not None and hostile_link.startswith("file://") and "/students/" in hostile_link,
               f"the hostile student's link: {hostile_link}")
         page.screenshot(work / "index.png")
-        page.screenshot(work / "index-full.png", full_page=True)
+        page.evaluate("document.getElementById('grid').scrollIntoView()")
+        page.screenshot(work / "index-grid.png")
+        page.evaluate("document.getElementById('review').scrollIntoView()")
+        page.screenshot(work / "index-review.png")
+        page.evaluate("window.scrollTo(0, 0)")
         check_sort(page, "#student-table", "score", True, "index.html")
         check_sort(page, "#student-table", "student", False, "index.html")
         check_sort(page, "#student-table", "speedup", True, "index.html")
@@ -163,7 +217,7 @@ def main(argv):
 
         # The students' leaderboard.
         board = cdp.Page(browser, 1000, 900)
-        board.open((report / "leaderboard.html").as_uri())
+        board.open((public / "leaderboard.html").as_uri())
         check_common(board, "leaderboard.html", [make_class.HOSTILE_PSEUDONYM])
         tables = board.evaluate("document.querySelectorAll('table.leaderboard').length")
         check(tables >= 2, f"{tables} leaderboard tables")
@@ -180,7 +234,8 @@ def main(argv):
 
     if screenshot_to is not None:
         shutil.copyfile(work / "index.png", screenshot_to)
-    print(f"screenshots: {work / 'index.png'}, {work / 'index-full.png'}, {work / 'leaderboard.png'}")
+    print(f"screenshots: {work / 'index.png'}, {work / 'index-grid.png'}, {work / 'index-review.png'}, "
+          f"{work / 'leaderboard.png'}")
     return summary()
 
 

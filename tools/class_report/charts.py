@@ -69,10 +69,13 @@ def pass_rates(kernel_figures):
     return svg_data_uri(figure)
 
 
-def speedup_distribution(kernel_figures, overall):
+def speedup_distribution(kernel_figures, overall, overall_flagged=()):
     """Per kernel, each student's geometric-mean speedup (a dot) over a box,
-    on a log axis, with 1x (the reference) marked."""
+    on a log axis, with 1x (the reference) marked. The dots of students with
+    a flagged row of the kernel (overall: of any kernel) are red crosses."""
     groups = [("overall", overall)] + [(f["kernel"], f["speedups"]) for f in kernel_figures]
+    marked = [list(overall_flagged)] + [list(f.get("flagged_speedups", [])) for f in kernel_figures]
+    any_marked = False
     figure, axes = plt.subplots(figsize=(7.2, 3.6))
     axes.set_yscale("log")
     values = [v for _, vs in groups for v in vs]
@@ -83,8 +86,20 @@ def speedup_distribution(kernel_figures, overall):
         axes.boxplot([speedups], positions=[index], widths=0.55, showfliers=False,
                      medianprops={"color": RED}, boxprops={"color": GREY},
                      whiskerprops={"color": GREY}, capprops={"color": GREY})
-        axes.scatter([index + jitter.uniform(-0.18, 0.18) for _ in speedups], speedups,
+        flagged = list(marked[index])
+        plain = []
+        for value in speedups:
+            if value in flagged:
+                flagged.remove(value)
+            else:
+                plain.append(value)
+        axes.scatter([index + jitter.uniform(-0.18, 0.18) for _ in plain], plain,
                      s=12, color=BLUE if index else GREEN, alpha=0.75, zorder=3, linewidths=0)
+        shown = list(marked[index])
+        if shown:
+            any_marked = True
+            axes.scatter([index + jitter.uniform(-0.18, 0.18) for _ in shown], shown, s=30, marker="x",
+                         color=RED, zorder=4, linewidths=1.4)
     axes.axhline(1.0, color=GREY, linestyle=":", linewidth=1)
     axes.set_xticks(range(len(groups)), [name for name, _ in groups], rotation=25, ha="right")
     axes.set_xlim(-0.6, len(groups) - 0.4)
@@ -98,5 +113,8 @@ def speedup_distribution(kernel_figures, overall):
     axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
     axes.yaxis.set_minor_formatter(NullFormatter())
     axes.set_ylabel("speedup over the reference (log)")
+    if any_marked:
+        axes.scatter([], [], s=30, marker="x", color=RED, linewidths=1.4, label="a flagged row")
+        axes.legend(loc="upper right", frameon=False, fontsize=8)
     return svg_data_uri(figure)
 

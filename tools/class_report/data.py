@@ -53,6 +53,9 @@ class Row:
     summary: str
     output: str
     accepted_flags: list = dataclasses.field(default_factory=list)  # the policy's [flags] accept
+    reference_ms: object = None       # float or None: the reference kernel's time on the case
+    detail: str = ""
+    suspicious: list = dataclasses.field(default_factory=list)  # what in its output looks like an attempt
 
     @property
     def open_flags(self):
@@ -112,6 +115,14 @@ class SimilarityPair:
 
 
 @dataclasses.dataclass
+class Closest:
+    """A submission's most similar other source, from check-similarity."""
+    other: str
+    similarity: float
+    flagged: bool
+
+
+@dataclasses.dataclass
 class Class:
     folder: pathlib.Path
     kernels: list
@@ -119,6 +130,9 @@ class Class:
     similarity_report: object = None  # pathlib.Path of report.html, when present
     similarity_pairs: list = dataclasses.field(default_factory=list)
     notes: list = dataclasses.field(default_factory=list)
+    # student -> {"reference": Closest, "classmate": Closest}, from submissions.csv
+    # (every submission's best scores) or, for older reports, the flagged pairs.
+    closest: dict = dataclasses.field(default_factory=dict)
 
     def student(self, name):
         for s in self.students:
@@ -209,6 +223,25 @@ def read_class_csv(path):
     return kernels, students
 
 
+# What a submission printed that is worth a look: it names what a kernel has
+# no business reaching (the reference, the cases, the grader's files), or it
+# prints what looks like a score. (pattern, why), matched case-insensitively.
+SUSPICIOUS_OUTPUT = [
+    (r"libspmv_reference|reference[_ ]?(plugin|kernel|runner)|spmv_reference", "names the reference"),
+    (r"testcases|hidden|\.mtx\b|cases\.ini", "names the cases"),
+    (r"secret|seed", "names the secret or the seed"),
+    (r"/proc/|/etc/|/autograder|/home/|\.\./", "names paths of the machine"),
+    (r"\bdlopen|\bdlsym|ld_preload|cusparse|cublas|cusolver", "loads libraries"),
+    (r"\bscore\b|\bpoints\b|results\.json|\bpass(ed)?\b.*\d+\s*/\s*\d+", "prints a score"),
+]
+
+
+def suspicious_output(text):
+    """The reasons text (a submission's output) is worth a look, if any."""
+    import re
+    return [why for pattern, why in SUSPICIOUS_OUTPUT if re.search(pattern, text, re.IGNORECASE)]
+
+
 def read_rows(path, student):
     rows = []
     try:
@@ -248,7 +281,12 @@ def read_rows(path, student):
             flags=sorted({str(f) for f in flags}) if isinstance(flags, list) else [],
             summary=str(record.get("summary") or ""),
             output=str(output)[:OUTPUT_EXCERPT_CHARS] if output else "",
-            accepted_flags=sorted({str(f) for f in accepted}) if isinstance(accepted, list) else []))
+            accepted_flags=sorted({str(f) for f in accepted}) if isinstance(accepted, list) else [],
+            reference_ms=float(record["reference_ms"]) if is_positive(record.get("reference_ms")) else None,
+            detail=str(record.get("detail") or "")[:OUTPUT_EXCERPT_CHARS]))
+        suspicious = suspicious_output(str(output)) if output else []
+        if suspicious:
+            rows[-1].suspicious = suspicious
     if bad:
         student.notes.append(f"rows.jsonl: {bad} line(s) that are not rows, left out")
     return rows
@@ -311,6 +349,39 @@ def read_similarity(folder, notes):
     return pairs
 
 
+def read_closest(folder, pairs, notes):
+    """Each submission's highest similarity with the reference (or other
+    earlier code) and with a classmate."""
+    closest = {}
+    path = folder / "submissions.csv"
+    if path.is_file():
+        try:
+            with open(path, newline="", encoding="utf-8") as handle:
+                for record in csv.DictReader(handle):
+                    name = unsafe_cell(record.get("submission") or "")
+                    entry = closest.setdefault(name, {})
+                    for kind in ("reference", "classmate"):
+                        try:
+                            value = float(record.get(f"{kind}_similarity") or "")
+                        except ValueError:
+                            continue
+                        entry[kind] = Closest(unsafe_cell(record.get(kind) or ""), value,
+                                              (record.get(f"{kind}_flagged") or "") == "yes")
+            return closest
+        except (OSError, UnicodeDecodeError, csv.Error) as error:
+            notes.append(f"similarity: {path} cannot be read ({error})")
+    for pair in pairs:
+        if pair.level != "submission" or pair.similarity is None:
+            continue
+        sides = [(pair.a, pair.b), (pair.b, pair.a)]
+        for name, other in sides:
+            kind = "reference" if other == "reference" else "classmate"
+            entry = closest.setdefault(name, {})
+            if kind not in entry or entry[kind].similarity < pair.similarity:
+                entry[kind] = Closest(other, pair.similarity, True)
+    return closest
+
+
 def load_class(folder, similarity=None):
     folder = pathlib.Path(folder)
     if not folder.is_dir():
@@ -327,6 +398,7 @@ def load_class(folder, similarity=None):
     similarity_folder = pathlib.Path(similarity) if similarity else folder / "similarity"
     if similarity_folder.is_dir():
         graded.similarity_pairs = read_similarity(similarity_folder, graded.notes)
+        graded.closest = read_closest(similarity_folder, graded.similarity_pairs, graded.notes)
         if (similarity_folder / "report.html").is_file():
             graded.similarity_report = similarity_folder / "report.html"
     elif similarity:
@@ -342,7 +414,7 @@ def kernel_figures(graded):
     for kernel in graded.kernels:
         points = [s.points[kernel] for s in graded.students if s.points[kernel] is not None]
         with_rows = full_pass = rows_graded = rows_passed = 0
-        speedups = []
+        speedups, flagged_speedups, clean_speedups = [], [], []
         for student in graded.students:
             rows = [r for r in student.rows_of(kernel) if r.graded]
             if not rows:
@@ -354,6 +426,10 @@ def kernel_figures(graded):
             mean = geomean([r.speedup for r in rows if r.passed and r.timed])
             if mean is not None:
                 speedups.append(mean)
+                if any(r.open_flags for r in rows):
+                    flagged_speedups.append(mean)
+                else:
+                    clean_speedups.append(mean)
         figures.append({
             "kernel": kernel,
             "mean_points": statistics.fmean(points) if points else None,
@@ -366,8 +442,16 @@ def kernel_figures(graded):
             "row_pass_rate": rows_passed / rows_graded if rows_graded else None,
             "speedups": speedups,
             "median_speedup": median(speedups),
+            "flagged_speedups": flagged_speedups,
+            "clean_speedups": clean_speedups,
+            "median_speedup_unflagged": median(clean_speedups),
         })
     return figures
+
+
+# Verdicts of a kernel not written yet: counted apart, so that a class's
+# stubs do not drown every other cause.
+QUIET_VERDICTS = {"not_implemented"}
 
 
 def case_figures(graded):
@@ -379,14 +463,18 @@ def case_figures(graded):
                 continue
             entry = cases.setdefault(row.case, {
                 "case": row.case, "order": row.case_order, "visibility": Counter(),
-                "students": set(), "failed_students": set(), "failed_by_kernel": Counter(), "causes": Counter()})
+                "students": set(), "failed_students": set(), "failed_by_kernel": Counter(), "causes": Counter(),
+                "quiet": Counter()})
             entry["order"] = min(entry["order"], row.case_order)
             entry["visibility"][row.visibility] += 1
             entry["students"].add(student.name)
             if not row.passed:
                 entry["failed_students"].add(student.name)
                 entry["failed_by_kernel"][row.kernel] += 1
-                entry["causes"][row.failure] += 1
+                if row.verdict in QUIET_VERDICTS:
+                    entry["quiet"][row.verdict] += 1
+                else:
+                    entry["causes"][row.failure] += 1
     figures = []
     for entry in cases.values():
         graded_count = len(entry["students"])
@@ -401,6 +489,8 @@ def case_figures(graded):
             "failed_by_kernel": [(k, entry["failed_by_kernel"][k]) for k in graded.kernels
                                  if entry["failed_by_kernel"][k]],
             "causes": entry["causes"].most_common(3),
+            "quiet": sorted(entry["quiet"].items()),
+            "failed_students": sorted(entry["failed_students"], key=str.lower),
         })
     figures.sort(key=lambda f: (-f["failed"], f["order"], f["case"]))
     return figures
@@ -441,13 +531,21 @@ def consistency_notes(graded):
 
 # ------------------------------------------------------------------ the leaderboard
 
-def leaderboard(graded, after_due_date):
+# Who stays on the boards while a flag is not reviewed: nobody's boards
+# ("every", the default) or only the flagged kernel's ("kernel").
+HOLD_CHOICES = ("every", "kernel")
+
+
+def leaderboard(graded, after_due_date, hold="every", reviewed=()):
     """The boards: {"overall": [...], kernel: [...]}, each a list of
     (student, speedup) best first. A student is on a kernel's board when
     every graded row of that kernel (public rows only, unless after the due
     date) passed, carries no flag and was timed; the figure is the
     geometric mean of those rows' speedups. On the overall board when on
-    every kernel's board, with the geometric mean over all those rows."""
+    every kernel's board, with the geometric mean over all those rows.
+    A student with a flag the policy does not accept, among those rows, is
+    held off every board (hold "every") until named in `reviewed`; with hold
+    "kernel", only off the flagged kernel's board."""
     boards = {"overall": []}
     for kernel in graded.kernels:
         boards[kernel] = []
@@ -455,6 +553,8 @@ def leaderboard(graded, after_due_date):
         if student.status != "graded" or not student.has_rows:
             continue
         seen = [r for r in student.rows if r.graded and (after_due_date or r.public)]
+        if hold == "every" and student.name not in reviewed and any(r.open_flags for r in seen):
+            continue
         on_every_board = True
         speedups = []
         for kernel in graded.kernels:
@@ -470,17 +570,141 @@ def leaderboard(graded, after_due_date):
     return boards
 
 
-def ranked(entries, pseudonym_of):
-    """[(rank, pseudonym, speedup)], best first; equal figures share a rank."""
+def timing_noise(graded):
+    """The relative noise of a speedup as this class's gradings measured it:
+    each case's reference kernel was timed once per grading, so the spread
+    of its times across the gradings (a robust standard deviation of their
+    logarithms: 1.4826 x the median absolute deviation) is the noise of one
+    timing; a speedup divides two such timings (x sqrt 2). The median over
+    the cases timed at least 3 times; None when there are none."""
+    times = {}
+    for student in graded.students:
+        for row in student.rows:
+            if row.reference_ms is not None:
+                times.setdefault(row.case, []).append(math.log(row.reference_ms))
+    spreads = []
+    for values in times.values():
+        if len(values) >= 3:
+            middle = statistics.median(values)
+            spreads.append(1.4826 * statistics.median(abs(v - middle) for v in values))
+    if not spreads:
+        return None
+    return math.expm1(math.sqrt(2) * statistics.median(spreads))
+
+
+def ranked(entries, pseudonym_of, noise=None):
+    """[(rank, pseudonym, speedup, tied)], best first. Figures closer than
+    the measured noise (relative) to the first of their group share its
+    rank: the timings cannot tell them apart. Equal figures always do."""
     order = sorted(entries, key=lambda e: (-e[1], pseudonym_of[e[0].name]))
     result = []
+    leader = None
     for index, (student, speedup) in enumerate(order):
-        if index and result[-1][2] == speedup:
-            rank = result[-1][0]
+        if leader is not None and (speedup == leader[1] or
+                                   (noise is not None and leader[1] <= speedup * (1 + noise))):
+            rank = leader[0]
         else:
             rank = index + 1
-        result.append((rank, pseudonym_of[student.name], speedup))
-    return result
+            leader = (rank, speedup)
+        result.append([rank, pseudonym_of[student.name], speedup, False])
+    counts = Counter(entry[0] for entry in result)
+    for entry in result:
+        entry[3] = counts[entry[0]] > 1
+    return [tuple(entry) for entry in result]
+
+
+# ------------------------------------------------------------------ the grid and the review list
+
+@dataclasses.dataclass
+class Cell:
+    """One student's outcome on one kernel, as the grid shows it."""
+    kind: str       # pass, flagged, not_implemented, failed, not_graded
+    label: str      # the verdict and cause, in a few words
+    detail: str     # rows passing of rows graded, flags
+
+
+def kernel_cell(student, kernel):
+    rows = [r for r in student.rows_of(kernel) if r.graded]
+    if not rows:
+        if student.status == "build_failed":
+            return Cell("not_graded", "did not build", "")
+        if student.rows_of(kernel):
+            return Cell("not_graded", "not applicable", "no graded row")
+        return Cell("not_graded", student.status.replace("_", " ") if student.status != "graded" else "no rows", "")
+    passed = sum(r.passed for r in rows)
+    flags = sorted({f for r in rows for f in r.open_flags})
+    detail = f"{passed}/{len(rows)} rows pass"
+    failures = Counter(r.failure for r in rows if not r.passed)
+    if failures:
+        failure, count = failures.most_common(1)[0]
+        verdicts = {r.verdict for r in rows if not r.passed}
+        kind = "not_implemented" if verdicts <= QUIET_VERDICTS else "failed"
+        label = failure.replace("_", " ")
+        if len(failures) > 1:
+            label += f" (+{len(failures) - 1} other cause{'s' if len(failures) > 2 else ''})"
+        if flags:
+            detail += "; flagged " + ", ".join(flags)
+        return Cell(kind, label, detail)
+    if flags:
+        return Cell("flagged", "pass, flagged " + ", ".join(flags), detail)
+    return Cell("pass", "pass", detail)
+
+
+def grid(graded):
+    """{student name: {kernel: Cell}}."""
+    return {s.name: {k: kernel_cell(s, k) for k in graded.kernels} for s in graded.students}
+
+
+@dataclasses.dataclass
+class Review:
+    """Everything about one student worth an instructor's look."""
+    student: object
+    flagged_rows: list          # rows with flags the policy does not accept
+    kernels: list               # the kernels of those rows
+    reference: object           # Closest or None
+    classmate: object           # Closest or None
+    printed: list               # (row, reasons) of output worth a look
+    reasons: list               # the entry's headline, in words
+
+    @property
+    def severity(self):
+        return (bool(self.reference and self.reference.flagged), len(self.reasons),
+                len(self.flagged_rows), self.reference.similarity if self.reference else 0.0)
+
+
+def review_list(graded):
+    """One entry per student with anything to review, the most serious first:
+    a match with the reference, then the number of reasons."""
+    entries = []
+    for student in graded.students:
+        flagged = [r for r in student.rows if r.open_flags]
+        closest = graded.closest.get(student.name, {})
+        reference, classmate = closest.get("reference"), closest.get("classmate")
+        printed = [(r, r.suspicious) for r in student.rows if r.suspicious]
+        reasons = []
+        if reference is not None and reference.flagged:
+            reasons.append(f"similar to {reference.other} ({reference.similarity:.2f})")
+        if classmate is not None and classmate.flagged:
+            reasons.append(f"similar to {classmate.other} ({classmate.similarity:.2f})")
+        if flagged:
+            flags = sorted({f for r in flagged for f in r.open_flags})
+            reasons.append(f"{len(flagged)} flagged row(s): {', '.join(flags)}")
+        if printed:
+            why = sorted({w for _, ws in printed for w in ws})
+            reasons.append(f"printed what {' and '.join(why)}" if len(why) < 3 else
+                           f"printed suspicious output ({'; '.join(why)})")
+        if not reasons:
+            continue
+        entries.append(Review(student, flagged, sorted({r.kernel for r in flagged}), reference, classmate,
+                              printed, reasons))
+    entries.sort(key=lambda e: (tuple(-x if isinstance(x, (int, float)) else not x for x in e.severity),
+                                e.student.name.lower()))
+    return entries
+
+
+def flagged_students(graded):
+    """Names of the students with a flag the policy does not accept."""
+    return {s.name for s in graded.students if any(r.open_flags for r in s.rows)}
 
 
 ADJECTIVES = ("amber", "brisk", "calm", "deft", "eager", "fleet", "gentle", "hardy", "ivory", "jolly",
@@ -524,6 +748,10 @@ def read_roster(path):
 
 def read_secret(path):
     try:
+        mode = pathlib.Path(path).stat().st_mode
+        if mode & 0o007:
+            raise ClassError(f"{path}: the pseudonym secret can be read by every user of this machine "
+                             f"(mode {mode & 0o777:o}); chmod 600 it (and make a new secret if others may have read it)")
         with open(path, "rb") as handle:
             line = handle.readline().strip()
     except OSError as error:
