@@ -235,7 +235,8 @@ def main():
 
         # Bad input is refused with the option or file named, exit status 2.
         maker = str(source / "tools/make-gradescope-autograder")
-        good = ["--hidden", str(hidden), "--secret-seed-file", str(seed_file), "--output", str(work / "bad.zip")]
+        good = ["--hidden", str(hidden), "--secret-seed-file", str(seed_file), "--output", str(work / "bad.zip"),
+                "--grader", str(build / "bin/spmv-grade")]
         empty_seed = work / "empty-seed"
         empty_seed.write_text("\n")
         broken_ini = work / "broken.ini"
@@ -249,10 +250,29 @@ def main():
         check_refused(maker, [*good, "--gpu-host", str(broken_ini)], ["broken.ini:3: unknown key 'usr'"],
                       "a bad host.ini")
         check_refused(maker, [*good, "--polcy", "x.ini"], ["--polcy"], "an unknown option")
+        # What spmv-grade would refuse on grading day is refused now: a cases.ini typo, a
+        # matrix cut short, a folder without cases, a policy typo.
+        typo = work / "hidden-typo"
+        shutil.copytree(hidden, typo)
+        (typo / "cases.ini").write_text((typo / "cases.ini").read_text() + "\n[extra]\nweigth = 2\n"
+                                        if (typo / "cases.ini").exists() else "[extra]\nweigth = 2\n")
+        check_refused(maker, ["--hidden", str(typo), *good[2:]], ["weigth"], "a hidden cases.ini typo")
+        short = work / "hidden-short"
+        short.mkdir()
+        (short / "cut.mtx").write_text("%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 1.0\n")
+        check_refused(maker, ["--hidden", str(short), *good[2:]], ["cut.mtx"], "a hidden matrix cut short")
+        no_cases = work / "hidden-none"
+        no_cases.mkdir()
+        (no_cases / "README.md").write_text("cases come later\n")
+        check_refused(maker, ["--hidden", str(no_cases), *good[2:]], ["--hidden", "hidden-none"], "no hidden case")
+        policy_typo = work / "policy-typo.ini"
+        policy_typo.write_text("total_points = 50\ncorectness_share = 0.5\n")
+        check_refused(maker, [*good, "--policy", str(policy_typo)], ["corectness_share"], "a policy typo")
         check(not (work / "bad.zip").exists(), "a refused zip was written")
 
         made = subprocess.run([maker, "--hidden", str(hidden), "--secret-seed-file", str(seed_file),
-                               "--gpu-host", str(host_ini), "--output", str(work / "autograder.zip")],
+                               "--gpu-host", str(host_ini), "--output", str(work / "autograder.zip"),
+                               "--grader", str(build / "bin/spmv-grade")],
                               capture_output=True, text=True)
         print(made.stdout, made.stderr)
         check(made.returncode == 0, f"make-gradescope-autograder exited {made.returncode}")

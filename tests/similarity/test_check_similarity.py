@@ -24,6 +24,7 @@ Files missing from a submission folder here are the stubs of student/.
 
 import csv
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -64,8 +65,11 @@ class CheckSimilarity(unittest.TestCase):
         run = subprocess.run([str(REPOSITORY / "tools" / "check-similarity"), str(submissions),
                               "--output", str(cls.output)], capture_output=True, text=True)
         print(run.stdout + run.stderr)
+        cls.stdout = run.stdout
         if run.returncode != 0:
             raise AssertionError(f"check-similarity exited {run.returncode}")
+        with open(cls.output / "submissions.csv", newline="", encoding="utf-8") as f:
+            cls.closest = {r["submission"]: r for r in csv.DictReader(f)}
         with open(cls.output / "pairs.csv", newline="", encoding="utf-8") as f:
             cls.rows = list(csv.DictReader(f))
         cls.html = (cls.output / "report.html").read_text(encoding="utf-8")
@@ -101,6 +105,43 @@ class CheckSimilarity(unittest.TestCase):
         self.assertNotIn("<script>", self.html)
         self.assertIn("&lt;img src=x onerror=alert(1)&gt;&amp;&quot;", self.html)
         self.assertIn("&lt;/pre&gt;&lt;script&gt;alert(1)&lt;/script&gt;", self.html)
+
+    def test_pairs_ranked_with_the_reference_first(self):
+        # stdout and the report list submission pairs (not file pairs), matches with the reference first.
+        printed = [line.split() for line in self.stdout.splitlines() if re.match(r"^\d\.\d{3}  ", line)]
+        self.assertEqual(len(printed), len([r for r in self.rows if r["level"] == "submission"]), self.stdout)
+        self.assertEqual(printed[0][1:3], ["eve", "reference"], self.stdout)
+        table = re.findall(r'<tr class="flagged" data-with="(\w+)">', self.html)
+        self.assertEqual(table[0], "reference", table)
+        self.assertEqual(sorted(table, key=lambda kind: kind != "reference"), table)
+
+    def test_closest_sources_per_submission(self):
+        # Every submission's best match with the reference and with a classmate, flagged or not.
+        # A name a spreadsheet would run as a formula is quoted, as in pairs.csv.
+        unquoted = {name[1:] if name.startswith("'=") else name for name in self.closest}
+        self.assertEqual(unquoted, set(p.name for p in (WORK / "submissions").iterdir()))
+        self.assertEqual(self.closest["eve"]["reference_flagged"], "yes")
+        self.assertGreater(float(self.closest["eve"]["reference_similarity"]), 0.5)
+        self.assertEqual(self.closest["dave"]["classmate"], "alice")
+        self.assertEqual(self.closest["dave"]["classmate_flagged"], "yes")
+        self.assertLess(float(self.closest["carol"]["classmate_similarity"]), 0.5)
+        self.assertEqual(self.closest["carol"]["classmate_flagged"], "")
+
+    def test_wrong_folders_are_errors(self):
+        tool = str(REPOSITORY / "tools" / "check-similarity")
+        empty = WORK / "empty"
+        empty.mkdir(exist_ok=True)
+        no_code = WORK / "no-code"
+        (no_code / "alice").mkdir(parents=True, exist_ok=True)
+        (no_code / "alice" / "notes.txt").write_text("no kernel here\n")
+        for folder, said in ((empty, "no submission folder"), (WORK / "submissions" / "alice", "holds code files"),
+                             (no_code, "nothing to compare"), (WORK / "missing", "not a folder")):
+            run = subprocess.run([tool, str(folder), "--output", str(WORK / "wrong")], capture_output=True, text=True)
+            self.assertEqual(run.returncode, 2, f"{folder}: {run.stdout}{run.stderr}")
+            self.assertIn(said, run.stderr)
+            self.assertNotIn("Traceback", run.stderr)
+            self.assertNotIn("flagged", run.stdout)
+        self.assertFalse((WORK / "wrong").exists())
 
     def test_report_shows_regions_side_by_side(self):
         self.assertIn('<div class="side">', self.html)
