@@ -6,6 +6,13 @@ a header works both ways; the hostile student's strings shown as text, never
 as elements; nothing ran that the page did not hold. Screenshots are kept
 in WORK_DIR (index.png, index-grid.png, index-review.png, leaderboard.png).
 
+The class is one of 200 (a real course's size): the instructor's page must
+stay under 5 MB and show the grid and the review list; its submissions'
+code (tests/similarity/make_submissions.py) goes through
+tools/check-similarity, whose report must stay under 20 MB, open, and list
+the match with the reference first; the leaderboard's folder must name no
+student and no case.
+
 Usage: test_browser.py SOURCE_DIR BUILD_DIR WORK_DIR [--screenshot-to PNG] [--seed N]
 Exits 77 (skipped) when Chromium is not installed or cannot start here; CI
 installs it (.ci/install-test-services) and fails when this test skipped.
@@ -18,16 +25,20 @@ import pathlib
 import shutil
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "similarity"))
 import cdp  # noqa: E402
 import make_class  # noqa: E402
+import make_submissions  # noqa: E402
 from checks import check, summary  # noqa: E402
 
 SKIP = 77
 CLASS_SIZE = 200                      # a real course's size
 INSTRUCTOR_PAGE_LIMIT = 5 << 20       # bytes: the instructor's page must open quickly
+SIMILARITY_REPORT_LIMIT = 20 << 20    # bytes: check-similarity's report of the class
 
 
 def skip(reason):
@@ -114,6 +125,24 @@ def main(argv):
         folder = work / "class"
         info = make_class.build_class(source, build, folder, seed=seed, students=CLASS_SIZE)
         print(f"class of {len(info['students'])} students made from seed {info['seed']}")
+        # Their code, and tools/check-similarity on it: groups of renamed copies, one copy of the reference.
+        submissions = work / "submissions"
+        make_submissions.build_class(source, submissions, names=info["students"], copiers=[info["copier"]])
+        shutil.rmtree(folder / "similarity")
+        started = time.monotonic()
+        similarity = subprocess.run([str(source / "tools" / "check-similarity"), str(submissions),
+                                     "--output", str(folder / "similarity")], capture_output=True, text=True,
+                                    timeout=900)
+        took = time.monotonic() - started
+        print(similarity.stdout[-2000:], similarity.stderr[-2000:], sep="\n")
+        check(similarity.returncode == 0, f"check-similarity exited {similarity.returncode}")
+        similarity_report = folder / "similarity" / "report.html"
+        size = similarity_report.stat().st_size if similarity_report.is_file() else 0
+        print(f"similarity of {len(info['students'])} submissions: {took:.0f} s, report {size} bytes")
+        check(0 < size < SIMILARITY_REPORT_LIMIT, f"the similarity report is {size} bytes")
+        printed = [line for line in similarity.stdout.splitlines() if line[:1].isdigit() and "  " in line]
+        check(printed and printed[0].split("  ")[1:3] == [info["copier"], "reference"],
+              f"stdout does not start with the reference match: {printed[:2]}")
         roster = work / "roster.csv"
         with open(roster, "w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle)
@@ -151,9 +180,10 @@ def main(argv):
         # The instructor's page.
         page.open((staff / "index.html").as_uri())
         check(page.evaluate("document.readyState") == "complete", "index.html did not load")
+        # (The hostile file name is make_class's made-up similarity report's, replaced here by a real
+        # one; class_report.data checks that one.)
         check_common(page, "index.html", [make_class.HOSTILE_NAME, make_class.HOSTILE_PLUGIN,
-                                          make_class.HOSTILE_OUTPUT, make_class.HOSTILE_FILE,
-                                          make_class.HOSTILE_PSEUDONYM])
+                                          make_class.HOSTILE_OUTPUT, make_class.HOSTILE_PSEUDONYM])
         students = page.evaluate("document.querySelectorAll('#student-table tbody tr').length")
         check(students == len(info["students"]), f"{students} students in the table, not {len(info['students'])}")
         check(page.evaluate("getComputedStyle(document.getElementById('staff-only')).display") != "none" and
@@ -214,6 +244,16 @@ def main(argv):
         check_sort(page, "#case-table", "failed", True, "index.html")
         problems = page.problems()
         check(not problems, f"index.html: {problems}")
+
+        # check-similarity's report of the class opens, the reference match first.
+        report_page = cdp.Page(browser)
+        report_page.open(similarity_report.as_uri())
+        kinds = report_page.evaluate("""Array.prototype.map.call(document.querySelectorAll('#pairs tr.flagged'),
+            function (row) { return [row.getAttribute('data-with'), row.cells[1].innerText, row.cells[2].innerText]; })""")
+        check(kinds[:1] == [["reference", info["copier"], "reference"]], f"the similarity report begins {kinds[:2]}")
+        check(kinds and sorted(kinds, key=lambda k: k[0] != "reference") == kinds, "reference matches not first")
+        check(report_page.evaluate("document.querySelectorAll('.side pre mark').length") > 0, "no regions marked")
+        check(not report_page.problems(), f"the similarity report: {report_page.problems()}")
 
         # The students' leaderboard.
         board = cdp.Page(browser, 1000, 900)

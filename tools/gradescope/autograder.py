@@ -207,8 +207,10 @@ def grade_here(submission, cases, secret_seed_file, policy, grader, work):
     students.mkdir(parents=True)
     shutil.copytree(submission, students / "submission", symlinks=True)
     output = work / "graded"
+    # The cases were validated when the autograder was set up (setup.sh, the GPU host's set-up):
+    # grade-class still reads them through spmv-grade --list, but does not validate them per submission.
     command = [sys.executable, str(LAB / "tools/grade-class"), str(students), "--output", str(output),
-               "--grader", str(grader)]
+               "--grader", str(grader), "--cases-validated"]
     for folder in cases:
         command += ["--cases", str(folder)]
     if secret_seed_file:
