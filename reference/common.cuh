@@ -109,8 +109,23 @@ cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, int 
 
 // Row blocks (csr_row_blocks.cu): `rows_per_block` consecutive rows a block,
 // their entries staged in shared memory (see choose_csr_kernel for the
-// number).
+// number). With `long_rows`, rows longer than tuning::kRowBlockLongRow are
+// summed by the whole block.
 cudaError_t enqueue_csr_row_blocks(const spmv_csr_view& A, int rows_per_block, const float* x, float* y,
-                                   cudaStream_t stream);
+                                   cudaStream_t stream, bool long_rows = false);
+
+// csr_rows (csr_rows.cu): a thread per row, tuning::kRowsLoads of its
+// entries loaded together, no grid-stride loop (a row a thread).
+cudaError_t enqueue_csr_rows(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream);
+
+// csr_merge's tiles in one launch (csr_merge.cu): tiles of `tile_threads`
+// (tuning::kMergeSingleTinyThreads, kMergeSingleSmallThreads or
+// kMergeSingleLargeThreads) x
+// tuning::kMergeItems slots, each finding its own ends (kept in scratch
+// like csr_merge's and checked before use). merge_single_scratch_size is
+// the scratch that needs.
+cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y,
+                                     void* scratch, cudaStream_t stream);
+std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads);
 
 }  // namespace spmv::reference

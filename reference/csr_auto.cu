@@ -1,10 +1,12 @@
-// Reference "auto" kernel over CSR: picks csr_scalar, csr_vector (with its
-// own group size and loads in flight), csr_merge or csr_stream's row blocks
-// by the rule of csr_auto.hpp.
+// Reference "auto" kernel over CSR: picks csr_rows, csr_vector's kernel
+// (with its own group size and loads in flight), csr_merge (in one launch
+// on small matrices) or csr_stream's row blocks by the rule of csr_auto.hpp.
 //
 // The rule needs the longest row and the widest row span, which only the
 // device arrays hold. The first call on a matrix measures them (a
-// max-reduction over the rows into scratch, then a synchronous 8-byte copy); the choice is remembered by the
+// max-reduction over the rows into scratch, then a synchronous 8-byte copy;
+// for row blocks that sum long rows together, a second one: the most
+// entries a block of them holds, settle_row_blocks); the choice is remembered by the
 // view's pointers and sizes, so later calls enqueue the chosen kernel and
 // return at once, like every other kernel. The choice only affects speed:
 // every candidate is correct on every CSR matrix, so a stale entry (the
@@ -45,6 +47,19 @@ __global__ void row_extremes(std::int32_t rows, const std::int32_t* __restrict__
     atomicMax(&out->longest, longest);
     atomicMax(&out->widest, widest);
   }
+}
+
+// The most entries any block of `rows_per_block` consecutive rows holds.
+__global__ void largest_block(std::int32_t rows, int rows_per_block, const std::int32_t* __restrict__ row_ptr,
+                              std::int32_t* __restrict__ out) {
+  const std::int64_t blocks = (static_cast<std::int64_t>(rows) + rows_per_block - 1) / rows_per_block;
+  std::int32_t largest = 0;
+  for (std::int64_t b = grid_thread_index(); b < blocks; b += grid_thread_count()) {
+    const std::int64_t first = b * rows_per_block;
+    const std::int64_t last = min(first + rows_per_block, static_cast<std::int64_t>(rows));
+    largest = max(largest, row_ptr[last] - row_ptr[first]);
+  }
+  atomicMax(out, largest);
 }
 
 struct Remembered {
@@ -99,6 +114,22 @@ cudaError_t analyse(const spmv_csr_view& A, void* scratch, cudaStream_t stream, 
   status = cudaStreamSynchronize(stream);
   if (status != cudaSuccess) return status;
   choice = choose_csr_kernel(RowLengthStats{A.rows, A.cols, A.nnz, host.longest, host.widest});
+  if (choice.kernel != CsrAutoChoice::Kernel::kRowBlocks || !choice.block_long_rows) return cudaSuccess;
+  // Row blocks with long rows: settled by their fullest block.
+  auto* largest = static_cast<std::int32_t*>(scratch);
+  status = cudaMemsetAsync(largest, 0, sizeof(std::int32_t), stream);
+  if (status != cudaSuccess) return status;
+  const std::int64_t blocks = (static_cast<std::int64_t>(A.rows) + choice.rows_per_block - 1) / choice.rows_per_block;
+  largest_block<<<grid_blocks(blocks), tuning::kBlockSize, 0, stream>>>(A.rows, choice.rows_per_block, A.row_ptr,
+                                                                        largest);
+  status = cudaGetLastError();
+  if (status != cudaSuccess) return status;
+  std::int32_t host_largest = 0;
+  status = cudaMemcpyAsync(&host_largest, largest, sizeof host_largest, cudaMemcpyDeviceToHost, stream);
+  if (status != cudaSuccess) return status;
+  status = cudaStreamSynchronize(stream);
+  if (status != cudaSuccess) return status;
+  choice = settle_row_blocks(choice, host_largest);
   return cudaSuccess;
 }
 
@@ -106,10 +137,29 @@ cudaError_t analyse(const spmv_csr_view& A, void* scratch, cudaStream_t stream, 
 
 std::optional<CsrAutoChoice> csr_auto_choice_for(const spmv_csr_view& A) { return choice_cache().find(A); }
 
+int csr_launch_choice(const CsrAutoChoice& choice, const spmv_csr_view& A, const float* x, float* y, void* scratch,
+                      cudaStream_t stream) {
+  switch (choice.kernel) {
+    case CsrAutoChoice::Kernel::kScalar: return enqueue_csr_scalar(A, x, y, stream);
+    case CsrAutoChoice::Kernel::kRows: return enqueue_csr_rows(A, x, y, stream);
+    case CsrAutoChoice::Kernel::kVector:
+      return enqueue_csr_vector(A, choice.threads_per_row, choice.loads_per_lane, x, y, stream);
+    case CsrAutoChoice::Kernel::kMerge: return spmv_csr_merge(&A, x, y, scratch, stream);
+    case CsrAutoChoice::Kernel::kMergeSingle:
+      return enqueue_csr_merge_single(A, choice.tile_threads, x, y, scratch, stream);
+    case CsrAutoChoice::Kernel::kRowBlocks:
+      return enqueue_csr_row_blocks(A, choice.rows_per_block, x, y, stream, choice.block_long_rows);
+  }
+  return cudaErrorInvalidValue;
+}
+
 }  // namespace spmv::reference
 
 size_t spmv_csr_auto_scratch_size(const spmv_csr_view* A) {
-  return std::max(sizeof(spmv::reference::RowExtremes), spmv_csr_merge_scratch_size(A));
+  using namespace spmv::reference;
+  return std::max({sizeof(RowExtremes), spmv_csr_merge_scratch_size(A),
+                   merge_single_scratch_size(*A, tuning::kMergeSingleTinyThreads),
+                   merge_single_scratch_size(*A, tuning::kMergeSingleLargeThreads)});
 }
 
 spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream) {
@@ -123,12 +173,5 @@ spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void
     choice_cache().remember(*A, chosen);
     choice = chosen;
   }
-  switch (choice->kernel) {
-    case CsrAutoChoice::Kernel::kScalar: return enqueue_csr_scalar(*A, x, y, stream);
-    case CsrAutoChoice::Kernel::kVector:
-      return enqueue_csr_vector(*A, choice->threads_per_row, choice->loads_per_lane, x, y, stream);
-    case CsrAutoChoice::Kernel::kMerge: return spmv_csr_merge(A, x, y, scratch, stream);
-    case CsrAutoChoice::Kernel::kRowBlocks: return enqueue_csr_row_blocks(*A, choice->rows_per_block, x, y, stream);
-  }
-  return cudaErrorInvalidValue;
+  return csr_launch_choice(*choice, *A, x, y, scratch, stream);
 }

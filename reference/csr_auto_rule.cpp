@@ -25,9 +25,17 @@ std::string CsrAutoChoice::describe() const {
       return text;
     }
     case Kernel::kMerge: return "csr_merge";
+    case Kernel::kRows: return "csr_rows";
+    case Kernel::kMergeSingle: {
+      char text[64];
+      std::snprintf(text, sizeof text, "csr_merge (one launch, %d threads/tile)", tile_threads);
+      return text;
+    }
     case Kernel::kRowBlocks: {
-      char text[48];
-      std::snprintf(text, sizeof text, "csr_stream (%d rows/block)", rows_per_block);
+      char text[64];
+      std::snprintf(text, sizeof text, block_long_rows ? "csr_stream (%d rows/block, long rows by the block)"
+                                                       : "csr_stream (%d rows/block)",
+                    rows_per_block);
       return text;
     }
   }
@@ -45,22 +53,97 @@ CsrAutoChoice row_blocks(const RowLengthStats& stats) {
           static_cast<int>(std::clamp<std::int64_t>(fit, 1, tuning::kRowBlockMaxRows))};
 }
 
+// Row blocks of as many rows as fit at the mean row length (csr_stream's
+// own count, without its slack): rows longer than that take the block's
+// slower path.
+CsrAutoChoice row_blocks_by_mean(const RowLengthStats& stats) {
+  const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
+  const std::int64_t mean = std::max<std::int64_t>(1, (stats.nnz + stats.rows - 1) / std::max<std::int64_t>(stats.rows, 1));
+  return {CsrAutoChoice::Kernel::kRowBlocks, 1,
+          static_cast<int>(std::clamp<std::int64_t>(stage / mean, 1, tuning::kRowBlockMaxRows))};
+}
+
+CsrAutoChoice vector_group(double mean, int loads_per_lane) {
+  int threads = 2;
+  while (threads < tuning::kAutoMaxGroup && threads * loads_per_lane < mean) threads *= 2;
+  return {CsrAutoChoice::Kernel::kVector, threads, 1, loads_per_lane};
+}
+
+CsrAutoChoice merge_single(int tile_threads) {
+  CsrAutoChoice choice{CsrAutoChoice::Kernel::kMergeSingle, 1};
+  choice.tile_threads = tile_threads;
+  return choice;
+}
+
+bool is_small(const RowLengthStats& stats) { return stats.rows + stats.nnz <= tuning::kAutoSmallPath; }
+
+// Row blocks for a few long rows: as many rows a block as leave room in the
+// stage for the longest row beside the others at twice the mean length;
+// the long rows are summed by the whole block.
+CsrAutoChoice row_blocks_with_long_rows(const RowLengthStats& stats) {
+  const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
+  const std::int64_t mean = std::max<std::int64_t>(1, (stats.nnz + stats.rows - 1) / std::max<std::int64_t>(stats.rows, 1));
+  const std::int64_t room = std::max<std::int64_t>(stage - stats.max_row, 0);
+  CsrAutoChoice choice{CsrAutoChoice::Kernel::kRowBlocks, 1,
+                       static_cast<int>(std::clamp<std::int64_t>(room / (2 * mean), 1, tuning::kRowBlockMaxRows))};
+  choice.block_long_rows = true;
+  return choice;
+}
+
+// Small matrices (tuning.hpp, kAutoSmallPath): one launch, picked by the
+// longest row and the mean.
+CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed) {
+  if (stats.max_row > tuning::kAutoSmallMergeRow) {
+    if (stats.max_row <= tuning::kAutoSmallLongRowMax) return row_blocks_with_long_rows(stats);
+    return merge_single(tuning::kAutoSmallTileThreads);
+  }
+  if (skewed) return row_blocks(stats);
+  if (mean >= tuning::kAutoSmallVectorMean) return vector_group(mean, tuning::kAutoLoadsPerLane);
+  if (stats.max_row >= tuning::kAutoSmallBlockRow) return row_blocks(stats);
+  return {CsrAutoChoice::Kernel::kRows, 1};
+}
+
 }  // namespace
 
 CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
   if (stats.rows <= 0 || stats.nnz <= 0) return {CsrAutoChoice::Kernel::kScalar, 1};
   const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
-  if (static_cast<double>(stats.max_row) > tuning::kAutoSkewFactor * mean + tuning::kAutoSkewSlack) {
-    return {CsrAutoChoice::Kernel::kMerge, 1};
-  }
+  const bool skewed = static_cast<double>(stats.max_row) > tuning::kAutoSkewFactor * mean + tuning::kAutoSkewSlack;
+  if (is_small(stats)) return choose_small(stats, mean, skewed);
+  if (skewed) return {CsrAutoChoice::Kernel::kMerge, 1};
   if (mean < tuning::kAutoScalarMinMean) return row_blocks(stats);
   if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
   const bool local = static_cast<double>(stats.max_span) <=
                      tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));
   if (!local && stats.max_row <= tuning::kAutoRowBlockMaxRow) return row_blocks(stats);
-  int threads = 2;
-  while (threads < tuning::kAutoMaxGroup && threads * tuning::kAutoLoadsPerLane < mean) threads *= 2;
-  return {CsrAutoChoice::Kernel::kVector, threads, 1, tuning::kAutoLoadsPerLane};
+  return vector_group(mean, tuning::kAutoLoadsPerLane);
+}
+
+CsrAutoChoice settle_row_blocks(const CsrAutoChoice& choice, std::int64_t largest_block_entries) {
+  const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
+  if (choice.kernel != CsrAutoChoice::Kernel::kRowBlocks || !choice.block_long_rows) return choice;
+  return largest_block_entries > stage ? merge_single(tuning::kAutoSmallTileThreads) : choice;
+}
+
+std::vector<CsrAutoChoice> csr_auto_candidates(const RowLengthStats& stats) {
+  std::vector<CsrAutoChoice> candidates;
+  const auto add = [&candidates](const CsrAutoChoice& choice) {
+    if (std::find(candidates.begin(), candidates.end(), choice) == candidates.end()) candidates.push_back(choice);
+  };
+  add(choose_csr_kernel(stats));
+  if (stats.rows <= 0 || stats.nnz <= 0) return candidates;
+  const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
+  add({CsrAutoChoice::Kernel::kScalar, 1});
+  add({CsrAutoChoice::Kernel::kRows, 1});
+  add(vector_group(mean, tuning::kAutoLoadsPerLane));
+  add(row_blocks(stats));
+  add(row_blocks_by_mean(stats));
+  add(row_blocks_with_long_rows(stats));
+  add({CsrAutoChoice::Kernel::kMerge, 1});
+  add(merge_single(tuning::kMergeSingleTinyThreads));
+  add(merge_single(tuning::kMergeSingleSmallThreads));
+  add(merge_single(tuning::kMergeSingleLargeThreads));
+  return candidates;
 }
 
 }  // namespace spmv::reference

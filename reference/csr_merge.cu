@@ -36,7 +36,22 @@
 //     summed in a fixed order and stored once. Only a row cut by a tile
 //     boundary is added atomically (at most two atomics per tile), so
 //     results are bitwise repeatable unless a row spans three or more tiles.
+//
+// merge_single (auto's path for small skewed matrices) runs the same tiles
+// in one launch, with no partition kernel: a small matrix takes a few
+// microseconds, most of it launch latency, and a second launch costs as
+// much as the work. Each block checks the two ends of its tile that scratch
+// holds (is_crossing) and searches for one that fails, as the partition
+// would; its own start it writes back. A row cut by tile boundaries is
+// summed and stored, once, by the tile in which it ends: that tile sums the
+// row's head (the row's entries before the tile) itself, with the whole
+// block, while its tile's entries are in flight. So no row is added to
+// atomically and no tile waits for another; a tile that holds no row end
+// (the middle of a long row) stores nothing. A long row costs the tile
+// that ends it up to its length in extra loads, so auto uses this on small
+// matrices only (tuning::kAutoSmallPath).
 #include <climits>
+#include <cub/block/block_reduce.cuh>
 
 #include "common.cuh"
 #include "segmented_scan.cuh"
@@ -300,6 +315,145 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], tile_total.sum);
 }
 
+
+template <int kThreads, int kItems>
+__global__ void __launch_bounds__(kThreads)
+    merge_single(std::int32_t rows, std::int32_t nnz, std::int64_t tiles, const std::int32_t* __restrict__ row_ptr,
+                 const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
+                 const float* __restrict__ x, PathPoint* __restrict__ starts, float* __restrict__ y) {
+  constexpr int kTile = kTileItems<kThreads, kItems>;
+  static_assert(kThreads >= 2 * kWarpSize, "two warps find the tile's ends");
+  __shared__ std::int32_t staged[kTile + 1];
+  __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
+  __shared__ typename cub::BlockReduce<float, kThreads>::TempStorage reduce_storage;
+  __shared__ PathPoint ends[2];
+  __shared__ std::int32_t first_row_start;  // row_ptr[begin.row]
+  __shared__ float head_total;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / kWarpSize;
+  const int lane = tid % kWarpSize;
+  const std::int64_t path = static_cast<std::int64_t>(rows) + nnz;
+
+  // Warp 0 finds the tile's start, warp 1 its end (the next tile's start).
+  if (warp < 2) {
+    const std::int64_t t = static_cast<std::int64_t>(blockIdx.x) + warp;
+    const std::int64_t diagonal = min(t * kTile, path);
+    PathPoint point = starts[t];
+    // The same point and the same loads in every lane: the branch is the
+    // warp's as a whole.
+    if (!is_crossing(point, diagonal, rows, nnz, row_ptr)) {
+      point = search_path(lane, diagonal, rows, nnz, row_ptr);
+      // Each tile keeps its own start; the last tile also the path's end.
+      // Another block may read the point meanwhile: a torn read fails
+      // is_crossing and is searched for, never used.
+      if (lane == 0 && (warp == 0 || t == tiles)) starts[t] = point;
+    }
+    if (lane == 0) {
+      ends[warp] = point;
+      if (warp == 0) first_row_start = point.row < rows ? row_ptr[point.row] : nnz;
+    }
+  }
+  __syncthreads();
+  const PathPoint begin = ends[0];
+  const PathPoint end = ends[1];
+  const int tile_rows = end.row - begin.row;
+  // No row ends in this tile (the middle of a long row): it stores nothing.
+  if (tile_rows == 0) return;
+  const int tile_entries = end.entry - begin.entry;
+  const std::int32_t head_begin = first_row_start;
+  const bool first_row_cut = begin.entry > head_begin;
+
+  std::int32_t* row_end = staged;
+  float* product = reinterpret_cast<float*>(staged + tile_rows + 1);
+  TileEntries<kThreads, kItems> entries;
+  entries.load(col_idx, values, begin.entry, tile_entries);
+#pragma unroll
+  for (int k = 0; k <= kItems; ++k) {
+    const int i = tid + k * kThreads;
+    if (i <= tile_rows) {
+      const std::int32_t row = begin.row + i;
+      row_end[i] = row < rows ? row_ptr[row + 1] - begin.entry : INT_MAX;
+    }
+  }
+  // The head of the tile's first row, while the tile's entries are in
+  // flight: the row ends in this tile (tile_rows > 0), so it is stored here.
+  if (first_row_cut) {
+    float head = 0.0F;
+    for (std::int32_t j = head_begin + tid; j < begin.entry; j += kThreads) {
+      head += load_matrix<true>(&values[j]) * __ldg(&x[load_matrix<true>(&col_idx[j])]);
+    }
+    head = cub::BlockReduce<float, kThreads>(reduce_storage).Sum(head);
+    if (tid == 0) head_total = head;
+  }
+  entries.stage_products(x, product, tile_entries);
+  __syncthreads();
+  const float head = first_row_cut ? head_total : 0.0F;
+
+  const auto row_begin = [&](int i) { return i == 0 ? 0 : row_end[i - 1]; };
+  const auto row_stop = [&](int i) { return min(row_end[i], tile_entries); };
+
+  // Short rows only: a thread per row. Tile row tile_rows is the part of a
+  // row that ends in a later tile (or nothing): that tile stores it.
+  bool my_rows_short = true;
+  for (int i = tid; i < tile_rows; i += kThreads) {
+    my_rows_short = my_rows_short && row_stop(i) - row_begin(i) <= tuning::kMergeShortRow;
+  }
+  if (__syncthreads_and(my_rows_short) != 0) {
+    for (int i = tid; i < tile_rows; i += kThreads) {
+      float row_sum = i == 0 ? head : 0.0F;
+      for (int k = row_begin(i); k < row_stop(i); ++k) row_sum += product[k];
+      y[begin.row + i] = row_sum;
+    }
+    return;
+  }
+
+  // Some row is long: the merge-path walk of merge_tile, with the head
+  // carried in by thread 0 as the start of the first row's sum.
+  const int tile_length = tile_rows + tile_entries;
+  const int diagonal = min(tid * kItems, tile_length);
+  const int diagonal_end = min(diagonal + kItems, tile_length);
+  int low = max(0, diagonal - tile_entries);
+  int high = min(diagonal, tile_rows);
+  while (low < high) {
+    const int middle = (low + high) / 2;
+    if (row_end[middle] <= diagonal - middle - 1) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  int r = low;
+  int j = diagonal - low;
+  const int first_row = r;
+  bool first_done = false;
+  float first_sum = 0.0F;
+  float sum = tid == 0 ? head : 0.0F;
+  int current_end = row_end[r];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    if (r + j < diagonal_end) {
+      if (j < current_end) {
+        sum += product[j];
+        ++j;
+      } else {
+        if (first_done) {
+          y[begin.row + r] = sum;
+        } else {
+          first_sum = sum;
+          first_done = true;
+        }
+        sum = 0.0F;
+        ++r;
+        current_end = row_end[r];
+      }
+    }
+  }
+  RowSum carried{};
+  RowSum tile_total{};
+  RowSumScan<kThreads>(scan_storage).ExclusiveScan(RowSum{begin.row + r, sum}, carried, ContinueRow{}, tile_total);
+  const float carried_in = (tid > 0 && carried.row == begin.row + first_row) ? carried.sum : 0.0F;
+  if (first_done) y[begin.row + first_row] = first_sum + carried_in;
+}
 }  // namespace
 }  // namespace spmv::reference
 
@@ -339,7 +493,35 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
                             A.values, x, static_cast<const PathPoint*>(starts), y);
 }
 
+
+template <int kThreads>
+cudaError_t enqueue_single(const spmv_csr_view& A, const float* x, float* y, void* scratch, cudaStream_t stream) {
+  constexpr int kTile = kTileItems<kThreads, tuning::kMergeItems>;
+  const std::int64_t tiles = tile_count(A, kTile);
+  merge_single<kThreads, tuning::kMergeItems><<<static_cast<unsigned int>(tiles), kThreads, 0, stream>>>(
+      A.rows, A.nnz, tiles, A.row_ptr, A.col_idx, A.values, x, static_cast<PathPoint*>(scratch), y);
+  return cudaGetLastError();
+}
+
 }  // namespace
+
+cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y,
+                                     void* scratch, cudaStream_t stream) {
+  if (A.rows == 0) return cudaSuccess;
+  if (tile_threads == tuning::kMergeSingleLargeThreads) {
+    return enqueue_single<tuning::kMergeSingleLargeThreads>(A, x, y, scratch, stream);
+  }
+  if (tile_threads == tuning::kMergeSingleTinyThreads) {
+    return enqueue_single<tuning::kMergeSingleTinyThreads>(A, x, y, scratch, stream);
+  }
+  return enqueue_single<tuning::kMergeSingleSmallThreads>(A, x, y, scratch, stream);
+}
+
+std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads) {
+  const int tile = tile_threads * tuning::kMergeItems - kWarpSize;
+  return sizeof(PathPoint) * static_cast<std::size_t>(tile_count(A, tile) + 1);
+}
+
 }  // namespace spmv::reference
 
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A) {

@@ -24,6 +24,12 @@ constexpr int kStage = kThreads * kItems;
 using BlockSum = cub::BlockReduce<float, kThreads>;
 static_assert(tuning::kRowBlockMaxRows < 2 * kThreads, "row_start holds 2 * kThreads row pointers");
 
+// kLongRows (auto's row blocks for small matrices with a few long rows):
+// in a block whose entries fit the stage, rows longer than
+// tuning::kRowBlockLongRow are summed by the whole block from the stage
+// (one at a time, a block reduction each) instead of by the row's group,
+// which would add them up serially.
+template <bool kLongRows>
 __global__ void __launch_bounds__(kThreads, tuning::kRowBlockMinBlocks)
     row_block_kernel(std::int32_t rows, int rows_per_block, int group, const std::int32_t* __restrict__ row_ptr,
                      const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
@@ -32,7 +38,13 @@ __global__ void __launch_bounds__(kThreads, tuning::kRowBlockMinBlocks)
   __shared__ std::int32_t row_start[2 * kThreads];
   __shared__ float product[kStage];
   __shared__ typename BlockSum::TempStorage reduce_storage;
+  // Long rows (kLongRows): at most a stage's worth, each longer than
+  // kRowBlockLongRow.
+  constexpr int kMaxLongRows = kStage / (tuning::kRowBlockLongRow + 1) + 1;
+  __shared__ int long_rows[kLongRows ? kMaxLongRows : 1];
+  __shared__ int long_count;
   const int tid = static_cast<int>(threadIdx.x);
+  if (kLongRows && tid == 0) long_count = 0;
   const int lane = tid % kWarpSize;
   const std::int64_t first_row = static_cast<std::int64_t>(blockIdx.x) * rows_per_block;
   const auto block_rows = static_cast<int>(min(static_cast<std::int64_t>(rows_per_block), rows - first_row));
@@ -78,19 +90,39 @@ __global__ void __launch_bounds__(kThreads, tuning::kRowBlockMinBlocks)
   for (int base = 0; base < block_rows; base += rows_per_pass) {
     const int i = base + tid / group;
     float sum = 0.0F;
-    if (i < block_rows) {
+    bool mine = i < block_rows;
+    if (mine) {
+      const int start = row_start[i] - first_entry;
       const int stop = row_start[i + 1] - first_entry;
-      for (int e = row_start[i] - first_entry + member; e < stop; e += group) sum += product[e];
+      if (kLongRows && stop - start > tuning::kRowBlockLongRow) {
+        mine = false;
+        if (member == 0) long_rows[atomicAdd(&long_count, 1)] = i;
+      } else {
+        for (int e = start + member; e < stop; e += group) sum += product[e];
+      }
     }
     for (int offset = group / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(kAll, sum, offset);
-    if (i < block_rows && member == 0) y[first_row + i] = sum;
+    if (mine && member == 0) y[first_row + i] = sum;
+  }
+  if constexpr (kLongRows) {
+    __syncthreads();
+    const int count = long_count;
+    for (int k = 0; k < count; ++k) {
+      const int i = long_rows[k];
+      const int stop = row_start[i + 1] - first_entry;
+      float sum = 0.0F;
+      for (int e = row_start[i] - first_entry + tid; e < stop; e += kThreads) sum += product[e];
+      sum = BlockSum(reduce_storage).Sum(sum);
+      if (tid == 0) y[first_row + i] = sum;
+      __syncthreads();
+    }
   }
 }
 
 }  // namespace
 
 cudaError_t enqueue_csr_row_blocks(const spmv_csr_view& A, int rows_per_block, const float* x, float* y,
-                                   cudaStream_t stream) {
+                                   cudaStream_t stream, bool long_rows) {
   if (A.rows == 0) return cudaSuccess;
   rows_per_block = std::clamp(rows_per_block, 1, tuning::kRowBlockMaxRows);
   // The largest group that keeps a pass over the block's rows within the
@@ -98,9 +130,14 @@ cudaError_t enqueue_csr_row_blocks(const spmv_csr_view& A, int rows_per_block, c
   int group = 1;
   while (group < kWarpSize && 2 * group * rows_per_block <= kThreads) group *= 2;
   const std::int64_t row_blocks = (static_cast<std::int64_t>(A.rows) + rows_per_block - 1) / rows_per_block;
-  row_block_kernel<<<static_cast<unsigned int>(row_blocks), kThreads, 0, stream>>>(A.rows, rows_per_block, group,
-                                                                                  A.row_ptr, A.col_idx, A.values, x,
-                                                                                  y);
+  const auto blocks = static_cast<unsigned int>(row_blocks);
+  if (long_rows) {
+    row_block_kernel<true><<<blocks, kThreads, 0, stream>>>(A.rows, rows_per_block, group, A.row_ptr, A.col_idx,
+                                                            A.values, x, y);
+  } else {
+    row_block_kernel<false><<<blocks, kThreads, 0, stream>>>(A.rows, rows_per_block, group, A.row_ptr, A.col_idx,
+                                                             A.values, x, y);
+  }
   return cudaGetLastError();
 }
 

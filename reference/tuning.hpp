@@ -61,6 +61,23 @@ inline constexpr int kMergeShortRow = 32;
 // side of where even rows would put the tile's ends; the others lie 2, 4, ...
 // 2^15 times as far.
 inline constexpr std::int64_t kMergeSearchStep = 4;
+// csr_merge's tiles in one launch (auto's path for small matrices with a
+// long row): threads a tile (kMergeItems slots each, as csr_merge), for the
+// three shapes measured. A tile whose first row began in an earlier tile
+// sums that row's head itself (the tile where a row ends stores it), so a
+// long row costs the tile that ends it up to the row's length in extra
+// loads: auto uses it on small matrices only (kAutoSmallPath).
+inline constexpr int kMergeSingleTinyThreads = 128;
+inline constexpr int kMergeSingleSmallThreads = 256;
+inline constexpr int kMergeSingleLargeThreads = 512;
+
+// csr_rows (auto's thread per row on small matrices): loads of a row's
+// entries issued together before the x gathers that use them. On the large
+// stencils it is slower than csr_scalar (stencil2d 0.87x against 0.97x of
+// cuSPARSE's sliced ELL, stencil7 0.85x against 0.92x), so auto keeps
+// csr_scalar there.
+inline constexpr int kRowsLoads = 8;
+
 // coo_segmented: threads per block and entries per thread; its tile of
 // 2048 entries is staged in shared memory (8 KiB), which leaves room for
 // eight resident blocks per SM.
@@ -77,6 +94,9 @@ inline constexpr int kRowBlockThreads = 256;
 inline constexpr int kRowBlockItems = 8;
 inline constexpr int kRowBlockMaxRows = 2 * kRowBlockThreads - 1;
 inline constexpr int kRowBlockMinBlocks = 8;
+// Row blocks for small matrices with a few long rows (auto): rows longer
+// than this are summed by the whole block, not by their group.
+inline constexpr int kRowBlockLongRow = 64;
 // csr_stream on its own (no row statistics): a block takes as many rows as
 // fit in the stage when rows are up to this many times the mean length.
 inline constexpr double kStreamRowSlack = 1.25;
@@ -98,6 +118,38 @@ inline constexpr int kSellBlockSize = 256;
 //   1.00x for csr_merge) and rows of 2000 (1.20x against 1.15x with 32
 //   threads); 4 threads with 4 loads, which takes two steps for a row of
 //   27, measured 0.82x there.
+// Small matrices: a merge path (rows + entries) of at most kAutoSmallPath
+// items. Launch latency, not bandwidth, sets their time (4-7 us on the
+// H100 against 3-6 us for a copy of the same bytes), so every candidate is
+// a single launch, and the fewer dependent loads a block waits for, the
+// better. From spmv-bench --suite real --candidates on the H100 (speedups
+// over the fastest cuSPARSE algorithm, docs/performance.md has the table):
+// - a longest row above kAutoSmallMergeRow (a quarter of the row-block
+//   stage; rajat01 1442, adder_dcop_05 1310, EVA 552, hangGlider_2 1463):
+//   csr_merge's tiles in one launch, 256-thread tiles: 0.98/0.98/0.92/0.89x
+//   against 0.89/0.92/0.82/0.86x for csr_merge's two launches and
+//   0.30/0.68/0.58/0.77x for row blocks of 1-3 rows;
+// - other skewed rows (watt_2, rajat19, G51, lp_e226, mbeacxc): row
+//   blocks sized by the longest row, 1.47/1.40/1.29/1.18/1.08x against
+//   1.15/1.07/0.95/0.90/0.87x for the one-launch merge;
+// - a mean of kAutoSmallVectorMean or more (bcsstk16, bcsstk13, dwt_992):
+//   csr_vector's kernel, 8 lanes of 4 loads, 1.37/1.40/1.26x (row blocks
+//   1.28/1.35/0.96x);
+// - otherwise a longest row of kAutoSmallBlockRow or more (Erdos971,
+//   zenios, bayer10): row blocks by the longest row, 1.27/1.23/1.01x
+//   against 1.08/0.90/0.93x for a thread per row;
+// - the rest (rows of at most 17: jagmesh7, 3elt, Pd, delaunay_n16,
+//   bcspwr10, luxembourg_osm, cryg2500): csr_rows, 1.06/1.16/1.06/1.12/
+//   1.05/1.19/1.06x (row blocks 0.77/1.01/0.86/0.99/0.95/1.03/0.79x).
+inline constexpr std::int64_t kAutoSmallPath = std::int64_t{1} << 20;
+inline constexpr std::int64_t kAutoSmallMergeRow = 512;
+// Row blocks whose long rows the whole block sums (kRowBlockLongRow), for
+// a longest row above kAutoSmallMergeRow up to this: not yet measured when
+// written; the measurement is in docs/performance.md.
+inline constexpr std::int64_t kAutoSmallLongRowMax = 1536;
+inline constexpr double kAutoSmallVectorMean = 16.0;
+inline constexpr std::int64_t kAutoSmallBlockRow = 24;
+inline constexpr int kAutoSmallTileThreads = kMergeSingleSmallThreads;
 inline constexpr double kAutoSkewFactor = 4.0;
 inline constexpr double kAutoSkewSlack = 32.0;
 inline constexpr double kAutoScalarMinMean = 4.0;

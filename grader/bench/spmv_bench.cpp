@@ -167,11 +167,21 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
 }
 
 // False when the device was lost and the run must stop.
-bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels, const BenchContext& context,
-                runner::Executor& executor, const TimingOptions& timing, Report& report) {
+bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels, bool candidates,
+                const BenchContext& context, runner::Executor& executor, const TimingOptions& timing,
+                Report& report) {
   report.begin_matrix(host);
+  // The copy of the same bytes first: model_bytes / 2 read and as many
+  // written, timed as the kernels are.
+  report.set_matrix_copy(time_copy(executor, static_cast<std::size_t>(model_bytes(host.stats) / 2), timing));
   DeviceWorkload device(host);
-  for (const KernelInfo* kernel : kernels) {
+  std::vector<KernelInfo> candidate_kernels;
+  std::vector<const KernelInfo*> order = kernels;
+  if (candidates) {
+    candidate_kernels = auto_candidate_kernels(host.csr);
+    for (const KernelInfo& kernel : candidate_kernels) order.push_back(&kernel);
+  }
+  for (const KernelInfo* kernel : order) {
     const KernelRun run = run_kernel(*kernel, device, context, executor, timing);
     report.add(run.row);
     if (run.device_lost) {
@@ -204,7 +214,7 @@ void run_all(const std::vector<MatrixSource>& sources, const std::vector<const K
     if (i + 1 < sources.size()) next = prepare_async(sources[i + 1], formats, options.seed);
     if (!host) continue;
     try {
-      if (!run_matrix(*host, kernels, context, executor, options.timing, report)) return;
+      if (!run_matrix(*host, kernels, options.candidates, context, executor, options.timing, report)) return;
     } catch (const CudaError& error) {
       // The uploads of this matrix failed (e.g. out of device memory).
       report.abort_run(std::string("matrix ") + host->source.label + ": " + error.what());

@@ -17,8 +17,88 @@ TEST(CsrAutoRule, SkewedRowsGoToTheMergePath) {
   // Power-law rows: mean about 11, one row of 136,849 entries.
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 22'300'000, 136'849, 1'999'000}).kernel,
             Kernel::kMerge);
-  // An arrow matrix: short rows and one full row.
-  EXPECT_EQ(choose_csr_kernel(RowLengthStats{3000, 3000, 9000, 3000, 2999}).kernel, Kernel::kMerge);
+  // A large arrow matrix: short rows and one full row.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{3'000'000, 3'000'000, 9'000'000, 3'000'000, 2'999'999}).kernel,
+            Kernel::kMerge);
+}
+
+// Small matrices (a merge path of at most kAutoSmallPath items), with the
+// row statistics of the real suite's matrices that set each threshold.
+TEST(CsrAutoRule, SmallMatricesWithALongRowGetRowBlocksThatSumItTogether) {
+  // rajat01: 6833 rows, 43,250 entries (mean 6.3, rounded up to 7), a row
+  // of 1442: (2048 - 1442) / 14 = 43 rows a block.
+  const CsrAutoChoice rajat01 = choose_csr_kernel(RowLengthStats{6833, 6833, 43'250, 1442, 6832});
+  EXPECT_EQ(rajat01.kernel, Kernel::kRowBlocks);
+  EXPECT_TRUE(rajat01.block_long_rows);
+  EXPECT_EQ(rajat01.rows_per_block, 43);
+  EXPECT_EQ(rajat01.describe(), "csr_stream (43 rows/block, long rows by the block)");
+  // EVA: mostly empty rows, one of 552: as many rows as a block takes.
+  const CsrAutoChoice eva = choose_csr_kernel(RowLengthStats{8497, 8497, 6726, 552, 8400});
+  EXPECT_TRUE(eva.block_long_rows);
+  EXPECT_EQ(eva.rows_per_block, 511);
+}
+
+TEST(CsrAutoRule, RowBlocksWhoseRowsOverflowTheStageBecomeTheMergePathInOneLaunch) {
+  // rajat01's 43-row blocks: the fullest holds 3577 entries (long rows
+  // together), over the stage of 2048; adder_dcop_05's 52-row blocks hold
+  // at most 1646.
+  const CsrAutoChoice rajat01 = choose_csr_kernel(RowLengthStats{6833, 6833, 43'250, 1442, 6832});
+  EXPECT_EQ(reference::settle_row_blocks(rajat01, 3577).kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(reference::settle_row_blocks(rajat01, 3577).tile_threads, 256);
+  EXPECT_EQ(reference::settle_row_blocks(rajat01, 2048), rajat01);
+  const CsrAutoChoice adder = choose_csr_kernel(RowLengthStats{1813, 1813, 11'097, 1310, 1800});
+  EXPECT_EQ(adder.rows_per_block, 52);
+  EXPECT_EQ(reference::settle_row_blocks(adder, 1646), adder);
+  // Other choices are left as they are.
+  const CsrAutoChoice plain{Kernel::kRowBlocks, 1, 128};
+  EXPECT_EQ(reference::settle_row_blocks(plain, 1'000'000), plain);
+}
+
+TEST(CsrAutoRule, SmallMatricesWithALongerRowGetTheMergePathInOneLaunch) {
+  // A small arrow matrix: short rows and one full row of 3000.
+  const CsrAutoChoice arrow = choose_csr_kernel(RowLengthStats{3000, 3000, 9000, 3000, 2999});
+  EXPECT_EQ(arrow.kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(arrow.tile_threads, 256);
+  EXPECT_EQ(arrow.describe(), "csr_merge (one launch, 256 threads/tile)");
+}
+
+TEST(CsrAutoRule, SmallMatricesWithRowsOfUpToAQuarterStageGetRowBlocks) {
+  // watt_2 (skewed: mean 6.2, longest 128): 16 rows of up to 128 a block.
+  const CsrAutoChoice watt = choose_csr_kernel(RowLengthStats{1856, 1856, 11'550, 128, 1800});
+  EXPECT_EQ(watt.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(watt.rows_per_block, 16);
+  // mbeacxc (skewed: mean 100.6, longest 484).
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{496, 496, 49'920, 484, 495}).kernel, Kernel::kRowBlocks);
+  // zenios (not skewed: mean 9.5, longest 47).
+  const CsrAutoChoice zenios = choose_csr_kernel(RowLengthStats{2873, 2873, 27'191, 47, 2800});
+  EXPECT_EQ(zenios.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(zenios.rows_per_block, 43);
+}
+
+TEST(CsrAutoRule, SmallMatricesWithLongerOrShortRowsGetAGroupOrAThreadPerRow) {
+  // bcsstk16: mean 59.5, longest 81: 8 lanes of 4 loads.
+  const CsrAutoChoice fem = choose_csr_kernel(RowLengthStats{4884, 4884, 290'378, 81, 4800});
+  EXPECT_EQ(fem.kernel, Kernel::kVector);
+  EXPECT_EQ(fem.threads_per_row, 8);
+  EXPECT_EQ(fem.loads_per_lane, 4);
+  // luxembourg_osm (rows of 1-6) and delaunay_n16 (up to 17): a thread per row.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{114'599, 114'599, 239'332, 6, 114'000}).kernel, Kernel::kRows);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{65'536, 65'536, 393'150, 17, 65'000}).kernel, Kernel::kRows);
+  EXPECT_EQ((CsrAutoChoice{Kernel::kRows, 1}).describe(), "csr_rows");
+}
+
+TEST(CsrAutoRule, CandidatesHoldTheRuleChoiceFirstAndNoRepeats) {
+  for (const RowLengthStats& stats :
+       {RowLengthStats{6833, 6833, 43'250, 1442, 6832}, RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096},
+        RowLengthStats{2'000'000, 2'000'000, 22'300'000, 136'849, 1'999'000}}) {
+    const std::vector<CsrAutoChoice> candidates = reference::csr_auto_candidates(stats);
+    ASSERT_FALSE(candidates.empty());
+    EXPECT_EQ(candidates.front(), choose_csr_kernel(stats));
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      for (std::size_t j = i + 1; j < candidates.size(); ++j) EXPECT_NE(candidates[i], candidates[j]);
+    }
+    EXPECT_GE(candidates.size(), 8u);
+  }
 }
 
 TEST(CsrAutoRule, VeryShortRowsGoToRowBlocksAsLargeAsTheStageAllows) {
@@ -30,8 +110,9 @@ TEST(CsrAutoRule, VeryShortRowsGoToRowBlocksAsLargeAsTheStageAllows) {
   const CsrAutoChoice mixed = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 1'500'000, 8, 900'000});
   EXPECT_EQ(mixed.kernel, Kernel::kRowBlocks);
   EXPECT_EQ(mixed.rows_per_block, 256);
-  // Empty rows with a few entries in between.
-  const CsrAutoChoice sparse = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 1000, 1, 0});
+  // Empty rows with a few entries in between (a large matrix: small ones
+  // get a thread per row).
+  const CsrAutoChoice sparse = choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 1000, 1, 0});
   EXPECT_EQ(sparse.kernel, Kernel::kRowBlocks);
   EXPECT_EQ(sparse.rows_per_block, 511);
 }
@@ -78,7 +159,8 @@ TEST(CsrAutoRule, LongerRowsShareThreadsByLengthAndLocality) {
   // Group sizes are powers of two from 2 to 8, growing with the mean.
   int previous = 0;
   for (std::int64_t mean = 13; mean <= 4096; mean *= 2) {
-    const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{1000, 1'000'000, 1000 * mean, mean, 100'000});
+    const CsrAutoChoice choice =
+        choose_csr_kernel(RowLengthStats{100'000, 1'000'000, 100'000 * mean, mean, 100'000});
     ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
     EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
     EXPECT_GE(choice.threads_per_row, 2);

@@ -76,6 +76,64 @@ std::string auto_choice(DeviceWorkload& w) {
   return choice ? "auto picked " + choice->describe() : "auto's choice is unknown";
 }
 
+// ---- auto's candidates: a choice enqueued as auto would once it has chosen
+
+class ChoiceLauncher final : public Launcher {
+ public:
+  ChoiceLauncher(const reference::CsrAutoChoice& choice, DeviceWorkload& w, cudaStream_t stream)
+      : choice_(choice),
+        view_(w.csr()),
+        x_(w.x()),
+        y_(w.y()),
+        stream_(stream),
+        scratch_(MemorySpace::kDevice, spmv_csr_auto_scratch_size(&view_)) {}
+
+  bool enqueue() override {
+    const int status = reference::csr_launch_choice(choice_, view_, x_, y_, scratch_.data(), stream_);
+    if (status != 0) throw CudaError(("launch of auto's candidate " + choice_.describe()).c_str(), status);
+    return true;
+  }
+
+ private:
+  reference::CsrAutoChoice choice_;
+  spmv_csr_view view_;
+  const float* x_;
+  float* y_;
+  cudaStream_t stream_;
+  RawBuffer scratch_;
+};
+
+// "rows", "scalar", "vector8x4", "stream128", "stream48L" (long rows by the
+// block), "merge", "merge1L256".
+std::string short_name(const reference::CsrAutoChoice& choice) {
+  using Kernel = reference::CsrAutoChoice::Kernel;
+  switch (choice.kernel) {
+    case Kernel::kScalar: return "scalar";
+    case Kernel::kRows: return "rows";
+    case Kernel::kVector:
+      return "vector" + std::to_string(choice.threads_per_row) + "x" + std::to_string(choice.loads_per_lane);
+    case Kernel::kMerge: return "merge";
+    case Kernel::kMergeSingle: return "merge1L" + std::to_string(choice.tile_threads);
+    case Kernel::kRowBlocks:
+      return "stream" + std::to_string(choice.rows_per_block) + (choice.block_long_rows ? "L" : "");
+  }
+  return "?";
+}
+
+reference::RowLengthStats row_length_stats(const CsrMatrix& a) {
+  reference::RowLengthStats stats{a.rows, a.cols, a.nnz(), 0, 0};
+  for (index_t row = 0; row < a.rows; ++row) {
+    const index_t begin = a.row_ptr[static_cast<std::size_t>(row)];
+    const index_t end = a.row_ptr[static_cast<std::size_t>(row) + 1];
+    stats.max_row = std::max<std::int64_t>(stats.max_row, end - begin);
+    if (end > begin) {
+      stats.max_span = std::max<std::int64_t>(
+          stats.max_span, a.col_idx[static_cast<std::size_t>(end) - 1] - a.col_idx[static_cast<std::size_t>(begin)]);
+    }
+  }
+  return stats;
+}
+
 KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& entry) {
   const bool is_auto = entry.format == SPMV_FORMAT_CSR && std::string_view(entry.name) == "auto";
   return KernelInfo{
@@ -179,7 +237,7 @@ KernelInfo cusparse_kernel(std::string name, std::string format, std::string des
                            std::optional<HostFormat> host_format, SpMat (*describe)(DeviceWorkload&),
                            cusparseSpMVAlg_t algorithm) {
   return KernelInfo{std::move(name),
-                    "cuSPARSE",
+                    kCusparseProvider,
                     std::move(format),
                     std::move(description),
                     host_format,
@@ -224,6 +282,23 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
   kernels.push_back(cusparse_kernel("cusparse_sell_alg1", "sell",
                                     "cuSPARSE sliced ELL (slices of 32 rows), CUSPARSE_SPMV_SELL_ALG1",
                                     HostFormat::kSlicedEll, describe_sliced_ell, CUSPARSE_SPMV_SELL_ALG1));
+  return kernels;
+}
+
+std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr) {
+  std::vector<KernelInfo> kernels;
+  for (const reference::CsrAutoChoice& choice : reference::csr_auto_candidates(row_length_stats(csr))) {
+    kernels.push_back(KernelInfo{"auto=" + short_name(choice),
+                                 "reference",
+                                 "csr",
+                                 "auto's candidate " + choice.describe(),
+                                 std::nullopt,
+                                 /*poison_y=*/true,
+                                 nullptr,
+                                 [choice](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+                                   return std::make_unique<ChoiceLauncher>(choice, w, context.stream);
+                                 }});
+  }
   return kernels;
 }
 

@@ -54,10 +54,20 @@ inline constexpr const char* kBaselineKernel = "cusparse_csr_alg1";
 // The other cuSPARSE CSR algorithm: "auto" is measured against the faster.
 inline constexpr const char* kSecondCsrBaseline = "cusparse_csr_alg2";
 
+// The provider name of the cuSPARSE kernels: the summary compares every
+// kernel with the fastest of them on each matrix.
+inline constexpr const char* kCusparseProvider = "cuSPARSE";
+
 // Baseline first, then the reference table in its order, then the other
 // cuSPARSE kernels. Throws std::runtime_error for a table of another ABI
 // version or of host kernels.
 std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference);
+
+// Each kernel auto's rule could give this matrix (reference::
+// csr_auto_candidates), as "auto=<short name>" kernels run through
+// reference::csr_launch_choice with auto's scratch. Its rule's own choice
+// comes first.
+std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr);
 
 // RAII cuSPARSE handle bound to one stream.
 class CusparseHandle {

@@ -13,10 +13,13 @@ constexpr const char* kUsage = "Usage: spmv-bench [options]";
 
 constexpr const char* kDescription = R"(
 Times every reference kernel and cuSPARSE (CSR ALG1 and ALG2, COO, sliced ELL)
-on large sparse matrices, after checking each result against the fp64 golden
-SpMV with the grader's tolerance. A kernel whose result is wrong is reported as
+on sparse matrices, after checking each result against the fp64 golden SpMV
+with the grader's tolerance. A kernel whose result is wrong is reported as
 WRONG and not timed. Without --matrix or --spec, runs the built-in suite of
-generated matrices (--list shows it), each beyond the 50 MB L2 of an H100.
+generated matrices (--list shows it), each beyond the 50 MB L2 of an H100;
+--suite real runs the real matrices tools/fetch-matrices wrote. Each matrix
+also times a device-to-device copy of the same bytes, and the summary gives
+each kernel's speedup over the fastest cuSPARSE algorithm of any format.
 )";
 
 constexpr const char* kMetrics = R"(
@@ -32,6 +35,12 @@ Columns:
   %copy    GB/s as a percentage of the measured device-to-device copy
            bandwidth (bytes read + bytes written)
   vs ALG1  speedup over cuSPARSE CSR ALG1 on the same matrix (always run)
+Summary:
+  vs best  speedup over the fastest cuSPARSE algorithm timed on the matrix
+           (CSR ALG1, CSR ALG2, COO ALG1, SELL ALG1)
+  %samecopy  the time of a device-to-device copy of the same bytes
+           (bytes / 2 read, bytes / 2 written) over the kernel's time: the
+           physical limit, launch latency included, for a small matrix too
 
 Exit status: 0 every kernel run was correct; 1 a kernel was WRONG or failed, a
 matrix could not be loaded, or the command line is wrong; 2 no CUDA GPU.
@@ -46,8 +55,12 @@ po::options_description option_table() {
        "DIR: write the chosen matrices as a case folder (DIR/cases.ini: generator specs, Matrix Market "
        "files copied beside it) for spmv-grade --cases DIR, then exit (needs no GPU)")
       ("suite", po::value<std::vector<std::string>>()->composing(),
-       "NAME|all: a matrix of the built-in suite, or all of it (repeatable); the default "
-       "when no --matrix or --spec is given")
+       "NAME|all|real: a matrix of the built-in suite, all of it, or the real matrices "
+       "(repeatable); all is the default when no --matrix or --spec is given")
+      ("real-matrices", po::value<std::string>(),
+       "DIR: where --suite real finds index.tsv and the matrices (default matrices/real, as "
+       "tools/fetch-matrices writes them)")
+      ("candidates", "also time every kernel auto's rule could pick on each matrix (auto=... rows)")
       ("matrix", po::value<std::vector<std::string>>()->composing(),
        "FILE.mtx[.gz]: a Matrix Market file (repeatable)")
       ("spec", po::value<std::vector<std::string>>()->composing(),
@@ -115,7 +128,9 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
       options.sources.specs.empty()) {
     options.sources.suite_names.push_back("all");
   }
+  if (values.count("real-matrices") != 0) options.sources.real_folder = values["real-matrices"].as<std::string>();
   options.kernel_filters = strings(values, "kernel");
+  options.candidates = values.count("candidates") != 0;
 
   options.timing.warmup_runs = values["warmup"].as<int>();
   options.timing.min_runs = value_or(values, "iterations", quick ? 10 : 50);

@@ -1,8 +1,10 @@
 #include "spmv_bench/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 
 #include "spmv_bench/kernels.hpp"
@@ -42,7 +44,8 @@ std::string csv_field(const std::string& text) {
 
 constexpr const char* kCsvHeader =
     "matrix,origin,rows,cols,nnz,max_row,kernel,provider,format,status,median_ms,min_ms,max_ms,runs,"
-    "gflops,gb_per_s,percent_of_copy,speedup_vs_cusparse_csr_alg1,model_bytes,detail";
+    "gflops,gb_per_s,percent_of_copy,speedup_vs_cusparse_csr_alg1,model_bytes,detail,suite,kind,"
+    "same_size_copy_ms";
 
 constexpr int kKernelColumn = 20;
 
@@ -66,6 +69,12 @@ const char* outcome_label(Outcome outcome) {
     case Outcome::kFailed: return "FAILED";
   }
   return "unknown";
+}
+
+double geometric_mean(const std::vector<double>& values) {
+  double log_sum = 0;
+  for (const double value : values) log_sum += std::log(value);
+  return values.empty() ? 1.0 : std::exp(log_sum / static_cast<double>(values.size()));
 }
 
 double model_bytes(const MatrixStats& stats) {
@@ -96,7 +105,8 @@ Report::Report(std::ostream& out, const std::optional<std::filesystem::path>& cs
 
 void Report::begin_matrix(const HostWorkload& host) {
   const MatrixStats& s = host.stats;
-  matrices_.push_back({host.source.label, host.source.origin, s, std::nullopt, {}});
+  matrices_.push_back({host.source.label, host.source.origin, s, std::nullopt, {}, host.source.suite,
+                       host.source.kind, host.source.regular, std::nullopt});
   out_ << printf_string("\n== %s: %s\n   %d x %d, %lld nnz, longest row %d, %d empty rows, %.1f MB by the "
                         "byte model; host preparation %.1f s\n",
                         host.source.label.c_str(), host.source.origin.c_str(), s.rows, s.cols,
@@ -104,6 +114,16 @@ void Report::begin_matrix(const HostWorkload& host) {
                         host.prepare_seconds)
        << printf_string("   %-*s %-8s %9s %9s %8s %6s %8s\n", kKernelColumn, "kernel", "status", "ms", "GFLOP/s",
                         "GB/s", "%copy", "vs ALG1")
+       << std::flush;
+}
+
+void Report::set_matrix_copy(const TimingResult& copy) {
+  if (matrices_.empty()) throw std::logic_error("Report::set_matrix_copy before begin_matrix");
+  matrices_.back().copy_ms = copy.median_ms;
+  const MatrixStats& s = matrices_.back().stats;
+  out_ << printf_string("   %-*s %-8s %9.4f %9s %8.1f %6s (a copy of the same bytes: the limit)\n", kKernelColumn,
+                        "same-size copy", "ok", copy.median_ms, "", model_bytes(s) / (copy.median_ms * 1e-3) * 1e-9,
+                        "100.0")
        << std::flush;
 }
 
@@ -154,12 +174,14 @@ void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, cons
        << (timed ? std::to_string(row.timing.samples) : "") << ',' << number(metrics.gflops, "%.2f") << ','
        << number(metrics.gb_per_s, "%.2f") << ',' << number(metrics.percent_of_copy, "%.2f") << ','
        << (timed && metrics.speedup ? printf_string("%.4f", *metrics.speedup) : "") << ','
-       << printf_string("%.0f", model_bytes(s)) << ',' << csv_field(row.detail) << '\n'
+       << printf_string("%.0f", model_bytes(s)) << ',' << csv_field(row.detail) << ',' << matrix.suite << ','
+       << csv_field(matrix.kind) << ',' << (matrix.copy_ms ? printf_string("%.6f", *matrix.copy_ms) : "") << '\n'
        << std::flush;
 }
 
 void Report::matrix_failed(const MatrixSource& source, const std::string& why) {
-  matrices_.push_back({source.label, source.origin, {}, std::nullopt, why});
+  matrices_.push_back({source.label, source.origin, {}, std::nullopt, why, source.suite, source.kind, source.regular,
+                       std::nullopt});
   out_ << "\n== " << source.label << ": " << source.origin << "\n   could not be prepared: " << why << '\n'
        << std::flush;
 }
@@ -176,41 +198,135 @@ const ResultRow* Report::find(const std::string& matrix, const std::string& kern
   return nullptr;
 }
 
-std::optional<double> Report::best_cusparse_csr_ms(const std::string& matrix) const {
-  std::optional<double> best;
-  for (const char* kernel : {kBaselineKernel, kSecondCsrBaseline}) {
-    const ResultRow* row = find(matrix, kernel);
-    if (row != nullptr && row->outcome == Outcome::kTimed && (!best || row->timing.median_ms < *best)) {
-      best = row->timing.median_ms;
-    }
+const ResultRow* Report::best_cusparse(const std::string& matrix) const {
+  const ResultRow* best = nullptr;
+  for (const ResultRow& row : rows_) {
+    if (row.matrix != matrix || row.outcome != Outcome::kTimed || row.provider != kCusparseProvider) continue;
+    if (best == nullptr || row.timing.median_ms < best->timing.median_ms) best = &row;
   }
   return best;
 }
 
+const ResultRow* Report::best_reference(const std::string& matrix) const {
+  const ResultRow* best = nullptr;
+  for (const ResultRow& row : rows_) {
+    if (row.matrix != matrix || row.outcome != Outcome::kTimed || row.provider == kCusparseProvider ||
+        row.kernel.starts_with("auto=")) {
+      continue;
+    }
+    if (best == nullptr || row.timing.median_ms < best->timing.median_ms) best = &row;
+  }
+  return best;
+}
+
+namespace {
+
+// A kernel's name in a column header: cuSPARSE's without the prefix.
+std::string column_name(const std::string& kernel) {
+  std::string name = kernel.starts_with("cusparse_") ? "cs:" + kernel.substr(9) : kernel;
+  if (name.size() > 10) name.resize(10);
+  return name;
+}
+
+constexpr int kColumn = 11;
+
+}  // namespace
+
 void Report::print_pivot(const std::string& title, PivotValue value) {
-  const int column = static_cast<int>(kLabelWidth) + 1;
-  out_ << '\n' << title << '\n' << printf_string("%-*s", kKernelColumn, "kernel");
-  for (const MatrixEntry& matrix : matrices_) out_ << printf_string("%*s", column, matrix.label.c_str());
+  const int label = static_cast<int>(kLabelWidth) + 1;
+  out_ << '\n' << title << '\n' << printf_string("%-*s", label, "matrix");
+  for (const std::string& kernel : kernel_order_) out_ << printf_string("%*s", kColumn, column_name(kernel).c_str());
   out_ << '\n';
-  for (const std::string& kernel : kernel_order_) {
-    out_ << printf_string("%-*s", kKernelColumn, kernel.c_str());
-    for (const MatrixEntry& matrix : matrices_) {
+  for (const MatrixEntry& matrix : matrices_) {
+    if (!matrix.load_error.empty()) continue;
+    out_ << printf_string("%-*s", label, matrix.label.c_str());
+    const ResultRow* best = best_cusparse(matrix.label);
+    for (const std::string& kernel : kernel_order_) {
       const ResultRow* row = find(matrix.label, kernel);
       std::string cell = "-";
       if (row != nullptr && row->outcome != Outcome::kTimed) {
         cell = outcome_label(row->outcome);
       } else if (row != nullptr) {
-        const std::optional<double> baseline_ms =
-            value == PivotValue::kSpeedupOverBestCsr ? best_cusparse_csr_ms(matrix.label) : matrix.baseline_ms;
-        const Metrics m = metrics_of(matrix.stats, row->timing, copy_gb_per_s_, baseline_ms);
+        const Metrics m = metrics_of(matrix.stats, row->timing, copy_gb_per_s_, std::nullopt);
         if (value == PivotValue::kGbPerS) {
           cell = printf_string("%.0f", m.gb_per_s);
-        } else if (m.speedup) {
-          cell = printf_string("%.2fx", *m.speedup);
+        } else if (value == PivotValue::kSpeedupOverBestCusparse && best != nullptr) {
+          cell = printf_string("%.2fx", best->timing.median_ms / row->timing.median_ms);
+        } else if (value == PivotValue::kPercentOfSameCopy && matrix.copy_ms) {
+          cell = printf_string("%.1f", 100.0 * *matrix.copy_ms / row->timing.median_ms);
         }
       }
-      out_ << printf_string("%*s", column, cell.c_str());
+      out_ << printf_string("%*s", kColumn, cell.c_str());
     }
+    out_ << '\n';
+  }
+}
+
+void Report::print_verdict() {
+  out_ << "\nVerdict: auto against the fastest cuSPARSE algorithm of any format (same run, same matrix), and "
+          "against a copy of the same bytes\n"
+       << printf_string("%-*s %-9s %-12s %9s %-11s %9s %9s %7s %7s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
+                        "matrix", "suite", "kind", "nnz", "best cuSP.", "us", "auto us", "vs best", "%copy",
+                        "best ref.", "vs best", "auto picked");
+  struct Tally {
+    std::vector<double> speedups;
+    int behind = 0;
+  };
+  std::map<std::string, Tally> by_suite;
+  Tally all;
+  std::vector<std::pair<std::string, double>> regular_copy;
+  for (const MatrixEntry& matrix : matrices_) {
+    if (!matrix.load_error.empty()) continue;
+    const ResultRow* best = best_cusparse(matrix.label);
+    const ResultRow* automatic = find(matrix.label, "auto");
+    const ResultRow* reference = best_reference(matrix.label);
+    const bool auto_timed = automatic != nullptr && automatic->outcome == Outcome::kTimed;
+    const double auto_ms = auto_timed ? automatic->timing.median_ms : 0.0;
+    const std::optional<double> speedup =
+        best != nullptr && auto_timed ? std::optional<double>(best->timing.median_ms / auto_ms) : std::nullopt;
+    const std::optional<double> copy_share =
+        matrix.copy_ms && auto_timed ? std::optional<double>(100.0 * *matrix.copy_ms / auto_ms) : std::nullopt;
+    if (speedup) {
+      by_suite[matrix.suite.empty() ? "other" : matrix.suite].speedups.push_back(*speedup);
+      all.speedups.push_back(*speedup);
+      if (*speedup < 1.0) {
+        ++by_suite[matrix.suite.empty() ? "other" : matrix.suite].behind;
+        ++all.behind;
+      }
+    }
+    if (matrix.regular && copy_share) regular_copy.emplace_back(matrix.label, *copy_share);
+    std::string picked = auto_timed ? automatic->detail : "";
+    if (picked.starts_with("auto picked ")) picked = picked.substr(12);
+    out_ << printf_string(
+        "%-*s %-9s %-12s %9lld %-11s %9.2f %9s %7s %7s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
+        matrix.label.c_str(), matrix.suite.empty() ? "-" : matrix.suite.c_str(),
+        matrix.kind.empty() ? (matrix.regular ? "regular" : "-") : matrix.kind.c_str(),
+        static_cast<long long>(matrix.stats.nnz), best != nullptr ? column_name(best->kernel).c_str() : "none",
+        best != nullptr ? best->timing.median_ms * 1e3 : 0.0,
+        auto_timed ? printf_string("%.2f", auto_ms * 1e3).c_str() : (automatic ? outcome_label(automatic->outcome) : "-"),
+        speedup ? printf_string("%.3fx", *speedup).c_str() : "-",
+        copy_share ? printf_string("%.1f", *copy_share).c_str() : "-",
+        reference != nullptr ? column_name(reference->kernel).c_str() : "-",
+        reference != nullptr && best != nullptr
+            ? printf_string("%.3fx", best->timing.median_ms / reference->timing.median_ms).c_str()
+            : "-",
+        picked.c_str());
+  }
+  const auto summary = [this](const std::string& name, const Tally& tally) {
+    if (tally.speedups.empty()) return;
+    out_ << printf_string("auto vs the fastest cuSPARSE, %-18s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
+                          "matrices; %d behind (below 1.00x)\n",
+                          (name + ":").c_str(), geometric_mean(tally.speedups),
+                          *std::min_element(tally.speedups.begin(), tally.speedups.end()),
+                          *std::max_element(tally.speedups.begin(), tally.speedups.end()), tally.speedups.size(),
+                          tally.behind);
+  };
+  out_ << '\n';
+  for (const auto& [suite, tally] : by_suite) summary(suite + " suite", tally);
+  if (by_suite.size() > 1) summary("all matrices", all);
+  if (!regular_copy.empty()) {
+    out_ << "auto on the regular matrices, % of the same-size copy:";
+    for (const auto& [label, share] : regular_copy) out_ << printf_string(" %s %.1f%%", label.c_str(), share);
     out_ << '\n';
   }
 }
@@ -220,10 +336,9 @@ void Report::print_summary() {
   print_pivot(printf_string("GB/s (bytes = 8*nnz + 4*(rows+1) + 4*cols + 4*rows; device copy %.0f GB/s):",
                             copy_gb_per_s_),
               PivotValue::kGbPerS);
-  print_pivot(std::string("Speedup over ") + kBaselineKernel + " on the same matrix:", PivotValue::kSpeedupOverAlg1);
-  print_pivot(std::string("Speedup over the faster of ") + kBaselineKernel + " and " + kSecondCsrBaseline +
-                  " on the same matrix:",
-              PivotValue::kSpeedupOverBestCsr);
+  print_pivot("Speedup over the fastest cuSPARSE algorithm (any format) on the same matrix:",
+              PivotValue::kSpeedupOverBestCusparse);
+  print_pivot("% of a same-size copy (the copy's time over the kernel's):", PivotValue::kPercentOfSameCopy);
   bool notes = false;
   for (const ResultRow& row : rows_) {
     if (row.outcome != Outcome::kTimed || row.detail.empty()) continue;
@@ -243,6 +358,7 @@ void Report::print_summary() {
                           m.label.c_str(), m.origin.c_str(), m.stats.rows, m.stats.cols,
                           static_cast<long long>(m.stats.nnz), m.stats.max_row);
   }
+  print_verdict();
   int counts[5] = {0, 0, 0, 0, 0};
   for (const ResultRow& row : rows_) ++counts[static_cast<int>(row.outcome)];
   out_ << printf_string("\n%zu kernel runs: %d timed, %d WRONG, %d n/a, %d not implemented, %d FAILED", rows_.size(),

@@ -46,6 +46,9 @@ struct Metrics {
   std::optional<double> speedup;  // baseline time / time
 };
 
+// The geometric mean of positive values (1 for none).
+double geometric_mean(const std::vector<double>& values);
+
 Metrics metrics_of(const MatrixStats& stats, const TimingResult& timing, double copy_gb_per_s,
                    std::optional<double> baseline_ms);
 
@@ -58,6 +61,9 @@ class Report {
   void set_copy_bandwidth(double gb_per_s) { copy_gb_per_s_ = gb_per_s; }
 
   void begin_matrix(const HostWorkload& host);
+  // The matrix's same-size copy (model_bytes / 2 each way), timed like its
+  // kernels; call after begin_matrix, before or after its rows.
+  void set_matrix_copy(const TimingResult& copy);
   void add(const ResultRow& row);
   void matrix_failed(const MatrixSource& source, const std::string& why);
   // The device can no longer be used (a kernel corrupted the context).
@@ -74,14 +80,25 @@ class Report {
     MatrixStats stats;
     std::optional<double> baseline_ms;
     std::string load_error;
+    std::string suite;  // MatrixSource::suite
+    std::string kind;
+    bool regular = false;
+    std::optional<double> copy_ms;  // the same-size copy
   };
 
   void print_row(const ResultRow& row, const Metrics& metrics);
   void write_csv_row(const MatrixEntry& matrix, const ResultRow& row, const Metrics& metrics);
-  enum class PivotValue { kGbPerS, kSpeedupOverAlg1, kSpeedupOverBestCsr };
+  enum class PivotValue { kGbPerS, kSpeedupOverBestCusparse, kPercentOfSameCopy };
+  // Rows are matrices, columns kernels.
   void print_pivot(const std::string& title, PivotValue value);
-  // The faster of cuSPARSE's CSR ALG1 and ALG2 on this matrix, if timed.
-  [[nodiscard]] std::optional<double> best_cusparse_csr_ms(const std::string& matrix) const;
+  // The verdict: per matrix, auto against the fastest cuSPARSE kernel and
+  // the same-size copy; geometric means by suite.
+  void print_verdict();
+  // The fastest timed cuSPARSE row on this matrix, if any.
+  [[nodiscard]] const ResultRow* best_cusparse(const std::string& matrix) const;
+  // The fastest timed row of the reference plugin (auto's candidates
+  // excluded), if any.
+  [[nodiscard]] const ResultRow* best_reference(const std::string& matrix) const;
   [[nodiscard]] const ResultRow* find(const std::string& matrix, const std::string& kernel) const;
 
   std::ostream& out_;

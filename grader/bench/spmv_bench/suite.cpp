@@ -26,13 +26,13 @@ namespace {
 // The quick sizes hold 0.3M-0.5M entries.
 constexpr std::array kSuite = {
     SuiteEntry{"stencil2d", "stencil2d nx=2048 ny=2048", "stencil2d nx=300 ny=300",
-               "regular short rows, neighbouring x reuse"},
+               "regular short rows, neighbouring x reuse", true},
     SuiteEntry{"stencil27", "stencil3d27 nx=100 ny=100 nz=100", "stencil3d27 nx=24 ny=24 nz=24",
-               "regular rows of 27, three bands of nine"},
+               "regular rows of 27, three bands of nine", true},
     SuiteEntry{"stencil7", "stencil3d7 nx=150 ny=150 nz=150", "stencil3d7 nx=40 ny=40 nz=40",
-               "regular rows of 7, far-apart bands"},
+               "regular rows of 7, far-apart bands", true},
     SuiteEntry{"banded", "banded n=1000000 half_bandwidth=12", "banded n=20000 half_bandwidth=12",
-               "dense band of 25, contiguous x"},
+               "dense band of 25, contiguous x", true},
     SuiteEntry{"random", "random rows=2000000 cols=2000000 per_row=16",
                "random rows=30000 cols=30000 per_row=16", "equal rows, random x gathers"},
     SuiteEntry{"powerlaw", "powerlaw rows=2000000 cols=2000000 alpha=2 max_row=150000 seed=1",
@@ -67,14 +67,19 @@ void make_labels_unique(std::vector<MatrixSource>& sources) {
 
 void add_suite_entries(const SourceRequest& request, std::vector<MatrixSource>& sources) {
   for (const std::string& name : request.suite_names) {
+    if (name == kRealSuite) {
+      for (MatrixSource& source : real_suite(request.real_folder)) sources.push_back(std::move(source));
+      continue;
+    }
     bool found = false;
     for (const SuiteEntry& entry : kSuite) {
       if (name != "all" && name != entry.name) continue;
-      sources.push_back({std::string(entry.name), std::string(request.quick ? entry.quick_spec : entry.spec), false});
+      sources.push_back({std::string(entry.name), std::string(request.quick ? entry.quick_spec : entry.spec), false,
+                         std::string(kSyntheticSuite), {}, entry.regular});
       found = true;
     }
     if (!found) {
-      std::string names = "all";
+      std::string names = "all, real";
       for (const SuiteEntry& entry : kSuite) names += ", " + std::string(entry.name);
       throw std::invalid_argument("unknown suite matrix \"" + name + "\"; expected one of: " + names);
     }
@@ -84,6 +89,37 @@ void add_suite_entries(const SourceRequest& request, std::vector<MatrixSource>& 
 }  // namespace
 
 std::span<const SuiteEntry> benchmark_suite() { return kSuite; }
+
+std::vector<MatrixSource> real_suite(const std::filesystem::path& folder) {
+  const std::filesystem::path index = folder / "index.tsv";
+  std::ifstream file(index);
+  if (!file) {
+    throw std::invalid_argument("--suite real: no " + index.string() +
+                                " (tools/fetch-matrices writes it; --real-matrices DIR names another folder)");
+  }
+  std::vector<MatrixSource> sources;
+  int number = 0;
+  for (std::string line; std::getline(file, line);) {
+    ++number;
+    if (line.empty() || line.front() == '#') continue;
+    std::vector<std::string> fields;
+    std::istringstream stream(line);
+    for (std::string field; std::getline(stream, field, '\t');) fields.push_back(field);
+    if (fields.size() != 4) {
+      throw std::invalid_argument(index.string() + ":" + std::to_string(number) +
+                                  ": expected 4 tab-separated fields (name, kind, collection, file), found " +
+                                  std::to_string(fields.size()));
+    }
+    const std::filesystem::path path = folder / fields[3];
+    if (!std::filesystem::is_regular_file(path)) {
+      throw std::invalid_argument(index.string() + ":" + std::to_string(number) + ": no file " + path.string() +
+                                  " (run tools/fetch-matrices)");
+    }
+    sources.push_back({cut_label(fields[0]), path.string(), true, std::string(kRealSuite), fields[1], false});
+  }
+  if (sources.empty()) throw std::invalid_argument("--suite real: " + index.string() + " lists no matrix");
+  return sources;
+}
 
 CsrMatrix MatrixSource::load() const {
   return from_file ? read_matrix_market(origin) : gen::generate(origin);
@@ -100,10 +136,10 @@ std::vector<MatrixSource> resolve_sources(const SourceRequest& request) {
     for (const char* extension : {".gz", ".mtx"}) {
       if (stem.ends_with(extension)) stem.resize(stem.size() - std::string_view(extension).size());
     }
-    sources.push_back({cut_label(stem), file.string(), true});
+    sources.push_back({cut_label(stem), file.string(), true, {}, {}, false});
   }
   for (const std::string& spec : request.specs) {
-    sources.push_back({cut_label(gen::parse_spec(spec).kind), spec, false});
+    sources.push_back({cut_label(gen::parse_spec(spec).kind), spec, false, {}, {}, false});
   }
   // A bad spec fails now, not after minutes spent on the matrices before it.
   for (const MatrixSource& source : sources) {

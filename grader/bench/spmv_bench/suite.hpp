@@ -21,6 +21,9 @@ struct SuiteEntry {
   std::string_view spec;        // generator spec, full size
   std::string_view quick_spec;  // generator spec for --quick
   std::string_view exercises;   // what the class stresses
+  // Regular rows (stencils, bands): the matrix streams, and a kernel is
+  // held to a share of a same-size copy's bandwidth.
+  bool regular = false;
 };
 
 std::span<const SuiteEntry> benchmark_suite();
@@ -28,21 +31,42 @@ std::span<const SuiteEntry> benchmark_suite();
 // Width of a matrix label in tables; longer labels are cut.
 inline constexpr std::size_t kLabelWidth = 10;
 
+// The suites a matrix can belong to: the built-in generated matrices
+// (--suite all or a name), the real matrices (--suite real), or neither
+// (--matrix, --spec).
+inline constexpr std::string_view kSyntheticSuite = "synthetic";
+inline constexpr std::string_view kRealSuite = "real";
+
 // A matrix to benchmark: where it comes from and how to get it.
 struct MatrixSource {
   std::string label;   // short, unique within a run
   std::string origin;  // the generator spec or the file path
   bool from_file = false;
+  std::string suite;    // kSyntheticSuite, kRealSuite or empty
+  std::string kind;     // real matrices: fem, circuit, graph, road, ...
+  bool regular = false;  // SuiteEntry::regular
 
   [[nodiscard]] CsrMatrix load() const;
 };
 
+// The default folder of the real matrices, as tools/fetch-matrices writes
+// it: matrices/real under the current directory.
+inline constexpr std::string_view kDefaultRealFolder = "matrices/real";
+
 struct SourceRequest {
-  std::vector<std::string> suite_names;  // "all" or suite entry names
+  std::vector<std::string> suite_names;  // "all", "real" or suite entry names
   std::vector<std::filesystem::path> matrix_files;
   std::vector<std::string> specs;
   bool quick = false;
+  // Where --suite real finds index.tsv (tools/fetch-matrices writes it:
+  // name, kind, collection name, file, tab-separated, '#' comments).
+  std::filesystem::path real_folder{kDefaultRealFolder};
 };
+
+// The real matrices listed in folder/index.tsv, in its order. Throws
+// std::invalid_argument naming the index or the line that is wrong, or a
+// listed file that is missing (run tools/fetch-matrices).
+std::vector<MatrixSource> real_suite(const std::filesystem::path& folder);
 
 // The sources in order: suite entries, then files, then specs. Labels are
 // made unique. Throws std::invalid_argument for an unknown suite name or a

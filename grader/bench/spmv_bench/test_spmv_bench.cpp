@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "spmv/core/cases.hpp"
 #include "spmv/core/convert.hpp"
 #include "spmv/core/generators.hpp"
+#include "spmv/core/matrix_market.hpp"
 #include "spmv_bench/kernels.hpp"
 #include "spmv_bench/options.hpp"
 #include "spmv_bench/report.hpp"
@@ -282,7 +285,7 @@ TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
 
 HostWorkload workload_named(const std::string& label, const MatrixStats& stats) {
   HostWorkload host;
-  host.source = MatrixSource{label, "spec of " + label, false};
+  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, false};
   host.stats = stats;
   return host;
 }
@@ -348,6 +351,66 @@ TEST(Report, AllCorrectRunIsNoFailure) {
   report.add(row_of("m", "stub", Outcome::kNotImplemented, 0));
   EXPECT_FALSE(report.any_failure());
   EXPECT_THROW(report.add(row_of("other", "x", Outcome::kTimed, 1)), std::logic_error);
+}
+
+// The verdict compares auto with the fastest cuSPARSE kernel of any format
+// and with the same-size copy, and sums the suites up in geometric means.
+TEST(Report, VerdictComparesAutoWithTheFastestCusparseKernel) {
+  std::ostringstream out;
+  Report report(out, std::nullopt);
+  report.set_copy_bandwidth(1000.0);
+  HostWorkload host = workload_named("m", MatrixStats{1000, 1000, 5000, 5, 0});
+  host.source.suite = std::string(kRealSuite);
+  host.source.kind = "fem";
+  report.begin_matrix(host);
+  TimingResult copy;
+  copy.median_ms = 0.004;
+  report.set_matrix_copy(copy);
+  ResultRow alg1 = row_of("m", kBaselineKernel, Outcome::kTimed, 0.010);
+  alg1.provider = kCusparseProvider;
+  ResultRow sell = row_of("m", "cusparse_sell_alg1", Outcome::kTimed, 0.006);
+  sell.provider = kCusparseProvider;
+  ResultRow automatic = row_of("m", "auto", Outcome::kTimed, 0.005);
+  automatic.detail = "auto picked csr_rows";
+  report.add(alg1);
+  report.add(automatic);
+  report.add(sell);
+  report.print_summary();
+  const std::string text = out.str();
+  EXPECT_NE(text.find("1.200x"), std::string::npos) << text;  // 0.006 / 0.005
+  EXPECT_NE(text.find("80.0"), std::string::npos) << text;    // copy 0.004 of 0.005
+  EXPECT_NE(text.find("real suite:"), std::string::npos) << text;
+  EXPECT_NE(text.find("geometric mean 1.200x"), std::string::npos) << text;
+  EXPECT_NE(text.find("csr_rows"), std::string::npos) << text;
+  EXPECT_DOUBLE_EQ(geometric_mean({2.0, 8.0}), 4.0);
+}
+
+TEST(Suite, RealSuiteReadsTheIndexTheFetchScriptWrites) {
+  const std::filesystem::path folder =
+      std::filesystem::temp_directory_path() / ("spmv-bench-real-" + std::to_string(std::random_device{}()));
+  std::filesystem::create_directories(folder);
+  write_matrix_market(folder / "tiny.mtx", five_by_four());
+  {
+    std::ofstream index(folder / "index.tsv");
+    index << "# name\tkind\tcollection\tfile\n"
+          << "a_very_long_name\tcircuit\tGroup/a_very_long_name\ttiny.mtx\n";
+  }
+  SourceRequest request;
+  request.suite_names = {"real"};
+  request.real_folder = folder;
+  const std::vector<MatrixSource> sources = resolve_sources(request);
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_EQ(sources[0].label, "a_very_lon");
+  EXPECT_EQ(sources[0].suite, kRealSuite);
+  EXPECT_EQ(sources[0].kind, "circuit");
+  EXPECT_EQ(sources[0].load().nnz(), 7);
+  {
+    std::ofstream index(folder / "index.tsv");
+    index << "missing\tfem\tGroup/missing\tmissing.mtx.gz\n";
+  }
+  EXPECT_THROW(resolve_sources(request), std::invalid_argument);
+  std::filesystem::remove_all(folder);
+  EXPECT_THROW(resolve_sources(request), std::invalid_argument);
 }
 
 // The suite written as a case folder is what spmv-grade reads: one case per

@@ -1,5 +1,6 @@
 #include "spmv_bench/timing.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 
@@ -33,16 +34,14 @@ TimingResult time_calls(runner::Executor& executor, const std::function<bool()>&
   return runner::time_interleaved({call}, loop).front();
 }
 
-CopyBandwidth measure_copy_bandwidth(runner::Executor& executor, std::size_t bytes) {
+TimingResult time_copy(runner::Executor& executor, std::size_t bytes, const TimingOptions& options) {
+  bytes = std::max<std::size_t>(bytes, 4);
   Buffer<std::uint8_t> source(MemorySpace::kDevice, bytes);
   Buffer<std::uint8_t> target(MemorySpace::kDevice, bytes);
   // Arbitrary non-zero contents: never time on memory nothing wrote.
   SPMV_CUDA_CHECK(cudaMemsetAsync(source.data(), 0x5a, bytes, executor.stream()));
   SPMV_CUDA_CHECK(cudaMemsetAsync(target.data(), 0xa5, bytes, executor.stream()));
-  const TimingOptions options{.warmup_runs = 3, .min_runs = 20, .min_seconds = 0.2, .max_seconds = 5.0};
-  CopyBandwidth result;
-  result.bytes_per_copy = bytes;
-  result.timing = time_calls(
+  return time_calls(
       executor,
       [&] {
         SPMV_CUDA_CHECK(
@@ -50,6 +49,13 @@ CopyBandwidth measure_copy_bandwidth(runner::Executor& executor, std::size_t byt
         return true;
       },
       options);
+}
+
+CopyBandwidth measure_copy_bandwidth(runner::Executor& executor, std::size_t bytes) {
+  const TimingOptions options{.warmup_runs = 3, .min_runs = 20, .min_seconds = 0.2, .max_seconds = 5.0};
+  CopyBandwidth result;
+  result.bytes_per_copy = bytes;
+  result.timing = time_copy(executor, bytes, options);
   result.gb_per_s = 2.0 * static_cast<double>(bytes) / (result.timing.median_ms * 1e6);
   return result;
 }

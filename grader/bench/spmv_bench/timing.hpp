@@ -37,4 +37,9 @@ struct CopyBandwidth {
 };
 CopyBandwidth measure_copy_bandwidth(runner::Executor& executor, std::size_t bytes);
 
+// One device-to-device copy of `bytes` (one way), timed as a kernel is
+// (`options`): a matrix's same-size copy, whose time is the limit for a
+// kernel that must move 2 * bytes, launch latency included.
+TimingResult time_copy(runner::Executor& executor, std::size_t bytes, const TimingOptions& options);
+
 }  // namespace spmv::bench

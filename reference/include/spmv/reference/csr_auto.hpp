@@ -1,25 +1,42 @@
 // The rule by which the "auto" reference kernel picks a CSR kernel from the
 // matrix's row lengths, and what it picked for a matrix it has run on.
 //
-// The rule (thresholds in tuning.hpp), from the mean row length, the
-// longest row and the widest row span (last column minus first column):
-//  1. skewed rows (the longest row above kAutoSkewFactor times the mean plus
-//     kAutoSkewSlack): csr_merge. A fixed mapping of threads to rows waits
-//     for the longest row; the merge path splits work evenly whatever the
-//     rows look like.
-//  2. a mean below kAutoScalarMinMean: row blocks (csr_stream's kernel,
-//     with as many rows a block as fit when no row is longer than the
-//     longest). With one or two entries a row, per-row costs dominate; a
-//     block loads its rows' entries coalesced and stores neighbouring rows
-//     together, with no partition kernel and no atomics.
-//  3. a mean up to kAutoScalarMaxMean: csr_scalar. A thread per row reads
+// The rule (thresholds in tuning.hpp, the measurements behind them in
+// docs/performance.md), from the size of the merge path (rows + entries),
+// the mean row length, the longest row and the widest row span (last column
+// minus first column). "Skewed" means a longest row above kAutoSkewFactor
+// times the mean plus kAutoSkewSlack; "row blocks" is csr_stream's kernel
+// with as many rows a block as fit when every row is as long as the
+// longest.
+//
+// Small matrices (a path of at most kAutoSmallPath items: a few
+// microseconds, mostly launch latency) get one launch:
+//  1. a longest row above kAutoSmallMergeRow: up to kAutoSmallLongRowMax,
+//     row blocks of as many rows as leave room for the longest at twice
+//     the mean, the long rows summed by the whole block, unless a block of
+//     them would hold more than its stage (settle_row_blocks); then, or
+//     for a longer row still,
+//     csr_merge's tiles in one launch (no partition kernel; each tile
+//     checks or finds its own ends, and a row is stored by the tile where
+//     it ends, no atomics);
+//  2. skewed rows: row blocks;
+//  3. a mean of kAutoSmallVectorMean or more: csr_vector's kernel as in 8;
+//  4. a longest row of kAutoSmallBlockRow or more: row blocks;
+//  5. otherwise csr_rows: a thread per row, its loads in flight together.
+// Larger matrices stream from device memory:
+//  6. skewed rows: csr_merge, whose merge path splits work evenly whatever
+//     the rows look like.
+//  7. a mean below kAutoScalarMinMean: row blocks. With one or two entries
+//     a row, per-row costs dominate; a block loads its rows' entries
+//     coalesced and stores neighbouring rows together.
+//  8. a mean up to kAutoScalarMaxMean: csr_scalar. A thread per row reads
 //     neighbouring rows' entries with neighbouring threads in the same
 //     steps, and no lane idles.
-//  4. rows scattered over x (a span above kAutoLocalSpan of the columns)
-//     with none longer than kAutoRowBlockMaxRow: row blocks, as in 2: the
+//  9. rows scattered over x (a span above kAutoLocalSpan of the columns)
+//     with none longer than kAutoRowBlockMaxRow: row blocks, as in 7: the
 //     random gathers of x are the cost, and a block has its whole stage of
 //     them in flight.
-//  5. otherwise (longer rows: stencils with many points, bands, long
+// 10. otherwise (longer rows: stencils with many points, bands, long
 //     rows) csr_vector's kernel with kAutoLoadsPerLane loads in flight per
 //     lane and the smallest group (a power of two, 2 to kAutoMaxGroup) whose
 //     lanes load the mean row in one step.
@@ -28,6 +45,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "spmv/contract/csr.h"
 
@@ -42,19 +60,45 @@ struct RowLengthStats {
 };
 
 struct CsrAutoChoice {
-  enum class Kernel { kScalar, kVector, kMerge, kRowBlocks };
+  // kRows: csr_rows (a thread per row, its loads in flight); kMergeSingle:
+  // csr_merge's tiles in one launch, tiles of `tile_threads` x
+  // kMergeItems slots.
+  enum class Kernel { kScalar, kVector, kMerge, kRowBlocks, kRows, kMergeSingle };
   Kernel kernel = Kernel::kMerge;
   int threads_per_row = 1;  // kVector only
   int rows_per_block = 1;   // kRowBlocks only
   int loads_per_lane = 1;   // kVector only: 1 is csr_vector's own kernel
+  int tile_threads = 0;     // kMergeSingle only: threads a tile
+  // kRowBlocks only: rows longer than tuning::kRowBlockLongRow summed by
+  // the whole block (small matrices with a few long rows).
+  bool block_long_rows = false;
 
   // "csr_scalar", "csr_vector (8 threads/row, 4 loads/lane)", "csr_merge",
-  // "csr_stream (75 rows/block)"
+  // "csr_stream (75 rows/block)", "csr_stream (48 rows/block, long rows by the block)",
+  // "csr_rows", "csr_merge (one launch, 256 threads/tile)"
   [[nodiscard]] std::string describe() const;
   friend bool operator==(const CsrAutoChoice&, const CsrAutoChoice&) = default;
 };
 
 CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats);
+
+// Row blocks that sum long rows with the whole block are chosen from the
+// longest row and the mean alone; where long rows sit together, a block's
+// rows can hold more entries than its stage, and such a block takes the
+// slow path (a warp per row, one load at a time). auto measures the most
+// entries any block of the choice's rows holds, and this settles the
+// choice: over the stage, csr_merge's tiles in one launch instead.
+CsrAutoChoice settle_row_blocks(const CsrAutoChoice& choice, std::int64_t largest_block_entries);
+
+// Every kernel the rule could give this matrix, with the parameters it would
+// give it (the rule's own choice among them): what spmv-bench --candidates
+// times to show the rule's choice against the others.
+std::vector<CsrAutoChoice> csr_auto_candidates(const RowLengthStats& stats);
+
+// Enqueues `choice` on A: what auto does once it has chosen. Scratch must
+// hold spmv_csr_auto_scratch_size(A) bytes. Returns a cudaError_t value.
+int csr_launch_choice(const CsrAutoChoice& choice, const spmv_csr_view& A, const float* x, float* y, void* scratch,
+                      cudaStream_t stream);
 
 // The choice auto made for this view (matched by its pointers and sizes), if
 // auto has run on it in this process.
