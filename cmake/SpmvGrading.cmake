@@ -10,9 +10,16 @@
 #   SPMV_SUBMISSION      the submission folder to grade (default: student/);
 #                        any other folder is built into plugins/ with
 #                        spmv_add_submission_plugin() (cmake/SpmvPlugin.cmake)
-#   SPMV_CASES           case folders, a list (default: testcases/public).
+#   SPMV_CASES           case folders, a ;-list (default: testcases/public).
 #                        Tests of testcases/public are labelled `public`,
-#                        of any other folder `hidden`.
+#                        of any other folder `hidden`. An entry that is not
+#                        a folder, a list written with commas, a folder
+#                        holding no case and a case name in two folders
+#                        stop the configuration (FATAL_ERROR), as a policy
+#                        that grades no kernel does: a staff mistake never
+#                        becomes a grading that silently leaves cases out
+#                        or registers no test at all. The case sets graded
+#                        are printed at configure time.
 #   SPMV_POLICY          the scoring policy (default: grader/policy/default-policy.ini)
 #   SPMV_GRADE_TIMEOUT   seconds one row may take (default 60)
 #   SPMV_GRADE_CONFIG    an spmv-grade --config file, e.g. holding a
@@ -142,6 +149,9 @@ function(spmv_register_grading)
       "GPUs CTest grades on, nvidia-smi's indices as a ;-list (default: every GPU nvidia-smi lists)")
 
   get_filename_component(submission_dir "${SPMV_SUBMISSION}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
+  if(NOT EXISTS "${SPMV_POLICY}" OR IS_DIRECTORY "${SPMV_POLICY}")
+    message(FATAL_ERROR "SPMV_POLICY=${SPMV_POLICY}: no such policy file")
+  endif()
   _spmv_submission_target("${submission_dir}" plugin_target)
   _spmv_policy_kernels("${SPMV_POLICY}" kernels)
 
@@ -169,13 +179,32 @@ function(spmv_register_grading)
   # Every row sees every case folder (and picks its case with --case), so
   # that the policy's [case.<name>] sections are checked against all of
   # them and a name used in two folders is refused, as in a direct run.
+  # Each entry must be a folder holding at least one case: a case set that
+  # is mistyped, not there or empty is an error here, never a grading
+  # without it.
+  if(SPMV_CASES STREQUAL "")
+    message(FATAL_ERROR "SPMV_CASES is empty: name the case folders to grade, a ;-list such as "
+                        "-DSPMV_CASES=\"testcases/public;/secret/hidden\"")
+  endif()
   set(case_dirs "")
   set(all_cases_args "")
-  foreach(cases_dir IN LISTS SPMV_CASES)
-    get_filename_component(cases_dir "${cases_dir}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
+  foreach(given IN LISTS SPMV_CASES)
+    get_filename_component(cases_dir "${given}" ABSOLUTE BASE_DIR "${PROJECT_SOURCE_DIR}")
     if(NOT IS_DIRECTORY "${cases_dir}")
-      message(WARNING "SPMV_CASES: ${cases_dir} is not a folder; no grading tests for it")
-      continue()
+      if(given MATCHES ",")
+        message(FATAL_ERROR "SPMV_CASES=${SPMV_CASES}: '${given}' is not a folder, and it holds a comma: SPMV_CASES "
+                            "is a ;-list, e.g. -DSPMV_CASES=\"testcases/public;/secret/hidden\" (quoted, so the "
+                            "shell keeps the ;)")
+      elseif(EXISTS "${cases_dir}")
+        message(FATAL_ERROR "SPMV_CASES: ${cases_dir} is a file, not a case folder; SPMV_CASES names folders "
+                            "(a folder's cases.ini and matrix files are its cases)")
+      else()
+        message(FATAL_ERROR "SPMV_CASES: ${cases_dir} is not a folder (no such folder); a case set that is not "
+                            "there cannot be graded")
+      endif()
+    endif()
+    if(cases_dir IN_LIST case_dirs)
+      message(FATAL_ERROR "SPMV_CASES: ${cases_dir} is listed twice")
     endif()
     list(APPEND case_dirs "${cases_dir}")
     list(APPEND all_cases_args --cases "${cases_dir}")
@@ -189,6 +218,8 @@ function(spmv_register_grading)
   # filtered `ctest -L <kernel>` grades that kernel only.
   set(set_labels "")
   set(kernel_cases "")
+  set(all_case_names "")
+  set(graded_sets "")
   foreach(cases_dir IN LISTS case_dirs)
     if(cases_dir STREQUAL "${PROJECT_SOURCE_DIR}/testcases/public")
       set(set_label public)
@@ -197,12 +228,32 @@ function(spmv_register_grading)
     endif()
     list(APPEND set_labels ${set_label})
     _spmv_case_names("${cases_dir}" cases)
+    if(NOT cases)
+      message(FATAL_ERROR "SPMV_CASES: ${cases_dir} holds no case (no .mtx or .mtx.gz file and no [section] in a "
+                          "cases.ini); a case set left empty would be graded as nothing at all")
+    endif()
     foreach(case IN LISTS cases)
+      if(case IN_LIST all_case_names)
+        message(FATAL_ERROR "SPMV_CASES: case ${case} of ${cases_dir} is also in another folder of SPMV_CASES; "
+                            "spmv-grade refuses two cases of one name")
+      endif()
+      list(APPEND all_case_names "${case}")
       list(APPEND kernel_cases "${set_label}/${case}")
     endforeach()
+    list(LENGTH cases set_size)
+    list(APPEND graded_sets "${cases_dir} (${set_label}, ${set_size} cases)")
   endforeach()
-  if(NOT kernel_cases OR NOT kernels)
-    return()
+  if(NOT kernels)
+    message(FATAL_ERROR "SPMV_POLICY=${SPMV_POLICY}: its [kernels] section gives no kernel a weight above 0, so "
+                        "nothing would be graded")
+  endif()
+  # Said at every configure, so a hidden set left out shows before grading.
+  list(JOIN graded_sets ", " graded_sets_text)
+  list(JOIN kernels ", " kernels_text)
+  message(STATUS "ctest -L grade grades ${submission_dir} on ${graded_sets_text}; kernels ${kernels_text}; "
+                 "policy ${SPMV_POLICY}")
+  if(NOT "hidden" IN_LIST set_labels)
+    message(STATUS "ctest -L grade grades no hidden case set (SPMV_CASES names testcases/public only)")
   endif()
   list(REMOVE_DUPLICATES set_labels)
   list(LENGTH kernel_cases case_count)

@@ -14,6 +14,11 @@
 # folder. Only commands that need no GPU and take seconds belong in such
 # blocks.
 #
+# What a block leaves in that folder must be ignored by git (.gitignore of
+# the source tree), as it would be in a fresh clone: a block that leaves a
+# file git would offer to commit (a secret seed, a results folder) fails,
+# naming it. Skipped where the source tree is not a git checkout.
+#
 # A failing block is reported as <file>:<line of its opening fence>, with
 # its commands and output; every block is run, and the exit status is 1 if
 # any failed (2 for a usage error).
@@ -44,6 +49,24 @@ make_root() {
     ln -s "$entry" "$root/$(basename "$entry")"
   done
   ln -s "$build_dir" "$root/build"
+}
+
+# The entries a block left in `root` (not the links make_root made) that
+# git would not ignore in the source tree, space-separated.
+unignored_entries() {
+  local root="$1" entry name path left=""
+  git -C "$source_root" rev-parse --is-inside-work-tree >/dev/null 2>&1 || return 0
+  for entry in "$root"/* "$root"/.[!.]*; do
+    [ -e "$entry" ] || [ -L "$entry" ] || continue
+    [ -L "$entry" ] && continue
+    name="$(basename "$entry")"
+    path="$name"
+    [ -d "$entry" ] && path="$name/"
+    if ! git -C "$source_root" check-ignore -q --no-index -- "$path"; then
+      left="$left $path"
+    fi
+  done
+  printf '%s' "${left# }"
 }
 
 # Prints "<line>\t<command text with \x1f for newlines>" per doc-test block.
@@ -95,7 +118,16 @@ for file in "$@"; do
     root="$scratch/block$blocks"
     make_root "$root"
     if output="$(cd "$root" && bash -e -o pipefail -c "$commands" 2>&1 </dev/null)"; then
-      echo "ok   $file:$line"
+      left="$(unignored_entries "$root")"
+      if [ -n "$left" ]; then
+        failures=$((failures + 1))
+        {
+          echo "FAIL $file:$line: the block left what git does not ignore in the repository root: $left"
+          echo "     (write under an ignored folder such as spmv-results/, or add it to .gitignore)"
+        } >&2
+      else
+        echo "ok   $file:$line"
+      fi
     else
       status=$?
       failures=$((failures + 1))

@@ -31,7 +31,10 @@ TEST_F(GradeEndToEnd, HostReferencePassesEveryKernelOnEveryCase) {
   for (const auto& row : all_rows) {
     EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").as_string() << " / " << row.at("case").as_string() << ": "
                                        << row.at("summary").as_string() << "\n" << context_;
-    EXPECT_TRUE(row.at("speedup").is_number()) << "a correct row is timed\n" << context_;
+    // Timed: a speedup, or the reason its speed is not scored (these cases'
+    // launches take microseconds on the CPU).
+    EXPECT_TRUE(row.at("speedup").is_number() || !row.at("correctness_only").as_string().empty())
+        << "a correct row is timed\n" << context_;
   }
   const JsonValue report = results();
   ASSERT_EQ(report.at("tests").as_array().size(), 12U) << context_;

@@ -55,7 +55,11 @@ const Expectation kExpectations[] = {
     // Caught by the correctness runs already: run 2 has the same pointers, another x.
     {"cache_by_pointer", "wrong", "", ""},
     {"first_calls_only", "wrong", "timed_result_wrong", "timed_result_wrong"},
-    {"forged_time", "pass", "", "speedup_review"},
+    // The runner's own timer forged: the grade's time is the grader's clock,
+    // and the disagreement is flagged.
+    {"forged_time", "pass", "", "implausible_timing"},
+    // A burst answered before it ran: its digests match no y it left.
+    {"early_reply", "wrong", "timed_result_wrong", "timed_result_wrong"},
     {"reads_outside_x", "wrong", "non_finite", ""},
     // The matrix's arrays lie between guard zones: NaN after the values.
     {"reads_past_values", "wrong", "non_finite", ""},
@@ -217,7 +221,7 @@ TEST_P(HostileSubmission, GetsItsVerdictAndReachesNothing) {
 // An instructor who accepts a flag in the policy gives the row its speed
 // credit back, and rows.jsonl says which flags were accepted.
 TEST_F(GradeEndToEnd, AnAcceptedFlagIsRecordedAndEarnsItsSpeedCredit) {
-  write_text(scratch_ / "accept.ini", "[flags]\naccept = speedup_review\n");
+  write_text(scratch_ / "accept.ini", "[flags]\naccept = implausible_timing\n");
   for (const bool accepting : {false, true}) {
     std::vector<std::string> more{"--kernel", "csr_scalar", "--allow-unisolated"};
     if (accepting) more.insert(more.end(), {"--policy", (scratch_ / "accept.ini").string()});
@@ -230,7 +234,7 @@ TEST_F(GradeEndToEnd, AnAcceptedFlagIsRecordedAndEarnsItsSpeedCredit) {
       const auto& accepted = row.at("accepted_flags").as_array();
       if (accepting) {
         ASSERT_EQ(accepted.size(), 1U) << row.at("summary").as_string();
-        EXPECT_EQ(accepted[0].as_string(), "speedup_review");
+        EXPECT_EQ(accepted[0].as_string(), "implausible_timing");
       } else {
         EXPECT_TRUE(accepted.empty());
       }

@@ -2,10 +2,12 @@
 // rows under it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "json.hpp"
 #include "policy.hpp"
 #include "scoring.hpp"
 
@@ -75,8 +77,9 @@ TEST(PolicyFile, KeysLeftOutKeepTheirDefaults) {
 TEST(PolicyFile, ForbiddenLibrariesDefaultAndReplace) {
   EXPECT_EQ(default_policy().forbidden_libraries, kDefaultForbiddenLibraries);
   EXPECT_EQ(parse_policy("total_points = 10\n", "p.ini").forbidden_libraries, kDefaultForbiddenLibraries);
-  EXPECT_EQ(parse_policy("[libraries]\nforbidden = cusparse, cublas_lt ,cusolver\n", "p.ini").forbidden_libraries,
-            (std::vector<std::string>{"cusparse", "cublas_lt", "cusolver"}));
+  EXPECT_EQ(parse_policy("[libraries]\nforbidden = cusparse, cublasLt ,cusolver, cusparse\n", "p.ini").forbidden_libraries,
+            (std::vector<std::string>{"cusparse", "cublasLt", "cusolver"}))
+      << "a name given twice counts once";
   EXPECT_TRUE(parse_policy("[libraries]\nforbidden =\n", "p.ini").forbidden_libraries.empty());
   try {
     parse_policy("[libraries]\nforbidden = lib/cusparse.so\n", "p.ini");
@@ -85,6 +88,84 @@ TEST(PolicyFile, ForbiddenLibrariesDefaultAndReplace) {
     EXPECT_NE(std::string(e.what()).find("p.ini:2"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("libraries.forbidden"), std::string::npos) << e.what();
   }
+}
+
+// A library name the census does not know would forbid nothing: a typo
+// such as cusparce, which replaces the default list, would let cuSPARSE
+// through. It is an error naming the file, the line and the name meant.
+TEST(PolicyFile, ForbiddenLibrariesMustBeKnownToTheCensus) {
+  for (const auto& name : kDefaultForbiddenLibraries) {
+    const auto& known = known_libraries();
+    EXPECT_NE(std::find(known.begin(), known.end(), name), known.end()) << name << " is a default but not known";
+  }
+  struct Bad {
+    std::string text, named, meant;
+  };
+  const std::vector<Bad> bad{{"# course policy\n[libraries]\nforbidden = cusparce\n", "cusparce", "cusparse"},
+                             {"[libraries]\nforbidden = cusparse, cuBLAS\n", "cuBLAS", "cublas"},
+                             {"[libraries]\nforbidden = my_private_lib\n", "my_private_lib", ""}};
+  for (const auto& [text, named, meant] : bad) {
+    try {
+      parse_policy(text, "my-policy.ini");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const PolicyError& e) {
+      const std::string message = e.what();
+      const auto line = std::count(text.begin(), text.end(), '\n');
+      EXPECT_EQ(message.rfind("my-policy.ini:" + std::to_string(line) + ": libraries.forbidden", 0), 0U) << message;
+      EXPECT_NE(message.find(named), std::string::npos) << message;
+      if (!meant.empty()) {
+        EXPECT_NE(message.find("did you mean " + meant + "?"), std::string::npos) << message;
+      }
+    }
+  }
+  EXPECT_NO_THROW(parse_policy("[libraries]\nforbidden = cusparse, cublas, cufft, curand, openblas, mkl\n", "p.ini"));
+}
+
+// The effective policy, every key resolved, reads back as the same policy:
+// what --show-policy prints and the reports record.
+TEST(PolicyFile, TheResolvedTextReadsBackToTheSamePolicy) {
+  const Policy policy = parse_policy(
+      "total_points = 40 # out of 40\ncorrectness_share = 0.55\n[speedup]\nno_credit_below = 0.3\n"
+      "[flags]\naccept = speedup_review\n[libraries]\nforbidden = cusparse, cufft\n[kernels]\njds = 2\ncoo = 0.5\n"
+      "[case.big]\nweight = 3\n[case.secret_one]\nvisibility = hidden\n",
+      "course.ini");
+  const std::string text = policy_text(policy);
+  EXPECT_EQ(text.rfind("# The effective policy: course.ini", 0), 0U) << text;
+  for (const std::string line : {"total_points = 40\n", "correctness_share = 0.55\n", "full_credit_at = 0.9\n",
+                                 "no_credit_below = 0.3\n", "review_above = 10\n", "accept = speedup_review\n",
+                                 "forbidden = cusparse, cufft\n", "[kernels]\njds = 2\ncoo = 0.5\n",
+                                 "[case.big]\nweight = 3\n", "[case.secret_one]\nvisibility = hidden\n"}) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << " missing from:\n" << text;
+  }
+  const Policy again = parse_policy(text, "again.ini");
+  EXPECT_EQ(policy_text(again, false), policy_text(policy, false));
+  EXPECT_EQ(policy_digest(again), policy_digest(policy));
+  EXPECT_EQ(again.graded_kernels(), policy.graded_kernels());
+  EXPECT_EQ(again.forbidden_libraries, policy.forbidden_libraries);
+  EXPECT_EQ(again.accepted_flags, policy.accepted_flags);
+
+  // The default policy, resolved, is the default file's policy.
+  EXPECT_EQ(policy_digest(parse_policy(policy_text(default_policy()), "copy.ini")), policy_digest(default_policy()));
+  EXPECT_NE(policy_digest(parse_policy("correctness_share = 0.5\n", "p.ini")), policy_digest(default_policy()));
+  EXPECT_EQ(policy_digest(parse_policy("# only a comment\n\ntotal_points = 100\n", "p.ini")),
+            policy_digest(default_policy()))
+      << "a file that restates a default is the default policy";
+}
+
+TEST(PolicyFile, TheResolvedPolicyAsJson) {
+  const Policy policy = parse_policy("[kernels]\nell = 2\ncoo = 0\n[case.big]\nweight = 3\n", "course.ini");
+  const JsonValue json = parse_json(policy_json(policy));
+  EXPECT_EQ(json.at("source").as_string(), "course.ini");
+  EXPECT_EQ(json.at("digest").as_string(), policy_digest(policy));
+  EXPECT_EQ(json.at("total_points").as_number(), 100);
+  EXPECT_EQ(json.at("speedup").at("full_credit_at").as_number(), 0.9);
+  ASSERT_EQ(json.at("kernels").as_array().size(), 2U);
+  EXPECT_EQ(json.at("kernels").as_array()[0].at("name").as_string(), "ell");
+  EXPECT_EQ(json.at("kernels").as_array()[1].at("weight").as_number(), 0);
+  ASSERT_EQ(json.at("graded_kernels").as_array().size(), 1U);
+  EXPECT_EQ(json.at("libraries").at("forbidden").as_array().size(), kDefaultForbiddenLibraries.size());
+  EXPECT_EQ(json.at("cases").at("big").at("weight").as_number(), 3);
+  EXPECT_EQ(json.at("text").as_string(), policy_text(policy));
 }
 
 TEST(PolicyFile, AKernelsSectionReplacesTheDefaultList) {

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +61,20 @@ class SpmvCases : public testing::Test {
     const fs::path err = dir_ / "stderr.txt";
     const std::string command =
         std::string("'") + SPMV_CASES_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int raw = std::system(command.c_str());
+    RunResult result;
+    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    result.out = read_text(out);
+    result.err = read_text(err);
+    return result;
+  }
+
+  // The same with `environment` ("NAME=value ...") set for the program.
+  RunResult run_with(const std::string& environment, const std::string& args) const {
+    const fs::path out = dir_ / "stdout.txt";
+    const fs::path err = dir_ / "stderr.txt";
+    const std::string command = "env " + environment + " '" + std::string(SPMV_CASES_EXE) + "' " + args + " >'" +
+                                out.string() + "' 2>'" + err.string() + "'";
     const int raw = std::system(command.c_str());
     RunResult result;
     result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -363,6 +378,55 @@ TEST_F(SpmvCases, InspectTakesTheReadersOptions) {
   EXPECT_NE(result.err.find("allow_nonfinite = true"), std::string::npos) << result.err;
   result = run("inspect '" + nan.string() + "' --format none --allow-nonfinite");
   EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
+}
+
+// A size line with a typo (2e9 x 2e9, three entries) grew validate past
+// 15 GB or ended in a bare std::bad_alloc: it is a problem naming the file
+// and the size line, found before anything of that size is allocated.
+TEST_F(SpmvCases, ValidateRefusesAMistypedSizeLineAtOnce) {
+  const fs::path folder = make_dir("term-cases");
+  std::ofstream(folder / "typo.mtx") << "%%MatrixMarket matrix coordinate real general\n2000000000 2000000000 3\n"
+                                        "1 1 1\n2 2 1\n3 3 1\n";
+  std::ofstream(folder / "cases.ini") << "[huge]\ngenerator = empty rows=2000000000 cols=2000000000\n";
+  std::ofstream(folder / "fine.mtx") << "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n";
+  const auto started = std::chrono::steady_clock::now();
+  const RunResult result =
+      run_with("SPMV_MEMORY_BYTES=16G", "validate '" + folder.string() + "' --no-kernels " + cache_option());
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(30));
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.err.find((folder / "typo.mtx").string() +
+                            ":2: expected a size this machine can hold, found '2000000000 2000000000 3'"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find((folder / "cases.ini").string() + ":1: generator spec"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("too large for this machine"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("bad_alloc"), std::string::npos) << result.err;
+  EXPECT_FALSE(words_of(row_of(result.out, "fine")).empty()) << "the other cases are still checked\n" << result.out;
+}
+
+// A matrix the loader does not read would be left out of every grading
+// without a word: validate calls it a problem.
+TEST_F(SpmvCases, ValidateNamesAMatrixNoCaseReads) {
+  const fs::path folder = make_dir("with-stray");
+  std::ofstream(folder / "good.mtx") << "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n";
+  std::ofstream(folder / "big.mtx.bz2") << "compressed with bzip2, which the reader does not read\n";
+  const RunResult result = run("validate '" + folder.string() + "' --no-kernels " + cache_option());
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.err.find((folder / "big.mtx.bz2").string() + ": not read"), std::string::npos) << result.err;
+}
+
+// Progress of a long case goes to stderr when it is not a terminal too: a
+// line per interval (SPMV_PROGRESS_SECONDS here; 15 s by default) saying
+// which case and what it is doing.
+TEST_F(SpmvCases, ValidateSaysWhatALongCaseIsDoing) {
+  const fs::path folder = make_dir("slow");
+  std::ofstream(folder / "cases.ini") << "[big]\ngenerator = random rows=400000 cols=400000 per_row=12 seed=3\n";
+  const RunResult result =
+      run_with("SPMV_PROGRESS_SECONDS=0.02", "validate '" + folder.string() + "' --no-kernels " + cache_option());
+  EXPECT_EQ(result.status, kExitOk) << result.out << result.err;
+  EXPECT_NE(result.err.find("spmv-cases: case big (1 of 1): generating"), std::string::npos) << result.err;
+  EXPECT_EQ(result.err.find("\r"), std::string::npos) << "no terminal control in a log";
+  EXPECT_EQ(result.out.find("spmv-cases: case"), std::string::npos) << "progress stays off the table\n" << result.out;
 }
 
 TEST_F(SpmvCases, InspectOfASpecNeedsNoFile) {

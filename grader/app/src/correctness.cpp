@@ -1,5 +1,9 @@
 #include "correctness.hpp"
 
+#include <cstring>
+
+#include "spmv/runner/chain.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -125,13 +129,55 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
   return result;
 }
 
-std::string check_launch_result(const PreparedCase& p, std::uint64_t seed, const ResultView& results, int slot) {
+namespace {
+
+std::string check_against_golden(const PreparedCase& p, const std::vector<float>& x, const ResultView& results, int slot) {
   const runner::GuardDamage damage = inspect_guards(results, slot);
   if (damage.any()) return runner::describe_y_guards(damage, results.rows());
-  const std::vector<float> x = x_for_seed(static_cast<std::size_t>(p.csr.cols), seed);
   const GoldenResult golden = golden_spmv(p.csr, x);
   const ToleranceVerdict verdict = check_result(p.csr, x, golden, results.y(slot), p.tolerance);
   return verdict.passed ? std::string() : verdict.describe();
+}
+
+std::span<const std::uint32_t> y_bits(const ResultView& results, int slot) {
+  const std::span<const float> y = results.y(slot);
+  return {reinterpret_cast<const std::uint32_t*>(y.data()), y.size()};
+}
+
+}  // namespace
+
+std::string check_launch_result(const PreparedCase& p, std::uint64_t seed, const ResultView& results, int slot) {
+  return check_against_golden(p, x_for_seed(static_cast<std::size_t>(p.csr.cols), seed), results, slot);
+}
+
+std::string check_link(const PreparedCase& p, std::uint64_t burst_seed, int link, std::span<const std::uint64_t> digests,
+                       const ResultView& results) {
+  if (link < 1 || static_cast<std::size_t>(link) > digests.size()) return "no such link in the burst";
+  const std::string where = "link " + std::to_string(link) + " of " + std::to_string(digests.size());
+  std::uint64_t previous_digest = 0;
+  std::span<const std::uint32_t> previous;
+  if (link > 1) {
+    previous = y_bits(results, runner::kPreviousLinkSlot);
+    previous_digest = runner::digest_of(previous);
+    if (previous_digest != digests[static_cast<std::size_t>(link - 2)]) {
+      return where + ": the y of the link before it is not the one its burst's reply was made from (work done "
+                     "after the reply, or a forged reply)";
+    }
+  }
+  if (runner::digest_of(y_bits(results, runner::kLinkSlot)) != digests[static_cast<std::size_t>(link - 1)]) {
+    return where + ": its y is not the one its burst's reply was made from (work done after the reply, or a "
+                   "forged reply)";
+  }
+  const auto cols = static_cast<std::size_t>(p.csr.cols);
+  const std::uint64_t seed = runner::link_seed(burst_seed, static_cast<std::uint64_t>(link), previous_digest);
+  std::vector<float> x(cols);
+  for (std::size_t i = 0; i < cols; ++i) {
+    const std::uint32_t before = previous.empty() ? 0U : previous[i % previous.size()];
+    const std::uint32_t bits = runner::link_x_bits(seed, before, i);
+    std::memcpy(&x[i], &bits, sizeof bits);
+  }
+  const std::string wrong = check_against_golden(p, x, results, runner::kLinkSlot);
+  return wrong.empty() ? wrong : where + ": " + wrong;
 }
 
 }  // namespace spmv::grade

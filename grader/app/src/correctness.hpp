@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "case_data.hpp"
@@ -34,5 +35,13 @@ Correctness evaluate_correctness(const PreparedCase& prepared, const ResultView&
 // The y in `slot` for the x of `seed`: empty when correct (and the guards
 // intact), else what is wrong, one line.
 std::string check_launch_result(const PreparedCase& prepared, std::uint64_t seed, const ResultView& results, int slot);
+
+// Link `link` of a burst of `burst_seed` (spmv/runner/chain.hpp) from the
+// copies of y_{link-1} (kPreviousLinkSlot; unused for link 1) and y_link
+// (kLinkSlot) in `results`: both digests against the burst's reply
+// (`digests`, d_1 .. d_links), x_link derived from y_{link-1}, and y_link
+// against its golden result. Empty when right, else what is wrong.
+std::string check_link(const PreparedCase& prepared, std::uint64_t burst_seed, int link,
+                       std::span<const std::uint64_t> digests, const ResultView& results);
 
 }  // namespace spmv::grade

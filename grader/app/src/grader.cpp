@@ -3,6 +3,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <deque>
 #include <fstream>
@@ -30,6 +31,7 @@
 #include "spmv/sandbox/sandbox.hpp"
 #include "reporter.hpp"
 #include "row_json.hpp"
+#include "run_identity.hpp"
 #include "spmv/plugin/plugin.hpp"
 #include "verdict.hpp"
 
@@ -174,10 +176,51 @@ bool matches_any(const std::string& name, const std::vector<std::string>& patter
          });
 }
 
+// Why a --cases folder or manifest gave no case, for the error: what the
+// folder holds instead (a matrix under another extension, a README).
+std::string no_case_reason(const std::filesystem::path& source) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(source, error)) {
+    return "the manifest has no [case] section, and its folder no .mtx or .mtx.gz file it does not name";
+  }
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(source, error)) {
+    names.push_back(entry.path().filename().string() + (entry.is_directory() ? "/" : ""));
+  }
+  std::sort(names.begin(), names.end());
+  std::string held;
+  for (std::size_t i = 0; i < names.size() && i < 8; ++i) held += (held.empty() ? "" : ", ") + names[i];
+  if (names.size() > 8) held += ", ... (" + std::to_string(names.size()) + " in all)";
+  return std::string("holds no case: no .mtx or .mtx.gz file and no cases.ini section") +
+         (names.empty() ? " (the folder is empty)" : " (it holds: " + held + ")") +
+         "; a case set left empty would be graded as nothing at all";
+}
+
+// A case set in which no case weighs anything gives every submission
+// 0 / 0: a mistake of the policy or the manifests, named with their lines.
+void check_case_weights(const Policy& policy, const std::vector<TestCase>& all, const std::string& sources) {
+  if (all.empty()) return;
+  for (const auto& c : all) {
+    if (policy.case_weight(c.name, c.weight) > 0) return;
+  }
+  std::string where;
+  for (std::size_t i = 0; i < all.size() && i < 4; ++i) {
+    const TestCase& c = all[i];
+    const bool by_policy = policy.lines.count("case." + c.name + ".weight") != 0;
+    where += (where.empty() ? "" : ", ") + c.name + " (" +
+             (by_policy ? policy.locate("case." + c.name + ".weight") : c.origin + ": weight " + std::to_string(c.weight)) +
+             ")";
+  }
+  if (all.size() > 4) where += ", ...";
+  throw UsageError("every case of " + sources + " weighs 0 under the policy (" + policy.source +
+                   ") and the manifests, so no row could earn a point and every score would read 0 / 0: " + where);
+}
+
 std::vector<CaseEntry> load_all_cases(const Options& options) {
   std::vector<CaseEntry> entries;
   std::map<std::string, std::string> source_of;
   std::string all_names;
+  std::vector<TestCase> all;
   for (const auto& source : options.cases) {
     std::vector<TestCase> cases;
     try {
@@ -185,6 +228,8 @@ std::vector<CaseEntry> load_all_cases(const Options& options) {
     } catch (const std::exception& e) {
       throw SetupError("--cases " + source.string() + ": " + e.what());
     }
+    if (cases.empty()) throw SetupError("--cases " + source.string() + ": " + no_case_reason(source));
+    all.insert(all.end(), cases.begin(), cases.end());
     for (std::size_t i = 0; i < cases.size(); ++i) {
       const std::string& name = cases[i].name;
       all_names += (all_names.empty() ? "" : ", ") + name;
@@ -202,12 +247,49 @@ std::vector<CaseEntry> load_all_cases(const Options& options) {
   std::string sources;
   for (const auto& [name, source] : source_of) names.push_back(name);
   for (const auto& source : options.cases) sources += (sources.empty() ? "--cases " : ", ") + source.string();
+  const Policy policy = policy_of(options);
   try {
-    policy_of(options).check_case_names(names, sources);
+    policy.check_case_names(names, sources);
   } catch (const PolicyError& e) {
     throw UsageError(std::string("--policy: ") + e.what());
   }
+  check_case_weights(policy, all, sources);
   return entries;
+}
+
+// Files of the case folders that look like matrices but are no case (a
+// matrix named .MTX or .mtx.bz2): graded without them, and said.
+std::string unread_files_note(const Options& options) {
+  std::string files;
+  for (const auto& source : options.cases) {
+    for (const auto& file : unread_matrix_files(source)) files += (files.empty() ? "" : ", ") + file.string();
+  }
+  if (files.empty()) return {};
+  return "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
+         "cases.ini sections, are cases): " + files + ".";
+}
+
+// A selection (--kernel, --case) whose rows carry no points is allowed (a
+// kernel of weight 0 named with --kernel, a case of weight 0 looked at
+// alone), but said, on stderr and in the report: the score will read 0 / 0.
+std::string no_points_note(const Options& options, const Setup& setup) {
+  double kernel_weights = 0;
+  for (const auto& kernel : setup.kernels) kernel_weights += setup.policy.kernel_weight(kernel);
+  double case_weights = 0;
+  for (const auto& entry : setup.cases) case_weights += setup.policy.case_weight(entry.test_case.name, entry.test_case.weight);
+  if (kernel_weights > 0 && case_weights > 0) return {};
+  std::string why = kernel_weights > 0 ? "every case it grades" : "every kernel it grades";
+  why += kernel_weights > 0 ? (options.case_filters.empty() ? "" : " (--case)") : (options.kernels.empty() ? "" : " (--kernel)");
+  return "The rows of this run carry no points: " + why + " has weight 0 in the policy (" + setup.policy.source +
+         ") or its manifest, so its score reads 0 / 0 whatever the verdicts.";
+}
+
+int show_policy(const Options& options, const Policy& policy) {
+  // With --cases, the policy's [case.<name>] sections are checked against
+  // them (and the folders checked), as a grading would.
+  if (options.cases_given) load_all_cases(options);
+  std::cout << (*options.show_policy == "json" ? policy_json(policy) : policy_text(policy)) << std::flush;
+  return kExitAllPassed;
 }
 
 int list(const Setup& setup) {
@@ -225,6 +307,9 @@ int list(const Setup& setup) {
               << (setup.submission.find(kernel) == nullptr ? "  - not in the submission" : "") << '\n';
   }
   if (!setup.submission.loaded) std::cout << "The submission cannot be loaded: " << setup.submission.error << '\n';
+  std::cout << "Policy (" << setup.policy.source << ", every key resolved; spmv-grade --show-policy prints it alone):\n";
+  std::istringstream text(policy_text(setup.policy, false));
+  for (std::string line; std::getline(text, line);) std::cout << (line.empty() ? "" : "  ") << line << '\n';
   return kExitAllPassed;
 }
 
@@ -673,10 +758,12 @@ class Grading {
     plan.timing = {options_.min_runs, options_.max_runs, options_.warmup_runs, options_.min_time_ms};
     plan.measure_cusparse =
         options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    plan.on_host = setup_.reference.memory == SPMV_MEMORY_HOST;
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     const auto judging = Clock::now();
     judge_row(row, record,
-              RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review});
+              RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review,
+                         setup_.policy.min_reference_us});
     row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
     for (const std::string& flag : row.flags) {
       const auto& accepted = setup_.policy.accepted_flags;
@@ -814,8 +901,58 @@ std::optional<int> already_graded(const Options& options, const std::vector<Case
   return journal_exit_code(rows, options.strict_gpu);
 }
 
+// Each case's matrix digest, by name: its file's SHA-256, or its generator
+// spec's. Read once for the provenance and the run's identity.
+std::map<std::string, std::string> matrix_digests(const Setup& setup) {
+  std::map<std::string, std::string> digests;
+  for (const auto& entry : setup.cases) {
+    const TestCase& c = entry.test_case;
+    digests[c.name] = c.file.empty() ? "sha256:" + sha256_hex(c.generator) + " (generator)" : file_digest(c.file);
+  }
+  return digests;
+}
+
+// The settings that decide a row's verdict or measurement, for the run's
+// identity (run_identity.hpp).
+std::vector<std::pair<std::string, std::string>> grading_settings(const Options& options) {
+  const auto number = [](double value) {
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    return std::string(text, end);
+  };
+  return {{"--timeout", number(options.timeout_s)},
+          {"--format-limit-mib", std::to_string(options.format_limit_bytes >> 20)},
+          {"--min-runs", std::to_string(options.min_runs)},
+          {"--max-runs", std::to_string(options.max_runs)},
+          {"--warmup-runs", std::to_string(options.warmup_runs)},
+          {"--min-time-ms", number(options.min_time_ms)}};
+}
+
+// --resume: the output folder's run facts, read before this run writes
+// anything there; nothing when the folder holds no row to keep (a grading
+// killed before its first row, or a fresh folder).
+std::optional<JournalRun> earlier_run(const Options& options) {
+  const auto facts = run_facts_file(options.output_dir);
+  const auto rows = options.output_dir / "rows.jsonl";
+  std::error_code error;
+  if (!std::filesystem::exists(rows, error) || std::filesystem::file_size(rows, error) == 0) return std::nullopt;
+  if (!std::filesystem::exists(facts, error)) {
+    throw UsageError("--resume: " + options.output_dir.string() +
+                     " holds rows (rows.jsonl) but no run facts (run.json) saying what graded them, so they cannot "
+                     "be checked against this run; grade into a new --output-dir, or leave out --resume to grade "
+                     "afresh");
+  }
+  try {
+    return read_run_info(facts);
+  } catch (const std::exception& e) {
+    throw UsageError(std::string("--resume: ") + e.what() +
+                     "; without its run facts the folder's rows cannot be checked against this run");
+  }
+}
+
 // A digest of every input that decides the grade (provenance.hpp).
-Provenance provenance_of(const Options& options, const Defaults& defaults, const Setup& setup, const GpuInfo& gpu) {
+Provenance provenance_of(const Options& options, const Defaults& defaults, const Setup& setup, const GpuInfo& gpu,
+                         const std::map<std::string, std::string>& digests) {
   Provenance p;
   p.emplace_back("submission", file_digest(options.submission));
   p.emplace_back("grader", file_digest("/proc/self/exe"));
@@ -824,11 +961,7 @@ Provenance provenance_of(const Options& options, const Defaults& defaults, const
   p.emplace_back("reference", file_digest(setup.reference.path));
   p.emplace_back("policy", options.policy ? file_digest(*options.policy)
                                           : "sha256:" + sha256_hex(default_policy_text()) + " (built in)");
-  for (const auto& entry : setup.cases) {
-    const TestCase& c = entry.test_case;
-    p.emplace_back("case " + c.name,
-                   c.file.empty() ? "sha256:" + sha256_hex(c.generator) + " (generator)" : file_digest(c.file));
-  }
+  for (const auto& entry : setup.cases) p.emplace_back("case " + entry.test_case.name, digests.at(entry.test_case.name));
   if (!gpu.name.empty()) p.emplace_back("gpu", gpu.name);
   if (!gpu.driver.empty()) p.emplace_back("driver", gpu.driver);
   if (!gpu.toolkit.empty()) p.emplace_back("toolkit", gpu.toolkit);
@@ -928,16 +1061,52 @@ int run_grading(const Options& options, const Defaults& defaults) {
   };
   Setup setup;
   setup.policy = policy_of(options);
+  if (options.show_policy) return show_policy(options, setup.policy);
+  setup.cases = load_all_cases(options);
+  const std::string unread = unread_files_note(options);
+  if (!unread.empty()) std::cerr << "spmv-grade: note: " << unread << '\n';
+  // --resume: what made the folder, read before this run writes there.
+  const std::optional<JournalRun> earlier = options.resume && !options.journal ? earlier_run(options) : std::nullopt;
   std::error_code error;
   std::filesystem::create_directories(logs_dir(options), error);
   if (error) throw SetupError(logs_dir(options).string() + ": cannot create: " + error.message());
-  setup.cases = load_all_cases(options);
   if (const auto code = already_graded(options, setup.cases)) return *code;
   const sandbox::Level level = isolation_level(options);
+
+  // The run's identity (run_identity.hpp); with --resume the folder must
+  // have been made by the same, and its seed is kept.
+  std::optional<std::uint64_t> earlier_seed = earlier ? identity_seed(earlier->info.identity) : std::nullopt;
+  const std::uint64_t seed = options.seed ? *options.seed : earlier_seed ? *earlier_seed : fresh_seed();
+  std::map<std::string, std::string> digests;  // read once: --list reads no case file
+  IdentityInputs identity_inputs;
+  std::string secret_entry;
+  if (!options.list) {
+    digests = matrix_digests(setup);
+    identity_inputs.submission = options.submission;
+    identity_inputs.policy_digest = policy_digest(setup.policy);
+    identity_inputs.kernels = options.kernels.empty() ? setup.policy.graded_kernels() : options.kernels;
+    for (const auto& entry : setup.cases) {
+      const TestCase& c = entry.test_case;
+      identity_inputs.cases.emplace_back(c.name, case_identity(c, digests.at(c.name)));
+    }
+    identity_inputs.seed = seed;
+    identity_inputs.settings = grading_settings(options);
+    if (earlier) {
+      secret_entry = check_resume(options.output_dir, *earlier, run_identity(identity_inputs), options.secret_seed,
+                                  options.submission.string(), policy_text(setup.policy));
+    }
+  }
+
   const WorkRoot work_root;
   probe_plugins(options, defaults, setup, work_root, level);
   setup.kernels = choose_kernels(options, setup);
   if (options.list) return list(setup);
+  const std::string no_points = no_points_note(options, setup);
+  if (!no_points.empty()) std::cerr << "spmv-grade: note: " << no_points << '\n';
+  const std::string reference_digest = file_digest(setup.reference.path);
+  if (earlier) check_resume_reference(options.output_dir, *earlier, reference_digest, setup.reference.path.string());
+  if (!earlier) secret_entry = secret_identity(options.secret_seed);
+  identity_inputs.reference = setup.reference.path;
 
   const bool needs_gpu = setup.reference.memory == SPMV_MEMORY_DEVICE;
   const double probes_s = seconds_since(started);
@@ -946,13 +1115,17 @@ int run_grading(const Options& options, const Defaults& defaults) {
                                             logs_dir(options) / "probe-gpu.log", gpu_probe_cache(options))
                                 : GpuInfo{};
   const double gpu_probe_s = seconds_since(gpu_probe_started);
-  const std::uint64_t seed = options.seed.value_or(fresh_seed());
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 
   auto rows = plan_rows(setup, run_seed, options.secret_seed.has_value());
   const std::set<std::size_t> done = take_finished_rows(finished_row_files(options, setup.kernels), rows);
   RunInfo info = run_info(options, setup, gpu, needs_gpu, seed);
-  info.provenance = provenance_of(options, defaults, setup, gpu);
+  info.provenance = provenance_of(options, defaults, setup, gpu, digests);
+  info.policy = policy_text(setup.policy);
+  info.identity = run_identity(identity_inputs);
+  info.identity.emplace_back("secret seed", secret_entry);
+  if (!no_points.empty()) info.notes.push_back(no_points);
+  if (!unread.empty()) info.notes.push_back(unread);
   info.isolation = sandbox::level_name(level);
   info.isolation_detail = sandbox::describe_level(level);
   info.unisolated = level < sandbox::Level::kContainer;
@@ -960,6 +1133,11 @@ int run_grading(const Options& options, const Defaults& defaults) {
     info.notes.push_back("Graded with isolation level '" + info.isolation +
                          "' (--allow-unisolated): the submission was not contained as for marks.");
   }
+  // A direct run's facts beside its reports (in CTest mode the reporter
+  // writes them beside each kernel's journal): written before the first
+  // row, so a folder with rows always says what graded them (--resume).
+  const std::string run_id = new_run_id();
+  if (!options.journal) write_run_info(run_facts_file(options.output_dir), {run_id, info});
   Reporter reporter({options.output_dir, options.journal, options.quiet}, setup.policy, std::move(info));
   reporter.start(rows);
   GradingRunners runners(options, defaults, setup, level, work_root);
@@ -975,6 +1153,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   if (grading.gpu_missing()) reporter.info().notes.push_back(no_gpu_note(gpu, rows, grading.cases_checked_on_host()));
   reporter.finish(rows);
   if (options.journal) return journal_exit_code(rows, options.strict_gpu);
+  write_run_info(run_facts_file(options.output_dir), {run_id, reporter.info()});
   if (!options.quiet) {
     std::printf("Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
                 "waiting for cases %.1f s)\n",
@@ -1063,6 +1242,14 @@ int run_aggregate(const Options& options) {
   }
   RunInfo info = merge_run_infos(runs);
   if (runs.empty()) info.submission = options.submission.string();
+  // The report scores the rows under this policy; the runs' own is said
+  // when it differs.
+  const auto without_source = [](const std::string& text) { return text.substr(text.starts_with('#') ? text.find('\n') + 1 : 0); };
+  if (!info.policy.empty() && without_source(info.policy) != policy_text(policy, false)) {
+    info.notes.push_back("The rows were graded under another policy than the one this report scores them with (" +
+                         policy.source + ").");
+  }
+  info.policy = policy_text(policy);
   for (const auto& row : rows) {
     if (row.copy_gbps && !info.copy_gbps) info.copy_gbps = row.copy_gbps;
   }

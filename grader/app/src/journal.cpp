@@ -38,6 +38,8 @@ void visit_fields(Run& run, Visitor&& visit) {
   visit("elapsed_s", run.info.elapsed_s);
   visit("notes", run.info.notes);
   visit("provenance", run.info.provenance);
+  visit("policy", run.info.policy);
+  visit("identity", run.info.identity);
 }
 
 // Weaker levels sort first; a name no level has counts as the weakest.
@@ -55,6 +57,8 @@ std::filesystem::path journal_file(const std::filesystem::path& folder, const st
 std::filesystem::path run_info_file(const std::filesystem::path& folder, const std::string& kernel) {
   return folder / (kernel + ".run.json");
 }
+
+std::filesystem::path run_facts_file(const std::filesystem::path& output_dir) { return output_dir / "run.json"; }
 
 std::string new_run_id() {
   std::random_device device;
@@ -99,6 +103,7 @@ RunInfo merge_run_infos(const std::vector<JournalRun>& all) {
   merged.provenance.clear();
   std::vector<std::string> devices;
   bool seeds_differ = false;
+  bool policies_differ = false;
   merged.elapsed_s = 0;
   for (const RunInfo& run : runs) {
     merged.elapsed_s += run.elapsed_s;
@@ -109,6 +114,7 @@ RunInfo merge_run_infos(const std::vector<JournalRun>& all) {
     merged.unisolated = merged.unisolated || run.unisolated;
     merged.secret_seed = merged.secret_seed || run.secret_seed;
     if (run.seed != runs.front().seed) seeds_differ = true;
+    if (run.policy != runs.front().policy) policies_differ = true;
     if (!merged.copy_gbps) merged.copy_gbps = run.copy_gbps;
     if (!run.device.empty()) add_once(devices, run.device);
     for (const auto& note : run.notes) add_once(merged.notes, note);
@@ -116,6 +122,8 @@ RunInfo merge_run_infos(const std::vector<JournalRun>& all) {
   }
   merged.device.clear();
   for (const auto& device : devices) merged.device += (merged.device.empty() ? "" : "; ") + device;
+  if (policies_differ) merged.notes.push_back("The runs of this grading graded under different policies.");
+  merged.identity.clear();
   if (seeds_differ) {
     merged.seed.reset();
     merged.notes.push_back("The runs of this grading used different seeds.");

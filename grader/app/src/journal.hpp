@@ -15,6 +15,9 @@ namespace spmv::grade {
 
 std::filesystem::path journal_file(const std::filesystem::path& folder, const std::string& kernel);
 std::filesystem::path run_info_file(const std::filesystem::path& folder, const std::string& kernel);
+// A direct run's facts, beside its reports: <output dir>/run.json (what
+// --resume checks the folder's rows against).
+std::filesystem::path run_facts_file(const std::filesystem::path& output_dir);
 
 // One run's facts; the run's id is the same in each of its kernels' files.
 struct JournalRun {

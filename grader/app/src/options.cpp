@@ -40,19 +40,25 @@ Examples:
   spmv-grade --config grading.cfg --timeout 120
       options from a file (same names, "timeout = 30"); the command line wins
   spmv-grade --list
-      the cases and kernels a run would grade
+      the cases and kernels a run would grade, and the effective policy
+  spmv-grade --policy my-policy.ini --show-policy=json
+      the effective policy, every key resolved, as JSON
 
 Exit status:
   0   every row passed (or is not applicable); also when no CUDA GPU is
       found and the host-side checks passed, unless --strict-gpu
   1   some row failed (wrong, crash, timeout, not implemented, ...)
   2   usage error: an unknown or malformed option, a bad config or policy file
-  3   setup error: a case or the reference could not be used, or the
-      report could not be written
+      (one under which no case weighs anything too), a --resume into a
+      folder another run made (it names what differs)
+  3   setup error: a --cases folder that yields no case, a case or the
+      reference that could not be used, or the report could not be written
   77  no CUDA GPU for a device plugin, with --strict-gpu (CTest: skipped)
 
 Reports (in --output-dir): results.json (Gradescope), summary.md,
-rows.jsonl (one line per row), logs/ (each row's captured submission output).
+rows.jsonl (one line per row), run.json (the run's facts: what graded the
+rows, the effective policy; --resume checks it), logs/ (each row's captured
+submission output).
 GB/s counts the bytes a kernel must move at least: the matrix arrays of its
 format, read once (CSR: 4(rows+1) + 8 nnz; COO: 12 nnz; ELL: 4 rows + 8 nnz;
 HYB: its ELL and COO parts; JDS: 4 rows + 4(diagonals+1) + 8 nnz; SELL:
@@ -121,10 +127,12 @@ void describe_options(Described& d) {
        "runs, then waiting for its turn without loading the plugin (default 5; 0: start each runner at its "
        "row's turn)");
   d.measuring.add_options()
-      ("min-runs", po::value<int>()->value_name("N"), "timed launches per side, at least (default 20)")
-      ("min-time-ms", po::value<double>()->value_name("MS"), "wall-clock time spent timing each side, at least (default 25)")
-      ("max-runs", po::value<int>()->value_name("N"), "timed launches per side, at most (default 100000)")
-      ("warmup-runs", po::value<int>()->value_name("N"), "untimed launches per side first (default 3)")
+      ("min-runs", po::value<int>()->value_name("N"),
+       "timed bursts per side, at least (default 4; more while their spread is over 1%)")
+      ("min-time-ms", po::value<double>()->value_name("MS"),
+       "a burst's launches take about this long on the GPU (default 3; 0: one launch a burst)")
+      ("max-runs", po::value<int>()->value_name("N"), "timed bursts per side, at most (default 15)")
+      ("warmup-runs", po::value<int>()->value_name("N"), "untimed bursts per side first (default 1)")
       ("no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")
       ("memcheck", po::bool_switch(),
        "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
@@ -146,11 +154,20 @@ void describe_options(Described& d) {
        "summary.md to --output-dir, print the score")
       ("resume", po::bool_switch(),
        "grade only the rows missing from --output-dir's rows.jsonl (a run killed midway); the finished rows "
-       "are kept as they are")
+       "are kept as they are, once the folder's run.json shows they were graded by the same submission, "
+       "reference, policy, kernels, cases, seed (taken from there without --seed), secret seed and timing "
+       "settings: anything else is refused, naming what differs")
       ("planned", po::value<std::string>()->value_name("FILE"),
        "with --aggregate: read only the row files FILE names, one per line (any other *.jsonl in the folder "
        "is ignored and reported)")
-      ("list", po::bool_switch(), "list the cases and kernels, then exit")
+      ("list", po::bool_switch(),
+       "list the cases and kernels a run would grade and the effective policy, checked against the cases and "
+       "the reference, then exit")
+      ("show-policy", po::value<std::string>()->implicit_value("text")->value_name("text|json"),
+       "print the effective policy (--policy read over the built-in default, every key resolved) and exit: as a "
+       "policy file --policy reads back, or as JSON (--show-policy=json); with --cases, its [case.<name>] "
+       "sections are checked against them")
+      ("json", po::bool_switch(), "with --show-policy: print JSON")
       ("quiet", po::bool_switch(), "print only the final score (a row's verdict with --journal)")
       ("strict-gpu", po::bool_switch(), "exit 77 when no CUDA GPU is found (for CTest) instead of 0");
   d.general.add_options()
@@ -221,6 +238,7 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   for (const auto& c : get<std::vector<std::string>>(vm, "cases").value_or(std::vector<std::string>{})) {
     o.cases.emplace_back(c);
   }
+  o.cases_given = !o.cases.empty();
   if (o.cases.empty()) o.cases.push_back(defaults.cases);
   o.kernels = split_commas(get<std::vector<std::string>>(vm, "kernel").value_or(std::vector<std::string>{}));
   o.case_filters = get<std::vector<std::string>>(vm, "case").value_or(std::vector<std::string>{});
@@ -268,6 +286,12 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   o.cusparse = !vm["no-cusparse"].as<bool>();
   o.quiet = vm["quiet"].as<bool>();
   o.list = vm["list"].as<bool>();
+  if (auto v = get<std::string>(vm, "show-policy")) {
+    if (*v != "text" && *v != "json") throw UsageError("--show-policy=" + *v + ": expected text or json");
+    o.show_policy = vm["json"].as<bool>() ? "json" : *v;
+  } else if (vm["json"].as<bool>()) {
+    throw UsageError("--json: only with --show-policy (--show-policy --json prints the policy as JSON)");
+  }
   o.strict_gpu = vm["strict-gpu"].as<bool>();
   o.memcheck = vm["memcheck"].as<bool>();
   return o;

@@ -38,6 +38,7 @@ struct Options {
   bool submission_given = false;  // by --submission, not the default
   std::optional<std::filesystem::path> reference;  // unset: by the submission's memory space
   std::vector<std::filesystem::path> cases;
+  bool cases_given = false;  // by --cases, not the default public cases
   std::vector<std::string> kernels;       // empty: the policy's graded kernels
   std::vector<std::string> case_filters;  // shell patterns; empty: every case
   std::optional<std::filesystem::path> policy;
@@ -48,10 +49,12 @@ struct Options {
   bool resume = false;                      // keep the finished rows of --output-dir's rows.jsonl
   std::optional<std::filesystem::path> planned;  // --aggregate: the row files to read
   double timeout_s = 60;
-  int min_runs = 20;
-  double min_time_ms = 25;
-  int max_runs = 100000;
-  int warmup_runs = 3;
+  // Timing by chained bursts (burst_timing.hpp): bursts per side, at least
+  // and at most; a burst's length on the GPU; untimed bursts first.
+  int min_runs = 4;
+  double min_time_ms = 3;
+  int max_runs = 15;
+  int warmup_runs = 1;
   std::filesystem::path output_dir = "spmv-results";
   std::filesystem::path cache_dir;
   std::optional<std::filesystem::path> journal;  // CTest mode: the folder of the kernels' journals
@@ -63,6 +66,9 @@ struct Options {
   bool cusparse = true;
   bool quiet = false;
   bool list = false;
+  // --show-policy: print the effective policy and exit; "text" (a policy
+  // file) or "json" (--show-policy=json, or --show-policy --json).
+  std::optional<std::string> show_policy;
   bool strict_gpu = false;
   bool memcheck = false;  // rerun each kernel's smallest cases under compute-sanitizer
 };

@@ -7,6 +7,9 @@
 #include <fstream>
 #include <sstream>
 
+#include "json.hpp"
+#include "provenance.hpp"
+
 namespace spmv::grade {
 namespace {
 
@@ -86,16 +89,23 @@ class PolicyReader {
       policy_.band.no_credit_below = number(key, text, 0, 1e6, true);
     } else if (key == "speedup.review_above") {
       policy_.speedup_review = number(key, text, 1, 1e9, false);
+    } else if (key == "timing.min_reference_us") {
+      policy_.min_reference_us = number(key, text, 0, 1e9, true);
+    } else if (key == "timing.short_rows") {
+      if (text != "full_credit" && text != "no_credit") {
+        throw PolicyError(where(key) + ": timing.short_rows must be full_credit or no_credit; found '" + text + "'");
+      }
+      policy_.short_rows_full_credit = text == "full_credit";
     } else if (key == "flags.accept") {
       policy_.accepted_flags.clear();
       std::string flag;
       for (const char c : text + ",") {
         if (c == ',' || c == ' ') {
-          if (flag == "implausible_timing" || flag == "speedup_review" || flag == "reference_slowed") {
+          if (flag == "implausible_timing" || flag == "speedup_review") {
             policy_.accepted_flags.push_back(flag);
           } else if (!flag.empty()) {
             throw PolicyError(where(key) + ": unknown flag " + flag + " (flags an instructor may accept: "
-                              "implausible_timing, speedup_review, reference_slowed)");
+                              "implausible_timing, speedup_review)");
           }
           flag.clear();
         } else {
@@ -107,7 +117,13 @@ class PolicyReader {
       std::string name;
       for (const char c : text + ",") {
         if (c == ',' || c == ' ') {
-          if (!name.empty()) policy_.forbidden_libraries.push_back(name);
+          if (!name.empty()) {
+            check_library(key, name);
+            if (std::find(policy_.forbidden_libraries.begin(), policy_.forbidden_libraries.end(), name) ==
+                policy_.forbidden_libraries.end()) {
+              policy_.forbidden_libraries.push_back(name);
+            }
+          }
           name.clear();
         } else if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') {
           name += c;
@@ -124,8 +140,51 @@ class PolicyReader {
       apply_case(key, text);
     } else {
       fail(key, "is not a policy key (known: total_points, correctness_share, speedup.full_credit_at, "
-                "speedup.no_credit_below, kernels.<name>, case.<name>.weight, case.<name>.visibility)");
+                "speedup.no_credit_below, speedup.review_above, timing.min_reference_us, timing.short_rows, "
+                "flags.accept, libraries.forbidden, kernels.<name>, case.<name>.weight, case.<name>.visibility)");
     }
+  }
+
+  // A name the census does not know would forbid nothing (a typo such as
+  // cusparce would let cuSPARSE through): an error naming the line, with
+  // the name meant when one is close.
+  void check_library(const std::string& key, const std::string& name) const {
+    const auto& known = known_libraries();
+    if (std::find(known.begin(), known.end(), name) != known.end()) return;
+    std::string closest;
+    std::size_t best = 3;  // at most 2 edits
+    for (const std::string& candidate : known) {
+      const std::size_t distance = edit_distance(lowercase(name), lowercase(candidate));
+      if (distance < best) {
+        best = distance;
+        closest = candidate;
+      }
+    }
+    std::string names;
+    for (const std::string& candidate : known) names += (names.empty() ? "" : ", ") + candidate;
+    fail(key, "names " + name + ", a library the grader does not know, so it would forbid nothing" +
+                  (closest.empty() ? std::string() : " (did you mean " + closest + "?)") +
+                  "; names are written as in lib<name>.so, and these are known: " + names);
+  }
+
+  static std::string lowercase(std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  }
+
+  static std::size_t edit_distance(const std::string& a, const std::string& b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+      std::size_t diagonal = row[0];
+      row[0] = i;
+      for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t above = row[j];
+        row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+        diagonal = above;
+      }
+    }
+    return row[b.size()];
   }
 
   [[nodiscard]] std::string where(const std::string& key) const {
@@ -245,6 +304,110 @@ void Policy::check_case_names(const std::vector<std::string>& case_names, const 
     throw PolicyError(locate(key) + ": no case named " + name + " in " + where +
                       " (cases: " + (known.empty() ? "none" : known) + ")");
   }
+}
+
+const std::vector<std::string>& known_libraries() {
+  static const std::vector<std::string> names{
+      // The CUDA toolkit's libraries (cublas covers cublasLt, cusparse
+      // cusparseLt, npp its nppc, nppi*, npps).
+      "cusparse", "cusparseLt", "cublas", "cublasLt", "cusolver", "cusolverMg", "nvblas", "cufft", "cufftw",
+      "curand", "cutensor", "cudss", "npp", "nvgraph", "amgx", "magma", "ginkgo", "kokkoskernels",
+      // CPU BLAS, LAPACK and sparse libraries.
+      "blas", "cblas", "openblas", "flexiblas", "blis", "atlas", "mkl", "armpl", "lapack", "lapacke", "petsc",
+      "hypre", "superlu", "cholmod", "umfpack", "suitesparseconfig"};
+  return names;
+}
+
+namespace {
+
+// Shortest text that reads back to the same double.
+std::string number_text(double value) {
+  char text[64];
+  const auto result = std::to_chars(text, text + sizeof text, value);
+  return std::string(text, result.ptr);
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+}  // namespace
+
+std::string policy_text(const Policy& policy, bool with_source) {
+  std::ostringstream out;
+  if (with_source) out << "# The effective policy: " << policy.source << ", every key resolved.\n";
+  out << "total_points = " << number_text(policy.total_points) << "\n";
+  out << "correctness_share = " << number_text(policy.correctness_share) << "\n";
+  out << "\n[speedup]\n";
+  out << "full_credit_at = " << number_text(policy.band.full_credit_at) << "\n";
+  out << "no_credit_below = " << number_text(policy.band.no_credit_below) << "\n";
+  out << "review_above = " << number_text(policy.speedup_review) << "\n";
+  out << "\n[timing]\n";
+  out << "min_reference_us = " << number_text(policy.min_reference_us) << "\n";
+  out << "short_rows = " << (policy.short_rows_full_credit ? "full_credit" : "no_credit") << "\n";
+  // An empty list is written "key =", with no blank at the end of the line.
+  const auto list = [](const std::vector<std::string>& items) { return items.empty() ? "" : " " + joined(items); };
+  out << "\n[flags]\naccept =" << list(policy.accepted_flags) << "\n";
+  out << "\n[libraries]\nforbidden =" << list(policy.forbidden_libraries) << "\n";
+  out << "\n[kernels]\n";
+  for (const auto& [kernel, weight] : policy.kernel_weights) out << kernel << " = " << number_text(weight) << "\n";
+  for (const auto& [name, override_of] : policy.cases) {
+    out << "\n[case." << name << "]\n";
+    if (override_of.weight) out << "weight = " << number_text(*override_of.weight) << "\n";
+    if (override_of.visibility) out << "visibility = " << *override_of.visibility << "\n";
+  }
+  return out.str();
+}
+
+std::string policy_digest(const Policy& policy) { return "sha256:" + sha256_hex(policy_text(policy, false)); }
+
+std::string policy_json(const Policy& policy) {
+  const auto strings = [](JsonWriter& out, const std::vector<std::string>& items) {
+    out.begin_array();
+    for (const auto& item : items) out.value(item);
+    out.end_array();
+  };
+  JsonWriter out;
+  out.begin_object();
+  out.field("source", policy.source);
+  out.field("digest", policy_digest(policy));
+  out.field("total_points", policy.total_points);
+  out.field("correctness_share", policy.correctness_share);
+  out.key("speedup").begin_object();
+  out.field("full_credit_at", policy.band.full_credit_at);
+  out.field("no_credit_below", policy.band.no_credit_below);
+  out.field("review_above", policy.speedup_review);
+  out.end_object();
+  out.key("timing").begin_object();
+  out.field("min_reference_us", policy.min_reference_us);
+  out.field("short_rows", policy.short_rows_full_credit ? "full_credit" : "no_credit");
+  out.end_object();
+  out.key("flags").begin_object().key("accept");
+  strings(out, policy.accepted_flags);
+  out.end_object();
+  out.key("libraries").begin_object().key("forbidden");
+  strings(out, policy.forbidden_libraries);
+  out.end_object();
+  out.key("kernels").begin_array();
+  for (const auto& [kernel, weight] : policy.kernel_weights) {
+    out.begin_object().field("name", kernel).field("weight", weight).end_object();
+  }
+  out.end_array();
+  out.key("graded_kernels");
+  strings(out, policy.graded_kernels());
+  out.key("cases").begin_object();
+  for (const auto& [name, override_of] : policy.cases) {
+    out.key(name).begin_object();
+    if (override_of.weight) out.field("weight", *override_of.weight);
+    if (override_of.visibility) out.field("visibility", *override_of.visibility);
+    out.end_object();
+  }
+  out.end_object();
+  out.key("text").value(policy_text(policy));
+  out.end_object();
+  return out.str() + "\n";
 }
 
 bool is_valid_visibility(const std::string& visibility) {

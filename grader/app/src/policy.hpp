@@ -47,6 +47,12 @@ struct Policy {
   // A speedup above this is flagged for review (speedup_review); flagged
   // rows earn no performance points unless the flag is accepted.
   double speedup_review = 10;
+  // A row whose reference launch takes less than this (microseconds, by
+  // the grader's clock) is correctness-only: too short for its time to
+  // mean much (docs/grading.md, "Timing"). Its speed points are given in
+  // full (short_rows = full_credit) or not at all (no_credit).
+  double min_reference_us = 5;
+  bool short_rows_full_credit = true;
   // Flags an instructor has reviewed and accepts ("implausible_timing",
   // "speedup_review"): rows with only these earn their performance points.
   std::vector<std::string> accepted_flags;
@@ -76,6 +82,26 @@ struct Policy {
 
 // Gradescope's test visibilities.
 bool is_valid_visibility(const std::string& visibility);
+
+// The library census: every name [libraries] forbidden may hold, as the
+// plugin check matches it (lib<name>* linked, <name>* imported): the
+// vendor libraries of the CUDA toolkit and the common CPU and GPU sparse and
+// dense linear algebra libraries. A name outside it is a mistake of the
+// policy file (a typo would forbid nothing), named with file and line.
+const std::vector<std::string>& known_libraries();
+
+// The effective policy, resolved (every key, defaults filled in), as a
+// policy file that --policy reads back to the same policy, in the order of
+// grader/policy/default-policy.ini. A first comment line names the source
+// when `with_source`; the text without it is what policy_digest hashes.
+std::string policy_text(const Policy& policy, bool with_source = true);
+// The same as one JSON object (for tools: tools/grade-class reads it from
+// spmv-grade --show-policy=json): source, digest, every key, the kernels
+// in order and the graded ones, the case overrides.
+std::string policy_json(const Policy& policy);
+// "sha256:<hex>" of policy_text(policy, false): equal for equal policies,
+// however their files were written.
+std::string policy_digest(const Policy& policy);
 
 // Reads `text` over the default policy; `source` names it in errors.
 // Malformed lines, unknown or repeated keys, malformed numbers and

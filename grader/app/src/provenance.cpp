@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <stdexcept>
 
 namespace spmv::grade {
@@ -99,6 +100,31 @@ std::string sha256_file(const std::filesystem::path& file) {
     hash.add(std::string_view(buffer.data(), static_cast<std::size_t>(stream.gcount())));
   }
   return hash.hex();
+}
+
+namespace {
+
+constexpr int kSecretCheckRounds = 20000;
+
+}  // namespace
+
+std::string secret_check(const std::string& secret, const std::string& salt) {
+  std::string used = salt;
+  if (used.empty()) {
+    std::random_device device;
+    char text[33];
+    std::snprintf(text, sizeof text, "%08x%08x%08x%08x", device(), device(), device(), device());
+    used = text;
+  }
+  std::string digest = sha256_hex("spmv-grade secret seed check\n" + used + "\n" + secret);
+  for (int round = 0; round < kSecretCheckRounds; ++round) digest = sha256_hex(digest + secret);
+  return used + ":" + digest;
+}
+
+bool secret_matches(const std::string& secret, const std::string& check) {
+  const auto colon = check.find(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  return secret_check(secret, check.substr(0, colon)) == check;
 }
 
 std::string file_digest(const std::filesystem::path& file) {

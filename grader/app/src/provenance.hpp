@@ -21,4 +21,12 @@ using Provenance = std::vector<std::pair<std::string, std::string>>;
 // "sha256:<hex>" of a file, or "unreadable: <why>" (never throws).
 std::string file_digest(const std::filesystem::path& file);
 
+// A check value of a secret, "<salt>:<hex>": SHA-256 iterated many times
+// over a salt and the secret, so that the value tells whether a later run
+// has the same secret without revealing it (a guess costs as many hashes).
+// An empty `salt` takes a fresh random one; secret_matches recomputes with
+// the check's own salt.
+std::string secret_check(const std::string& secret, const std::string& salt = {});
+bool secret_matches(const std::string& secret, const std::string& check);
+
 }  // namespace spmv::grade

@@ -35,6 +35,12 @@ struct RunInfo {
   // Where the grade came from: "submission", "grader", "reference",
   // "policy", "case <name>" with their SHA-256; GPU, driver, toolkit.
   std::vector<std::pair<std::string, std::string>> provenance;
+  // The effective policy the rows were graded under, every key resolved
+  // (policy_text): in summary.md and the run's facts.
+  std::string policy;
+  // What --resume compares before it keeps a folder's rows (run_identity.hpp):
+  // in the run's facts only, never in a report.
+  std::vector<std::pair<std::string, std::string>> identity;
 };
 
 // Kernel-major (the policy's kernel order), then cases in their list order.

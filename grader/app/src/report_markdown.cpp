@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "report.hpp"
@@ -42,6 +44,21 @@ void write_header(std::ostringstream& out, const ScoreSummary& summary, const st
   out << "- Submission: `" << info.submission << "`";
   if (!info.submission_name.empty()) out << " (plugin \"" << info.submission_name << "\")";
   out << "\n- Reference: `" << info.reference << "`\n";
+  // What was graded, set by set: a case set left out shows here.
+  std::vector<std::string> sources;
+  std::map<std::string, std::set<std::string>> cases_of;
+  for (const auto& row : rows) {
+    if (cases_of.count(row.case_source) == 0) sources.push_back(row.case_source);
+    cases_of[row.case_source].insert(row.case_name);
+  }
+  if (!sources.empty()) {
+    out << "- Cases:";
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      const std::size_t count = cases_of[sources[i]].size();
+      out << (i == 0 ? " " : ", ") << "`" << sources[i] << "` (" << count << (count == 1 ? " case)" : " cases)");
+    }
+    out << "\n";
+  }
   out << "- Device: " << (info.device.empty() ? "-" : info.device);
   if (info.copy_gbps) out << " (device-to-device copy " << static_cast<long>(*info.copy_gbps) << " GB/s)";
   out << "\n- Seed: " << (info.secret_seed ? "secret" : info.seed ? std::to_string(*info.seed) : "-") << "\n";
@@ -93,6 +110,11 @@ std::string markdown_summary(const Policy& policy, const std::vector<RowResult>&
     out << "\n### " << row.kernel << " / " << row.case_name << "\n\n" << row.summary << "\n";
     if (!row.detail.empty()) out << "\n" << code_block(row.detail);
     if (!row.submission_output.empty()) out << "\nSubmission output:\n\n" << code_block(row.submission_output);
+  }
+  if (!info.policy.empty()) {
+    out << "\n## Policy\n\nThe effective policy the rows were scored under, every key resolved (what "
+           "`spmv-grade --show-policy` prints):\n\n"
+        << code_block(info.policy);
   }
   out << "\nGB/s counts the bytes a kernel must move at least (its format's arrays, x and y, each once); "
          "speedup = reference time / submission time (medians).\n";

@@ -82,7 +82,10 @@ struct RowResult {
   std::optional<double> cusparse_gbps;
   std::int64_t compulsory_bytes = 0;
   int submission_samples = 0, reference_samples = 0;
-  int checked_launches = 0;  // timed launches whose y the grader checked
+  int checked_launches = 0;  // links of the timed bursts the grader checked in full
+  // Why the row's speed is not scored (its reference launch is under the
+  // policy's timing.min_reference_us); empty when it is.
+  std::string correctness_only;
   // Set by the grader's checks: timed_result_wrong, implausible_timing,
   // speedup_review, forbidden_library. A flagged row earns no speed credit
   // unless the policy accepts its flags.
@@ -91,10 +94,11 @@ struct RowResult {
   // nothing.
   std::vector<std::string> accepted_flags;
   // How much of each timing bound the row used (value / limit: 1 or more is
-  // a flag): clock, copy, floor, reference, speedup (timing_checks.hpp).
+  // a flag): floor, events, speedup (timing_checks.hpp).
   std::map<std::string, double> bound_use;
-  // The medians a side's time is made of (TimingRecord::parts_ms):
-  // submission_event, submission_span, reference_event, reference_span.
+  // The medians a side's time is made of (TimingRecord::parts_ms): whole
+  // bursts and calibration bursts of each side, the runners' own events,
+  // the reference before and after the submission, the bursts' spread.
   std::map<std::string, double> timing_parts_ms;
   // Where the row's grading time went, by phase (row_record.hpp).
   std::map<std::string, double> phase_ms;

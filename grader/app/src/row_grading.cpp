@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <deque>
+#include <functional>
 #include <future>
 #include <optional>
 #include <thread>
@@ -12,6 +13,7 @@
 
 #include "correctness.hpp"
 #include "spmv/plugin/plugin.hpp"
+#include "burst_timing.hpp"
 #include "timing_checks.hpp"
 
 namespace spmv::grade {
@@ -24,14 +26,7 @@ using runner::Request;
 
 // Starting a runner (CUDA's context) takes well under this.
 constexpr double kStartupTimeoutS = 60;
-// Every timed launch is checked with this probability, and the last of a
-// batch when none of the batch was: a launch that skips its work is caught
-// with a probability of at least 1/8 each time.
-constexpr double kCheckProbability = 1.0 / 8;
-constexpr int kBatch = 8;
-// Launch-free round trips that measure a submission runner's own overhead.
-constexpr int kIdleLaunches = 12;
-// Checks of timed launches computed beside the next launches, at most.
+// Link checks computed beside the next bursts, at most.
 constexpr std::size_t kMaxPendingChecks = 6;
 
 Request make_request(Command command) {
@@ -70,22 +65,26 @@ struct Unpredictable {
   }
 };
 
-// A launch's time: its events on the stream it was given, or the span of
-// every kernel it started on any stream (the launch recorder's), whichever
-// is longer: work moved to another stream is counted.
-double launch_ms(const Reply& reply) { return std::max(reply.ms, reply.span_ms); }
-
-double median_of(std::vector<double> values) { return values.empty() ? 0.0 : runner::median(std::move(values)); }
-
-// The value a tenth of the samples are below: what the grader's clock saw
-// when the machine did not get in the way. Delays from other load only ever
-// add to a round trip; work a launch did not report is in every one.
-double low_quantile(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const auto at = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 10);
-  std::nth_element(values.begin(), at, values.end());
-  return *at;
-}
+// One side's bursts by the grader's clock (and the runner's own events, a
+// diagnostic), with its calibration bursts (links without the launch).
+struct Side {
+  std::vector<double> bursts_ms, empty_ms, event_ms, empty_event_ms;
+  void add(const auto& full, const auto& empty) {
+    bursts_ms.push_back(full.ms);
+    event_ms.push_back(full.event_ms);
+    empty_ms.push_back(empty.ms);
+    empty_event_ms.push_back(empty.event_ms);
+  }
+  void append(const Side& other) {
+    const auto extend = [](std::vector<double>& mine, const std::vector<double>& theirs) {
+      mine.insert(mine.end(), theirs.begin(), theirs.end());
+    };
+    extend(bursts_ms, other.bursts_ms);
+    extend(empty_ms, other.empty_ms);
+    extend(event_ms, other.event_ms);
+    extend(empty_event_ms, other.empty_event_ms);
+  }
+};
 
 class RowGrader {
  public:
@@ -102,7 +101,7 @@ class RowGrader {
     deadline_ = after_seconds(plan_.timeout_s);
     if (plan_.measure_cusparse && !phase("cusparse", measure_cusparse())) return finish();
     if (!phase("reference", reference_setup())) return finish();
-    if (!phase("calibrate", calibrate()) || !phase("load", load()) || !phase("setup", setup())) return finish();
+    if (!phase("load", load()) || !phase("setup", setup())) return finish();
     for (int run = 0; run < kRunsPerRow; ++run) {
       if (!run_once(run)) return finish();
     }
@@ -110,7 +109,8 @@ class RowGrader {
     record_.results.emplace(results_->words(), prepared_.csr.rows);
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
       phase("check", true);
-      if (!phase("timing", time_against_reference())) return finish();
+      if (!phase("timing", time_submission())) return finish();
+      if (!phase("reference_after", time_reference_after())) return finish();
     }
     record_.completed = true;
     record_.stage = Stage::kDone;
@@ -234,13 +234,81 @@ class RowGrader {
     return true;
   }
 
+  // The reference's matrix set up, the previous row's runner gone, and the
+  // reference timed: before this row's submission runner loads its plugin,
+  // so nothing of any submission is alive while it runs.
   bool reference_setup() {
     record_.stage = Stage::kStarting;
     const auto fds = setup_fds(reference_results_);
     if (!reference_step(setup_request(), fds, false)) return false;
     reference_set_up_ = true;
     factory_.settle();  // the previous row's runner is gone before anything is timed
-    return reference_solo();
+    if (!choose_links()) return false;
+    return time_reference(reference_before_);
+  }
+
+  // Links per burst, from a pilot burst of the reference (trusted code: its
+  // own events say how long a link takes).
+  bool choose_links() {
+    if (!reference_chain(kPilotLinks)) return false;
+    const auto pilot = reference_burst(false);  // the graph's first launch uploads it
+    const auto timed = pilot ? reference_burst(false) : std::nullopt;
+    if (!timed) return false;
+    // The events where there are some (the device); else the round trip,
+    // which overstates a link by the round trip's share.
+    const double pilot_ms = timed->event_ms > 0 ? timed->event_ms : timed->ms;
+    links_ = grade::choose_links(pilot_ms / kPilotLinks, prepared_.csr.rows, plan_.timing.min_time_ms);
+    record_.timing.links = links_;
+    if (!reference_chain(links_)) return false;
+    for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
+      if (!reference_burst(false) || !reference_burst(true)) return false;
+    }
+    return true;
+  }
+
+  bool reference_chain(int links) {
+    Request chain = make_request(Command::kChain);
+    chain.links = links;
+    return reference_step(chain).has_value();
+  }
+
+  struct Burst {
+    double ms = 0;        // the grader's clock around the round trip
+    double event_ms = 0;  // the runner's own events around the graph (its word)
+  };
+  std::optional<Burst> reference_burst(bool empty) {
+    Request request = make_request(Command::kBurst);
+    request.seed = random_();
+    request.empty = empty ? 1 : 0;
+    const auto reply = reference_step(request);
+    if (!reply) return std::nullopt;
+    return Burst{factory_.reference().last_round_trip_ms(), reply->ms};
+  }
+
+  // The reference's bursts, each beside a calibration burst, until the
+  // spread is small: into `side`.
+  bool time_reference(Side& side) {
+    runner::TimingOptions half = plan_.timing;  // before and after: the reference's bursts are both together
+    half.min_runs = std::max(2, (plan_.timing.min_runs + 1) / 2);
+    half.max_runs = std::max(half.min_runs, plan_.timing.max_runs / 2);
+    while (needs_more_bursts(side.bursts_ms, side.empty_ms, half)) {
+      const auto empty = reference_burst(true);
+      const auto full = empty ? reference_burst(false) : std::nullopt;
+      if (!full) return false;
+      side.add(*full, *empty);
+    }
+    return true;
+  }
+
+  // Once the submission's runner has ended (its CUDA context gone): the
+  // reference again, so that a drift of the machine's speed during the row
+  // is shared by both sides.
+  bool time_reference_after() {
+    retire_runner();
+    factory_.settle();
+    if (!time_reference(reference_after_)) return false;
+    finish_timing();
+    return true;
   }
 
   // What the launch recorder saw: the first foreign kernel, or why it
@@ -250,30 +318,6 @@ class RowGrader {
     if (!foreign.empty() && record_.foreign_kernel.empty()) record_.foreign_kernel = foreign;
     const std::string note = runner::read_text(reply.recorder_note);
     if (!note.empty() && record_.recorder_note.empty()) record_.recorder_note = note;
-  }
-
-  // The submission's runner before its plugin is loaded: the same timed
-  // steps without a launch, so the grader knows what this runner's round
-  // trip costs by itself (its overhead) from a window no submission code
-  // ran in.
-  bool calibrate() {
-    Request setup = make_request(Command::kSetup);
-    setup.format = SPMV_FORMAT_CSR;  // no kernel: the case's shape only
-    const std::array<int, 2> fds{shape_image(prepared_), results_->fd()};
-    if (!step(Stage::kStarting, setup, fds)) return false;
-    std::vector<double> idle, overhead;
-    for (int k = 0; k < kIdleLaunches + 2; ++k) {
-      Request request = make_request(Command::kTimed);
-      request.seed = random_();
-      Reply reply;
-      if (!step(Stage::kStarting, request, {}, &reply)) return false;
-      if (k < 2) continue;
-      idle.push_back(runner_->last_round_trip_ms() - launch_ms(reply));
-      if (reply.span_ms > 0) overhead.push_back(reply.ms - reply.span_ms);
-    }
-    record_.timing.submission_idle_ms = low_quantile(idle);
-    stream_overhead_ms_ = std::max(0.0, low_quantile(overhead));
-    return true;
   }
 
   bool load() {
@@ -304,53 +348,81 @@ class RowGrader {
     return true;
   }
 
-  // A submission's launch time: launch_ms, with the span charged the
-  // stream's own overhead around a kernel (the events' front-end latency
-  // and tail, measured on the runner's stand-in in calibrate()), which a
-  // kernel launched on our stream pays inside its events. Work moved to
-  // another stream escapes the timing gate and would otherwise be timed
-  // without it: up to 1.3x on the smallest public cases on the H100.
-  double submission_launch_ms(const Reply& reply) const {
-    return std::max(reply.ms, reply.span_ms > 0 ? reply.span_ms + stream_overhead_ms_ : 0.0);
+  // The submission's bursts: captured once (its host code runs here and
+  // never again in a burst), then timed by the grader's clock, each
+  // followed by full checks of links chosen at random after its reply.
+  bool time_submission() {
+    record_.stage = Stage::kCapturing;
+    Request chain = make_request(Command::kChain);
+    chain.links = links_;
+    if (!step(Stage::kCapturing, chain)) return false;
+    for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
+      if (!submission_burst(false)) return false;  // the graph's first launch uploads it
+    }
+    record_.stage = Stage::kTiming;
+    while (needs_more_bursts(submission_.bursts_ms, reference_before_.empty_ms, plan_.timing)) {
+      if (!submission_burst(true)) return false;
+    }
+    // The runner is needed no more: it ends (its CUDA context torn down)
+    // while the checks' golden products run, now that nothing is timed
+    // (beside the bursts they would take the CPU the runners need).
+    retire_runner();
+    for (auto& check : deferred_checks_) {
+      if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
+      pending_checks_.push_back(std::async(std::launch::async, std::move(check)));
+    }
+    deferred_checks_.clear();
+    return collect_checks();
   }
 
-  // One timed launch of the submission; false if it failed.
-  bool submission_sample(Stage stage, bool keep, bool last_of_batch) {
-    Request request = make_request(Command::kTimed);
+  bool submission_burst(bool keep) {
+    Request request = make_request(Command::kBurst);
     request.seed = random_();
     Reply reply;
-    if (!step(stage, request, {}, &reply)) return false;
-    note_recording(reply);
-    const double round_trip = runner_->last_round_trip_ms();
-    if (keep) {
-      const double ms = submission_launch_ms(reply);
-      window_.submission_ms.push_back(ms);
-      window_.parts[0].push_back(reply.ms);
-      window_.parts[1].push_back(reply.span_ms);
-      window_.submission_unexplained.push_back(round_trip - ms);
-      window_.spent[0] += round_trip;
+    if (!step(record_.stage, request, {}, &reply)) return false;
+    const double ms = runner_->last_round_trip_ms();
+    if (reply.links != links_) {
+      record_.refused = ReplyKind::kFailed;
+      record_.message = "the burst's reply carries " + std::to_string(reply.links) + " digests for " +
+                        std::to_string(links_) + " launches";
+      return false;
     }
-    const bool check = std::bernoulli_distribution(kCheckProbability)(random_) || (last_of_batch && !checked_in_batch_);
-    if (!check) return true;
-    checked_in_batch_ = true;
-    Request copy = make_request(Command::kCopyOut);
-    copy.slot = runner::kTimedSlot;
-    if (!step(Stage::kCheckingTimed, copy)) return false;
-    window_.submission_copy.push_back(runner_->last_round_trip_ms());
-    ++record_.timing.checked_launches;
-    // The check (x from the seed, the golden result, the comparison) costs
-    // the grader milliseconds on a large case: it runs beside the next
-    // launches, on a copy of y taken now.
+    if (keep) {
+      submission_.bursts_ms.push_back(ms);
+      submission_.event_ms.push_back(reply.ms);
+    }
+    const auto digests = std::make_shared<std::vector<std::uint64_t>>(reply.digests, reply.digests + links_);
+    return check_links(request.seed, digests);
+  }
+
+  // kChecksPerBurst links of the last burst (distinct, at random), copied
+  // out and checked beside the next bursts.
+  bool check_links(std::uint64_t seed, const std::shared_ptr<std::vector<std::uint64_t>>& digests) {
+    const Stage stage = record_.stage;
+    std::vector<int> chosen;
+    while (static_cast<int>(chosen.size()) < std::min(kChecksPerBurst, links_)) {
+      const int link = std::uniform_int_distribution<int>(1, links_)(random_);
+      if (std::find(chosen.begin(), chosen.end(), link) == chosen.end()) chosen.push_back(link);
+    }
     const std::size_t words = runner::slot_words(prepared_.csr.rows);
-    const std::uint32_t* slot = results_->words() + static_cast<std::size_t>(runner::kTimedSlot) * words;
-    auto y_copy = std::make_shared<std::vector<std::uint32_t>>(slot, slot + words);
-    if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
-    pending_checks_.push_back(std::async(std::launch::async, [&prepared = prepared_, seed = request.seed, y_copy] {
-      return check_launch_result(prepared, seed, ResultView(y_copy->data(), prepared.csr.rows), 0);
-    }));
+    for (const int link : chosen) {
+      Request copy = make_request(Command::kCopyLink);
+      copy.link = link;
+      if (!step(Stage::kCheckingTimed, copy)) return false;
+      ++record_.timing.checked_launches;
+      // The check (x derived, the golden result, the comparison) costs the
+      // grader milliseconds on a large case: it runs beside the next
+      // bursts, on a copy of the two slots taken now.
+      const std::uint32_t* first = results_->words();
+      auto copies = std::make_shared<std::vector<std::uint32_t>>(first, first + runner::kSlots * words);
+      deferred_checks_.push_back([&prepared = prepared_, seed, link, digests, copies] {
+        return check_link(prepared, seed, link, *digests, ResultView(copies->data(), prepared.csr.rows));
+      });
+    }
     record_.stage = stage;
     return true;
   }
+
 
   // The row needs its runner no more, and its end says nothing about the
   // row: the runner is ended in the background (RunnerFactory::retire).
@@ -373,139 +445,37 @@ class RowGrader {
     return all_right;
   }
 
-  // A timed launch of the reference: its time and the grader's round trip.
-  // With `copy_out`, its y is copied out too and that copy timed, to compare
-  // with the submission's copy-outs.
-  struct Sample {
-    double ms = 0;
-    double round_trip_ms = 0;
-    double event_ms = 0, span_ms = 0;  // what `ms` is the larger of
-  };
-  std::optional<Sample> reference_launch(bool copy_out) {
-    Request request = make_request(Command::kTimed);
-    request.seed = random_();
-    const auto reply = reference_step(request);
-    if (!reply) return std::nullopt;
-    const Sample sample{launch_ms(*reply), factory_.reference().last_round_trip_ms(), reply->ms, reply->span_ms};
-    if (copy_out) {
-      Request copy = make_request(Command::kCopyOut);
-      copy.slot = runner::kTimedSlot;
-      if (!reference_step(copy)) return std::nullopt;
-      window_.reference_copy.push_back(factory_.reference().last_round_trip_ms());
-    }
-    return sample;
-  }
-
-  bool reference_sample(bool keep, bool copy_out) {
-    const auto sample = reference_launch(copy_out);
-    if (!sample) return false;
-    if (keep) {
-      window_.reference_ms.push_back(sample->ms);
-      window_.parts[2].push_back(sample->event_ms);
-      window_.parts[3].push_back(sample->span_ms);
-      window_.spent[1] += sample->round_trip_ms;
-    }
-    return true;
-  }
-
-  // The reference alone, before the submission's plugin is loaded: what
-  // its times are when nothing of the submission can run beside it.
-  bool reference_solo() {
-    const auto solo = time_reference_alone();
-    if (solo) record_.timing.reference_solo_ms = *solo;
-    return solo.has_value();
-  }
-
-  // The reference's median with no submission code running beside it.
-  std::optional<double> time_reference_alone() {
-    const auto& options = plan_.timing;
-    for (int run = 0; run < options.warmup_runs; ++run) {
-      if (!reference_launch(false)) return std::nullopt;
-    }
-    std::vector<double> solo;
-    double spent = 0;
-    while (static_cast<int>(solo.size()) < std::max(options.min_runs / 4, 3) || spent < options.min_time_ms / 8) {
-      if (static_cast<int>(solo.size()) >= options.max_runs) break;
-      const auto sample = reference_launch(false);
-      if (!sample) return std::nullopt;
-      solo.push_back(sample->ms);
-      spent += sample->round_trip_ms;
-    }
-    return median_of(solo);
-  }
-
-  // Launch by launch, the sides alternate. While the reference is timed,
-  // the submission's runner is blocked on its channel (it has answered and
-  // waits for the next request); a thread of its own could still run, which
-  // the comparison with the reference's solo time catches.
-  //
-  // A timing whose round trips break the clock rule is done once more from
-  // scratch, and the second is the row's: on the H100 an honest row once
-  // came out just over the rule while the machine was slow for a moment. A
-  // submission forging every launch breaks it again and is flagged; one
-  // that forged only the first timing is measured by the second.
-  bool time_against_reference() {
-    const auto& options = plan_.timing;
-    for (int run = 0; run < options.warmup_runs; ++run) {
-      if (!submission_sample(Stage::kWarmup, false, false) || !reference_sample(false, false)) return false;
-    }
-    record_.stage = Stage::kTiming;
-    if (!time_launches()) return false;
-    const auto excess = clock_excess_ms(low_quantile(window_.submission_unexplained), record_.timing.submission_idle_ms,
-                                        static_cast<int>(window_.submission_ms.size()));
-    if (excess && *excess > clock_limit_ms(median_of(window_.submission_ms))) {
-      record_.timing.parts_ms["clock_retimed_excess"] = *excess;
-      window_ = {};
-      if (!time_launches()) return false;
-    }
-    // Nothing more is asked of the runner: it ends while the last checks run.
-    retire_runner();
-    if (!collect_checks()) return false;
+  // The row's times, from the three sets of bursts.
+  void finish_timing() {
     TimingRecord& timing = record_.timing;
+    Side reference = reference_before_;
+    reference.append(reference_after_);
     timing.timed = true;
-    timing.submission_ms = median_of(window_.submission_ms);
-    timing.reference_ms = median_of(window_.reference_ms);
-    timing.submission_samples = static_cast<int>(window_.submission_ms.size());
-    timing.reference_samples = static_cast<int>(window_.reference_ms.size());
-    const char* part_names[] = {"submission_event", "submission_span", "reference_event", "reference_span"};
-    for (std::size_t k = 0; k < std::size(window_.parts); ++k) timing.parts_ms[part_names[k]] = median_of(window_.parts[k]);
-    timing.parts_ms["submission_stream_overhead"] = stream_overhead_ms_;
-    timing.submission_unexplained_ms = low_quantile(window_.submission_unexplained);
-    timing.submission_copy_ms = low_quantile(window_.submission_copy);
-    timing.reference_copy_ms = low_quantile(window_.reference_copy);
-    timing.copies = static_cast<int>(std::min(window_.submission_copy.size(), window_.reference_copy.size()));
-    // Slower beside the submission than alone: timed alone again, now that
-    // the submission's runner is gone, before that is held against it.
-    if (timing.reference_ms > reference_limit_ms(timing.reference_solo_ms, compulsory_bytes(prepared_, plan_.format))) {
-      factory_.settle();
-      const auto again = time_reference_alone();
-      if (!again) return false;
-      timing.reference_solo_again_ms = *again;
-    }
-    return true;
+    // Both sides less the same calibration: the runner's own kernels and
+    // round trip, timed in the reference runner beside its bursts while no
+    // submission was alive (the two runners run the same code).
+    timing.submission_ms = per_launch_ms(submission_.bursts_ms, reference.empty_ms, links_);
+    timing.reference_ms = per_launch_ms(reference.bursts_ms, reference.empty_ms, links_);
+    timing.submission_samples = static_cast<int>(submission_.bursts_ms.size());
+    timing.reference_samples = static_cast<int>(reference.bursts_ms.size());
+    timing.submission_event_ms = per_launch_ms(submission_.event_ms, reference.empty_event_ms, links_);
+    timing.submission_burst_ms = median_of(submission_.bursts_ms);
+    timing.submission_event_burst_ms = median_of(submission_.event_ms);
+    timing.reference_before_ms = per_launch_ms(reference_before_.bursts_ms, reference.empty_ms, links_);
+    timing.reference_after_ms = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
+    timing.runner_link_ms = median_of(reference.empty_ms) / links_;
+    timing.parts_ms["submission_burst"] = timing.submission_burst_ms;
+    timing.parts_ms["submission_event_burst"] = timing.submission_event_burst_ms;
+    timing.parts_ms["reference_burst"] = median_of(reference.bursts_ms);
+    timing.parts_ms["reference_empty_burst"] = median_of(reference.empty_ms);
+    timing.parts_ms["submission_event"] = timing.submission_event_ms;
+    timing.parts_ms["reference_event"] = per_launch_ms(reference.event_ms, reference.empty_event_ms, links_);
+    timing.parts_ms["reference_before"] = timing.reference_before_ms;
+    timing.parts_ms["reference_after"] = timing.reference_after_ms;
+    timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, reference.empty_ms);
+    timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
   }
 
-  // Both sides' timed launches, alternating, until the options are met.
-  bool time_launches() {
-    const auto& options = plan_.timing;
-    const auto needs_more = [&](std::size_t side, std::size_t count) {
-      return static_cast<int>(count) < options.min_runs || window_.spent[side] < options.min_time_ms;
-    };
-    int in_batch = 0;
-    while (static_cast<int>(window_.submission_ms.size()) < options.max_runs &&
-           (needs_more(0, window_.submission_ms.size()) || needs_more(1, window_.reference_ms.size()))) {
-      if (in_batch == 0) checked_in_batch_ = false;
-      const bool last_of_batch = ++in_batch == kBatch;
-      const int checked_before = record_.timing.checked_launches;
-      if (!submission_sample(Stage::kTiming, true, last_of_batch)) return false;
-      // The reference's copy-out is timed whenever the submission's was, to compare.
-      if (!reference_sample(true, record_.timing.checked_launches != checked_before)) return false;
-      if (last_of_batch) in_batch = 0;
-    }
-    // A batch cut short by the end of the timing still gets its check: one
-    // more launch, not kept, checked.
-    return in_batch == 0 || checked_in_batch_ || submission_sample(Stage::kTiming, false, true);
-  }
 
   const RowPlan& plan_;
   PreparedCase& prepared_;
@@ -519,15 +489,10 @@ class RowGrader {
   Clock::time_point phase_start_ = Clock::now();
   RowRecord record_;
   bool reference_set_up_ = false;
-  bool checked_in_batch_ = false;
   std::deque<std::future<std::string>> pending_checks_;
-  // One timing's launches (time_launches()); a timing done again starts afresh.
-  struct Window {
-    double spent[2] = {0, 0};  // round trips, submission then reference
-    std::vector<double> submission_ms, reference_ms, submission_unexplained, submission_copy, reference_copy;
-    std::vector<double> parts[4];  // kept launches' events and spans: submission, then reference
-  } window_;
-  double stream_overhead_ms_ = 0;  // events minus span of the stand-in, low quantile (calibrate())
+  std::vector<std::function<std::string()>> deferred_checks_;  // copies taken, golden products to come
+  int links_ = kPilotLinks;
+  Side reference_before_, reference_after_, submission_;
 };
 
 }  // namespace

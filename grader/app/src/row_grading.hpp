@@ -4,17 +4,21 @@
 //
 //   1. the submission's runner answers kHello ("CUDA ready"): a failure up to
 //      here is the grader's, and is retried once with a fresh runner;
-//   2. the reference runner sets the row's matrix up first, so a submission
-//      that grabs the GPU's memory cannot make the reference fail, and times
-//      it alone (its solo time, to compare with);
+//   2. the reference runner sets the row's matrix up first (so a submission
+//      that grabs the GPU's memory cannot make the reference fail), once the
+//      previous row's runner is gone; a pilot burst sets the links per burst
+//      (burst_timing.hpp), and the reference is timed, each burst beside a
+//      calibration burst (links without the launch: the runner's own
+//      kernels and round trip); nothing of any submission is alive;
 //   3. kLoad, kSetup and three kRun in the submission's runner; the grader
 //      checks y against its golden results;
-//   4. if correct, timing: the runners alternate launch by launch, the
-//      submission's blocked on its channel while the reference runs; each
-//      timed launch gets an x of a fresh seed, and after
-//      each launch the grader decides at random whether to check its y (at
-//      least one in every batch); the grader's clock bounds the reported
-//      times (timing_checks.hpp).
+//   4. if correct, timing: the launch captured into a burst (its host code
+//      runs only then), bursts timed by the grader's clock, and after each
+//      reply links chosen at random copied out, to be checked in full once
+//      the bursts are done (chain.hpp);
+//   5. the submission's runner ended, the reference timed again; both sides'
+//      times are per launch, bursts minus the reference runner's
+//      calibration (timing_checks.hpp checks them).
 #pragma once
 
 #include <functional>
@@ -38,6 +42,9 @@ struct RowPlan {
   double timeout_s = 60;
   runner::TimingOptions timing;
   bool measure_cusparse = false;
+  // Host-memory plugins run their launches on the CPU: the checks of a
+  // burst's links are then made before the next burst, not beside it.
+  bool on_host = false;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.

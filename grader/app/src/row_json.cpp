@@ -44,6 +44,7 @@ void visit_fields(Row& row, Visitor&& visit) {
   visit("submission_samples", row.submission_samples);
   visit("reference_samples", row.reference_samples);
   visit("checked_launches", row.checked_launches);
+  visit("correctness_only", row.correctness_only);
   visit("flags", row.flags);
   visit("accepted_flags", row.accepted_flags);
   visit("bound_use", row.bound_use);

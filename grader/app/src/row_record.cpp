@@ -11,9 +11,9 @@ const char* describe(Stage stage) {
     case Stage::kRun1: return "run 1 (first x)";
     case Stage::kRun2: return "run 2 (second x)";
     case Stage::kRun3: return "run 3 (first x again)";
-    case Stage::kWarmup: return "the warm-up launches";
-    case Stage::kTiming: return "the timed launches";
-    case Stage::kCheckingTimed: return "the check of a timed launch";
+    case Stage::kCapturing: return "the capture of the launch into a burst";
+    case Stage::kTiming: return "the timed bursts";
+    case Stage::kCheckingTimed: return "the copy of a burst's links for their check";
     case Stage::kDone: return "the end";
   }
   return "an unknown stage";

@@ -27,9 +27,9 @@ enum class Stage : std::int32_t {
   kRun1,
   kRun2,
   kRun3,
-  kWarmup,
+  kCapturing,         // the launch captured into a burst's graph (its host code runs)
   kTiming,
-  kCheckingTimed,     // a timed launch's y copied out for its check
+  kCheckingTimed,     // a burst's links copied out for their check
   kDone,
 };
 
@@ -57,31 +57,33 @@ class ResultView {
   std::int64_t rows_;
 };
 
-// Timing of a correct row, and what the grader's checks found in it.
+// Timing of a correct row, and what the grader's checks found in it. Every
+// time here is per launch and comes from the grader's own clock around
+// chained bursts (spmv/runner/chain.hpp), less the same runner's bursts
+// without the launch; the runners' own events are kept as diagnostics.
 struct TimingRecord {
   bool timed = false;
-  double submission_ms = 0, reference_ms = 0;  // medians of the runners' own times
-  int submission_samples = 0, reference_samples = 0;
-  // Low quantiles (a tenth of the samples below) of round trip - reported
-  // time, and of the copy-outs of checked launches, by the grader's clock.
-  double submission_unexplained_ms = 0;
-  // The same for the submission's runner before its plugin was loaded, with
-  // nothing launched: what its round trip costs by itself.
-  double submission_idle_ms = 0;
-  double submission_copy_ms = 0, reference_copy_ms = 0;
-  int copies = 0;  // copy-outs timed on both sides
-  double reference_solo_ms = 0;  // the reference's median before the submission's plugin was loaded
-  // ... and after its runner was gone, timed only when the reference was
-  // slower beside the submission than the limit allows (timing_checks.hpp).
-  double reference_solo_again_ms = 0;
-  int checked_launches = 0;
-  std::string wrong_timed_launch;  // a checked timed launch's result was wrong: what
+  int links = 0;  // launches per burst
+  double submission_ms = 0, reference_ms = 0;
+  int submission_samples = 0, reference_samples = 0;  // bursts timed
+  // The reference before the submission's plugin was loaded and after its
+  // runner had ended (reference_ms is over both).
+  double reference_before_ms = 0, reference_after_ms = 0;
+  // What the submission's runner said of its own bursts (CUDA events), per
+  // launch, and the medians of its whole bursts by its events and by the
+  // grader's clock: compared, never graded.
+  double submission_event_ms = 0;
+  double submission_burst_ms = 0, submission_event_burst_ms = 0;
+  // The runner's own kernels and round trip, per link (the reference's
+  // calibration bursts).
+  double runner_link_ms = 0;
+  int checked_launches = 0;  // links checked in full
+  std::string wrong_timed_launch;  // a checked link's result was wrong: what
   std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
   std::vector<std::string> flag_reasons;  // one line per flag, for people
   std::map<std::string, double> bound_use;  // value / limit of each bound checked
-  // The medians behind each side's time, for review: the CUDA events on the
-  // given stream and the recorder's span over every stream (a launch's time
-  // is the larger), named "<side>_<event|span>" (side: submission, reference).
+  // The medians behind the times, for review (whole bursts, events, the
+  // reference before and after, the bursts' spread).
   std::map<std::string, double> parts_ms;
 };
 

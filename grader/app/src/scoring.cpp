@@ -33,6 +33,11 @@ bool speed_credit_withheld(const Policy& policy, const RowResult& row) {
 
 double earned_share(const Policy& policy, const RowResult& row) {
   if (row.verdict != Verdict::kPass) return 0;
+  if (!row.correctness_only.empty()) {
+    // Too short to rank by speed: the policy's share, whatever the speed.
+    const bool full = policy.short_rows_full_credit && !speed_credit_withheld(policy, row);
+    return policy.correctness_share + (1 - policy.correctness_share) * (full ? 1 : 0);
+  }
   const bool credited = row.speedup && !speed_credit_withheld(policy, row);
   const double performance = credited ? performance_credit(policy.band, *row.speedup) : 0;
   return policy.correctness_share + (1 - policy.correctness_share) * performance;
@@ -62,7 +67,7 @@ ScoreSummary score_rows(const Policy& policy, const std::vector<RowResult>& rows
     summary.score += scored.score;
     summary.max_score += scored.max_score;
     summary.rows.push_back(scored);
-    if (row.verdict == Verdict::kPass && row.speedup && *row.speedup > 0) {
+    if (row.verdict == Verdict::kPass && row.speedup && *row.speedup > 0 && row.correctness_only.empty()) {
       log_speedup_sum += std::log(*row.speedup);
       ++summary.timed_rows;
     }

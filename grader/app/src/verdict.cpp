@@ -62,6 +62,12 @@ void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext&
       case runner::ReplyKind::kLaunchFailed:
         fail(row, Verdict::kCrash, "launch_error", stage, "the launch " + message);
         return;
+      case runner::ReplyKind::kNotCapturable:
+        fail(row, Verdict::kCrash, "not_capturable", stage, message,
+             "The kernel is timed by replaying its launch call from a CUDA graph, captured once: a launch may only "
+             "enqueue work on the stream it is given (no synchronization, allocation, copy to the host, or work "
+             "on the default stream); docs/student-guide.md, \"How you are timed\".");
+        return;
       case runner::ReplyKind::kCudaError:
         fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "cuda_error", stage,
              submission ? explain_cuda_error(record.status) : message, submission ? message : "");
@@ -100,21 +106,32 @@ void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext&
 }
 
 void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context) {
-  if (!timing.timed || timing.submission_ms <= 0) return;
+  if (!timing.timed) return;
   apply_timing_checks(timing, {static_cast<std::uint64_t>(row.compulsory_bytes), context.copy_gbps,
                                context.speedup_review});
-  row.submission_ms = timing.submission_ms;
-  row.reference_ms = timing.reference_ms;
-  row.submission_samples = timing.submission_samples;
-  row.reference_samples = timing.reference_samples;
-  row.checked_launches = timing.checked_launches;
-  row.speedup = timing.reference_ms / timing.submission_ms;
-  row.gbps = static_cast<double>(row.compulsory_bytes) / (timing.submission_ms * 1e6);
-  if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;
   for (const auto& flag : timing.flags) row.flags.push_back(flag);
   row.bound_use = timing.bound_use;
   row.timing_parts_ms = timing.parts_ms;
   for (const auto& reason : timing.flag_reasons) row.detail += (row.detail.empty() ? "" : "\n") + reason;
+  row.checked_launches = timing.checked_launches;
+  if (timing.submission_ms <= 0 || timing.reference_ms <= 0) {
+    // Bursts no longer than their calibration: a launch too short for the
+    // grader's clock to see.
+    row.correctness_only = "the launches took no time the grader's clock could tell from the runner's own cost";
+    return;
+  }
+  row.submission_ms = timing.submission_ms;
+  row.reference_ms = timing.reference_ms;
+  row.submission_samples = timing.submission_samples;
+  row.reference_samples = timing.reference_samples;
+  row.speedup = timing.reference_ms / timing.submission_ms;
+  if (timing.reference_ms * 1000 < context.min_reference_us) {
+    row.correctness_only = "the reference's launch takes " + format_number("%.3g", timing.reference_ms * 1000) +
+                           " us, under the policy's timing.min_reference_us of " +
+                           format_number("%g", context.min_reference_us) + " us: too short to rank by speed";
+  }
+  row.gbps = static_cast<double>(row.compulsory_bytes) / (timing.submission_ms * 1e6);
+  if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;
 }
 
 void judge_completed(RowResult& row, RowRecord& record, const RowContext& context) {
@@ -137,6 +154,7 @@ void judge_completed(RowResult& row, RowRecord& record, const RowContext& contex
          << " ms vs " << format_number("%.4g", *row.reference_ms) << " ms), " << format_number("%.0f", *row.gbps)
          << " GB/s";
   }
+  if (!row.correctness_only.empty()) text << "; correctness only (" << row.correctness_only << ")";
   if (!row.flags.empty()) text << "; flagged for review";
   const std::string detail = row.detail;
   set_verdict(row, Verdict::kPass, "", text.str());

@@ -20,6 +20,7 @@ struct RowContext {
   double timeout_s;
   std::optional<double> copy_gbps;
   double speedup_review = 10;
+  double min_reference_us = 0;  // the policy's: shorter reference launches are correctness-only
 };
 
 // Fills the outcome fields of `row` (verdict, cause, texts, measurements).

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -625,6 +626,24 @@ std::vector<TestCase> load_cases(const fs::path& dir_or_file) {
                             ".mtx/.mtx.gz file"));
   }
   return {file_case(dir_or_file)};
+}
+
+std::vector<fs::path> unread_matrix_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
+    if (!entry.is_regular_file(error)) continue;
+    const std::string name = entry.path().filename().string();
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool looks_like_matrix = lower.find(".mtx") != std::string::npos || ends_with(lower, ".mm") ||
+                                   ends_with(lower, ".mm.gz");
+    if (looks_like_matrix && !is_matrix_file_name(name)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 fs::path generator_cache_path(const std::string& generator_spec, const fs::path& cache_dir) {

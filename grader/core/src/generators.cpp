@@ -17,6 +17,7 @@
 
 #include "message.hpp"
 #include "random_stream.hpp"
+#include "spmv/core/memory_fit.hpp"
 
 namespace spmv::gen {
 namespace {
@@ -603,8 +604,57 @@ std::string text_of(const GeneratorSpec& spec) {
   return text;
 }
 
+// The generated matrix's shape, its entries counted from below (a power
+// law's rows hold at least one each), so that the memory check never
+// refuses what would fit. Saturates past the int32 range, where the
+// generator itself refuses the spec with a better message.
+MatrixShape shape_of(const SpecReader& spec) {
+  const std::string_view kind = spec.kind().name;
+  const auto size = [&](std::string_view key) -> std::int64_t { return spec.size(key); };
+  const auto product = [](std::initializer_list<std::int64_t> factors) { return bounded_product(factors); };
+  MatrixShape shape;
+  if (kind == "stencil2d" || kind == "stencil3d7" || kind == "stencil3d27") {
+    const std::int64_t points = kind == "stencil2d" ? product({size("nx"), size("ny")})
+                                                    : product({size("nx"), size("ny"), size("nz")});
+    shape.rows = shape.cols = points;
+    shape.entries = product({points, kind == "stencil2d" ? 5 : kind == "stencil3d7" ? 7 : 27});
+  } else if (kind == "random" || kind == "tall" || kind == "wide") {
+    shape = {size("rows"), size("cols"), product({size("rows"), size("per_row")})};
+  } else if (kind == "powerlaw") {
+    shape = {size("rows"), size("cols"), size("rows")};
+  } else if (kind == "banded") {
+    const std::int64_t n = size("n");
+    const std::int64_t h = std::min<std::int64_t>(size("half_bandwidth"), std::max<std::int64_t>(n - 1, 0));
+    const std::int64_t full = product({n, 2 * h + 1});
+    shape = {n, n, full > kMaxIndex ? full : std::max<std::int64_t>(0, full - h * (h + 1))};
+  } else if (kind == "blockdiag") {
+    const std::int64_t n = product({size("blocks"), size("block_size")});
+    shape = {n, n, product({n, size("block_size")})};
+  } else if (kind == "arrow") {
+    shape = {size("n"), size("n"), std::max<std::int64_t>(0, 3 * size("n") - 2)};
+  } else if (kind == "diagonal") {
+    shape = {size("n"), size("n"), size("n")};
+  } else if (kind == "one") {
+    shape = {1, 1, 1};
+  } else if (kind == "empty") {
+    shape = {size("rows"), size("cols"), 0};
+  }
+  shape.entries = static_cast<std::int64_t>(static_cast<double>(shape.entries) * (1 - spec.empty_fraction()));
+  return shape;
+}
+
+// Before anything is generated: the matrix must fit what a case may use on
+// this machine (memory_fit.hpp).
+void check_memory(const SpecReader& spec) {
+  const MatrixShape shape = shape_of(spec);
+  if (shape.rows > kMaxIndex || shape.cols > kMaxIndex || shape.entries > kMaxIndex) return;
+  const std::string problem = memory_problem(shape, machine_memory());
+  if (!problem.empty()) spec.fail(message("too large for this machine: ", problem, "; is a size mistyped?"));
+}
+
 CsrMatrix build(const SpecReader& spec) {
   spec.check();
+  check_memory(spec);
   CsrMatrix matrix;
   try {
     matrix = spec.kind().build(spec);

@@ -23,6 +23,7 @@
 
 #include "mm_assemble.hpp"
 #include "mm_scanner.hpp"
+#include "spmv/core/memory_fit.hpp"
 
 namespace spmv {
 namespace {
@@ -50,6 +51,7 @@ class Reader {
   CsrMatrix read(MatrixMarketHeader* header_out) {
     read_banner();
     read_size_line();
+    check_memory();
     const auto rows = static_cast<index_t>(header_.rows);
     const auto cols = static_cast<index_t>(header_.cols);
     // With upper_triangle = mirror, each side is collected unmirrored and
@@ -145,6 +147,22 @@ class Reader {
     }
     header_.entries = coordinate ? static_cast<std::int64_t>(entries) : array_value_count();
     scanner_.end_line(expected);
+  }
+
+  // Before anything of the declared size is allocated: the shape, with the
+  // entries the rest of the text can hold at most (mirrored ones twice),
+  // must fit what a case may use on this machine (memory_fit.hpp).
+  void check_memory() const {
+    const auto text_can_hold = static_cast<std::int64_t>(
+        std::min<std::uint64_t>(scanner_.remaining_bytes() / kMinEntryBytes, static_cast<std::uint64_t>(kIndexMax)));
+    std::int64_t entries = std::min(header_.entries, text_can_hold);
+    if (mirror_ != Mirror::none) entries *= 2;
+    const std::string problem = memory_problem({header_.rows, header_.cols, entries}, machine_memory());
+    if (problem.empty()) return;
+    scanner_.fail_at(size_line_, "a size this machine can hold",
+                     "'" + std::to_string(header_.rows) + " " + std::to_string(header_.cols) +
+                         (format_ == Format::coordinate ? " " + std::to_string(header_.entries) : std::string()) +
+                         "': " + problem + "; is the size line mistyped?");
   }
 
   std::int64_t checked_extent(std::uint64_t extent, const char* what) const {

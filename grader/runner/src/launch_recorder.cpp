@@ -200,6 +200,9 @@ struct LaunchRecorder::State {
   std::map<std::uint32_t, Module> modules;
   std::map<std::string, std::vector<std::uint32_t>> defined_by;  // canonical kernel name -> module ids
 
+  bool watching_calls = false;
+  std::string failed_call;  // the first runtime or driver call that failed while watching
+
   bool collecting = false;
   std::uint64_t window_start = 0;
   std::vector<Raw> window_records;
@@ -333,7 +336,28 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   buffer_pool().give_back(buffer);
 }
 
+// A runtime or driver call that returned an error while calls are watched
+// (the capture of a burst): its name, the first one kept. The calls that
+// only read an earlier error back are not the call that failed.
+void note_failed_call(LaunchRecorder::State& s, const CUpti_CallbackData& call) {
+  if (call.callbackSite != CUPTI_API_EXIT || call.functionReturnValue == nullptr || call.functionName == nullptr) return;
+  // cudaError_t and CUresult alike: an int-sized enum, 0 for success.
+  const bool failed = *static_cast<const int*>(call.functionReturnValue) != 0;
+  const std::string_view name = call.functionName;
+  if (!failed || name.find("GetLastError") != std::string_view::npos ||
+      name.find("PeekAtLastError") != std::string_view::npos || name.find("GetErrorName") != std::string_view::npos ||
+      name.find("StreamEndCapture") != std::string_view::npos || name.find("GetErrorString") != std::string_view::npos) {
+    return;
+  }
+  const std::lock_guard lock(s.mutex);
+  if (s.watching_calls && s.failed_call.empty()) s.failed_call = std::string(name);
+}
+
 void CUPTIAPI on_callback(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) && data != nullptr) {
+    note_failed_call(*static_cast<LaunchRecorder::State*>(userdata), *static_cast<const CUpti_CallbackData*>(data));
+    return;
+  }
   if (domain != CUPTI_CB_DOMAIN_RESOURCE || id != CUPTI_CBID_RESOURCE_MODULE_LOADED || data == nullptr) return;
   const auto* resource = static_cast<const CUpti_ResourceData*>(data);
   const auto* module = static_cast<const CUpti_ModuleResourceData*>(resource->resourceDescriptor);
@@ -389,6 +413,33 @@ LaunchRecorder::~LaunchRecorder() {
   if (s.subscriber != nullptr) cuptiUnsubscribe(s.subscriber);
   const std::lock_guard lock(g_active_mutex);
   if (g_active == &s) g_active = nullptr;
+}
+
+void LaunchRecorder::set_recording(bool on) {
+  State& s = *state_;
+  if (!s.activity_enabled) return;
+  if (on) {
+    cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  } else {
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  }
+}
+
+void LaunchRecorder::watch_calls(bool on) {
+  State& s = *state_;
+  if (s.subscriber == nullptr) return;
+  {
+    const std::lock_guard lock(s.mutex);
+    s.watching_calls = on;
+    if (on) s.failed_call.clear();
+  }
+  cuptiEnableDomain(on ? 1 : 0, s.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+  cuptiEnableDomain(on ? 1 : 0, s.subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+}
+
+std::string LaunchRecorder::failed_call() const {
+  const std::lock_guard lock(state_->mutex);
+  return state_->failed_call;
 }
 
 bool LaunchRecorder::available() const {

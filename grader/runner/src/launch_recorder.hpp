@@ -109,6 +109,17 @@ class LaunchRecorder {
   void begin();
   LaunchRecording end();
 
+  // CUPTI's kernel records on or off for the whole process: off while
+  // bursts are timed (a record costs each kernel time on the GPU, and both
+  // runners must pay the same: none), on again for the checked runs.
+  void set_recording(bool on);
+
+  // While on, the first CUDA runtime or driver call that returns an error
+  // is kept (the capture of a burst: which call of the plugin's broke it).
+  // Evidence for the message only, like everything recorded here.
+  void watch_calls(bool on);
+  [[nodiscard]] std::string failed_call() const;
+
   struct State;  // shared with CUPTI's callbacks
 
  private:

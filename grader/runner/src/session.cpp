@@ -21,15 +21,6 @@
 namespace spmv::runner {
 namespace {
 
-// The span of the kernels in a launch-free round trip's window, the timing
-// gate's left out: the stand-in's time on the GPU. (Before the plugin is
-// loaded the recorder cannot tell the runner's kernels from a plugin's, and
-// the window holds only the runner's.)
-double stand_in_span_ms(const LaunchRecording& recording) {
-  return kernel_span_ms(recording.kernels,
-                        [](const KernelLaunch& k) { return k.name.find(kGateKernelName) == std::string::npos; });
-}
-
 // A request refused with a reply kind of its own.
 class Refusal : public std::runtime_error {
  public:
@@ -147,8 +138,9 @@ int Session::serve() {
         case Command::kLoad: load(*reply); break;
         case Command::kSetup: setup(request, fds, *reply); break;
         case Command::kRun: run(request, *reply); break;
-        case Command::kTimed: timed(request, *reply); break;
-        case Command::kCopyOut: copy_out(request, *reply); break;
+        case Command::kChain: chain(request, *reply); break;
+        case Command::kBurst: burst(request, *reply); break;
+        case Command::kCopyLink: copy_link(request, *reply); break;
         case Command::kCusparse: cusparse(request, *reply); break;
         case Command::kQuit: return 0;
         default: throw std::runtime_error("unknown command");
@@ -228,6 +220,7 @@ void Session::release_setup() {
   if (result_area_ != nullptr) ::munmap(result_area_, result_bytes_);
   result_area_ = nullptr;
   kernel_ = nullptr;
+  bursts_.reset();
   area_.reset();
   uploaded_.reset();
   matrix_.reset();
@@ -274,7 +267,9 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
 }
 
 void Session::begin_recording() {
-  if (recorder_) recorder_->begin();
+  if (!recorder_) return;
+  recorder_->set_recording(true);
+  recorder_->begin();
 }
 
 void Session::end_recording(Reply& reply) {
@@ -285,10 +280,7 @@ void Session::end_recording(Reply& reply) {
   }
   const LaunchRecording recording = recorder_->end();
   reply.kernels_launched = recording.recorded ? static_cast<std::int32_t>(recording.kernels.size()) : -1;
-  // Before the plugin is loaded the window holds the stand-in only: its
-  // span is what the grader compares the events with (the stream's own
-  // overhead around a kernel).
-  reply.span_ms = kernel_ != nullptr ? recording.span_ms : stand_in_span_ms(recording);
+  reply.span_ms = recording.span_ms;
   store_text(reply.foreign_kernel, recording.foreign_kernel);
   store_text(reply.recorder_note, recording.note);
 }
@@ -311,25 +303,48 @@ void Session::run(const Request& request, Reply& reply) {
   store_text(reply.modified, names);
 }
 
-// With a matrix set up but no kernel (before the plugin is loaded), the same
-// steps without a launch: what this runner's round trip costs by itself,
-// for the grader's clock bound.
-void Session::timed(const Request& request, Reply& reply) {
-  if (!area_) throw std::runtime_error("kTimed before kSetup");
-  area_->prepare(request.seed);
-  LaunchStatus launched;
-  begin_recording();
-  // Before the plugin is loaded (the grader's calibration of this runner's
-  // round trip), one kernel of the runner's own stands in for the plugin's,
-  // so its kernel record costs what a graded launch's does.
-  reply.ms = kernel_ != nullptr ? area_->timed_launch(launched) : area_->timed_stand_in(launched);
-  end_recording(reply);
-  check_launch(launched);
+// Bursts of the set-up kernel, or, with none set up (before the plugin is
+// loaded), links without a launch: the runner's own cost. The plugin's
+// host code runs here, while its launches are captured, and never again in
+// a burst.
+void Session::chain(const Request& request, Reply& reply) {
+  if (!area_) throw std::runtime_error("kChain before kSetup");
+  bursts_.reset();
+  if (recorder_) {
+    recorder_->set_recording(false);  // no kernel records in a burst, on either side
+    recorder_->watch_calls(true);
+  }
+  try {
+    bursts_ = std::make_unique<Bursts>(*executor_, *area_, request.links);
+  } catch (const CaptureError& e) {
+    if (recorder_) recorder_->watch_calls(false);
+    if (e.status() != SPMV_SUCCESS) check_launch({e.status(), 0});
+    const std::string call = recorder_ ? recorder_->failed_call() : "";
+    throw Refusal(ReplyKind::kNotCapturable, e.code(),
+                  (call.empty() ? std::string("a call in the launch") : call + " in the launch") + " failed with " +
+                      e.what());
+  }
+  if (recorder_) recorder_->watch_calls(false);
+  reply.links = request.links;
 }
 
-void Session::copy_out(const Request& request, Reply&) {
-  if (kernel_ == nullptr) throw std::runtime_error("kCopyOut before kSetup");
-  copy_y_to_slot(request.slot);
+void Session::burst(const Request& request, Reply& reply) {
+  if (!bursts_) throw std::runtime_error("kBurst before kChain");
+  reply.links = bursts_->links();
+  try {
+    reply.ms = bursts_->run(request.seed, request.empty == 0,
+                            std::span<std::uint64_t>(reply.digests, static_cast<std::size_t>(reply.links)));
+  } catch (const CaptureError& e) {  // on the host a launch's status shows in its burst
+    check_launch({e.status(), 0});
+    throw;
+  }
+}
+
+void Session::copy_link(const Request& request, Reply&) {
+  if (!bursts_) throw std::runtime_error("kCopyLink before kChain");
+  const std::size_t words = slot_words(rows_);
+  if (request.link > 1) bursts_->copy_link(request.link - 1, result_area_ + kPreviousLinkSlot * words);
+  bursts_->copy_link(request.link, result_area_ + kLinkSlot * words);
 }
 
 void Session::cusparse(const Request& request, Reply& reply) {

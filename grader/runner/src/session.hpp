@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "spmv/runner/burst.hpp"
 #include "spmv/runner/executor.hpp"
 #include "spmv/runner/launch.hpp"
 #include "launch_recorder.hpp"
@@ -31,8 +32,9 @@ class Session {
   void load(Reply& reply);
   void setup(const Request& request, const int (&fds)[2], Reply& reply);
   void run(const Request& request, Reply& reply);
-  void timed(const Request& request, Reply& reply);
-  void copy_out(const Request& request, Reply& reply);
+  void chain(const Request& request, Reply& reply);
+  void burst(const Request& request, Reply& reply);
+  void copy_link(const Request& request, Reply& reply);
   void cusparse(const Request& request, Reply& reply);
 
   void copy_y_to_slot(int slot) const;
@@ -53,6 +55,7 @@ class Session {
   std::optional<AnyMatrix> matrix_;
   std::unique_ptr<UploadedMatrix> uploaded_;
   std::unique_ptr<LaunchArea> area_;
+  std::unique_ptr<Bursts> bursts_;
   std::int64_t rows_ = 0, cols_ = 0;
   std::uint32_t* result_area_ = nullptr;
   std::size_t result_bytes_ = 0;

@@ -57,6 +57,7 @@ class FormatChecker {
   }
 
   void check(spmv_format format) {
+    tell(std::string("converting to ") + format_name(format) + " and validating it");
     try {
       with_format(csr_, format, options_.limits, [&](const auto& container) { check_container(format, container); });
     } catch (const ConversionRefused& e) {
@@ -88,11 +89,16 @@ class FormatChecker {
     }
     for (std::size_t i = 0; i < kernels_.size(); ++i) {
       if (kernels_[i]->format != format) continue;
+      tell("running kernel " + std::string(kernels_[i]->name));
       const KernelRun run = runner_->run(*kernels_[i], *uploaded);
       result_.kernels[i] = {run.passed ? KernelState::kPassed : KernelState::kFailed, run.detail};
       if (!run.passed)
         result_.problems.push_back("kernel " + std::string(kernels_[i]->name) + " FAILED: " + run.detail);
     }
+  }
+
+  void tell(const std::string& phase) const {
+    if (options_.on_phase) options_.on_phase(phase);
   }
 
   void set_cells(spmv_format format, KernelState state, const std::string& detail) {
@@ -138,6 +144,10 @@ CaseReport check_case(const TestCase& test_case, const std::filesystem::path& ca
   CaseReport report;
   report.name = test_case.name;
   CsrMatrix csr;
+  if (options.on_phase) {
+    options.on_phase(test_case.generator.empty() ? "reading " + test_case.file.string()
+                                                 : "generating (or reading from the cache) " + test_case.generator);
+  }
   try {
     csr = load_case_matrix(test_case, cache_dir);
     csr.validate();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +40,9 @@ struct CheckOptions {
   // Where the kernels take their arrays: device memory for the reference
   // table; host memory for the host-path plugins, which test this without a GPU.
   MemorySpace memory = MemorySpace::kDevice;
+  // Told what the check is doing now ("reading x.mtx", "converting to ell"),
+  // for the progress of long cases (progress.hpp); may be empty.
+  std::function<void(const std::string&)> on_phase;
 };
 
 struct MatrixCheck {

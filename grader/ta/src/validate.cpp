@@ -4,12 +4,16 @@
 #include "case_check.hpp"
 #include "commands.hpp"
 #include "kernel_run.hpp"
+#include "progress.hpp"
 #include "text_report.hpp"
 
 namespace spmv::ta {
 namespace {
 
 using Problems = std::vector<std::string>;
+
+// Between progress lines on stderr when it is not a terminal.
+constexpr int kProgressSeconds = 15;
 
 // Errors of load_cases name the manifest and line; one that does not name
 // the source at all gets it in front.
@@ -29,6 +33,11 @@ std::vector<TestCase> load_all_cases(const std::vector<std::filesystem::path>& s
       continue;
     }
     if (cases.empty()) problems.push_back(source.string() + ": expected at least one case, found none");
+    // A matrix the loader does not read would be left out without a word.
+    for (const auto& file : unread_matrix_files(source)) {
+      problems.push_back(file.string() + ": not read: only .mtx and .mtx.gz files (and cases.ini sections) are "
+                         "cases; rename it, or move it out of the case folder");
+    }
     for (auto& test_case : cases) {
       if (const auto [it, fresh] = source_of.emplace(test_case.name, source); !fresh) {
         problems.push_back(source.string() + ": case " + test_case.name + " is also in " + it->second.string() +
@@ -83,8 +92,16 @@ int run_validate(const ValidateOptions& options, std::ostream& out, std::ostream
   if (!cases.empty()) table.print_header(out);
   std::vector<std::string> notes;
   std::size_t cases_with_problems = 0;
+  // A large case may take minutes: its progress goes to stderr (progress.hpp).
+  Heartbeat heartbeat(err, Heartbeat::stderr_is_terminal(),
+                      Heartbeat::interval_from_environment(std::chrono::seconds(kProgressSeconds)));
+  check_options.on_phase = [&heartbeat](const std::string& phase) { heartbeat.phase(phase); };
+  std::size_t done = 0;
   for (const auto& test_case : cases) {
+    heartbeat.begin("case " + test_case.name + " (" + std::to_string(++done) + " of " + std::to_string(cases.size()) +
+                    ")");
     const CaseReport report = check_case(test_case, options.common.cache_dir, kernels, check_options);
+    heartbeat.end();
     table.print_row(out, report);
     out.flush();
     if (report.check) {

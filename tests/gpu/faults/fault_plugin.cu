@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 
 #include "spmv/contract/coo.h"
 #include "spmv/contract/csr.h"
@@ -64,6 +65,14 @@ enum class Fault {
   patch_timer,       // correct y; its constructor rewrites the runner's GOT slot of
                      // cudaEventElapsedTime so every time it reports is a hundredth of the real
                      // one, and switches the runner's CUPTI kernel records off
+  patch_timer_2x,    // the same, by a factor of 2
+  patch_timer_3x,    // the same, by a factor of 3
+  early_reply,       // correct y; the runner's cudaDeviceSynchronize (GOT slot) returns at
+                     // once, so the runner replies to a burst before its launches are done
+  defer_to_copy,     // after the three checked runs its launches do nothing; the runner's
+                     // cudaMemcpy (GOT slot) first computes the y being copied out
+  skip_links,        // after the three checked runs every second launch does nothing
+  busy_thread,       // correct y; a thread of its own keeps the GPU busy from load on
   // For --memcheck (graded with it by tools/gpu-check; a pass without it):
   reads_past_x,      // correct y, plus a read just past x's allocation (the runner's 4096-word
                      // guard after x), its value unused: only compute-sanitizer sees it
@@ -149,21 +158,49 @@ __global__ void faulty_csr_scalar(std::int32_t rows, std::int32_t cols, const st
 // Runs after the product on the same stream, so the result is unaffected.
 __global__ void negate_first(float* x) { x[0] = -x[0]; }
 
-// patch_timer: the runner's own cudaEventElapsedTime, called through the
-// slot this plugin rewrote, and what it reports instead.
+// The runner's own functions the attacks below call through the GOT slots
+// they rewrote, and what they do instead.
 using ElapsedTime = cudaError_t (*)(float*, cudaEvent_t, cudaEvent_t);
+using Synchronize = cudaError_t (*)();
+using Memcpy = cudaError_t (*)(void*, const void*, std::size_t, cudaMemcpyKind);
 ElapsedTime real_elapsed_time = nullptr;
+Synchronize real_synchronize = nullptr;
+Memcpy real_memcpy = nullptr;
+
+constexpr float kTimerFactor = kFault == Fault::patch_timer_2x ? 2.0F : kFault == Fault::patch_timer_3x ? 3.0F : 100.0F;
 
 cudaError_t forged_elapsed_time(float* ms, cudaEvent_t start, cudaEvent_t stop) {
   const cudaError_t error = real_elapsed_time(ms, start, stop);
-  if (error == cudaSuccess) *ms /= 100.0F;
+  if (error == cudaSuccess) *ms /= kTimerFactor;
   return error;
 }
 
+cudaError_t no_wait() { return cudaSuccess; }
+
+// defer_to_copy: the matrix, x and every y its captured launches were given.
+struct Deferred {
+  const spmv_csr_view* a = nullptr;
+  const float* x = nullptr;
+  float* ys[4096] = {};
+  int count = 0;
+};
+Deferred& deferred() {
+  static Deferred d;
+  return d;
+}
+cudaError_t compute_then_copy(void* destination, const void* source, std::size_t bytes, cudaMemcpyKind kind);
+
 // Finds the main program's relocation of `symbol` (its PLT slot, or a GOT
-// entry with -fno-plt) and points it at `replacement`; the old target is
-// kept in `original`. What a student with a linker's knowledge can do.
-int rewrite_got_slot(dl_phdr_info* info, std::size_t /*size*/, void* /*data*/) {
+// entry with -fno-plt) and points it at `replacement`; the library's own
+// function is returned. What a student with a linker's knowledge can do.
+struct SlotRewrite {
+  const char* symbol;
+  void* replacement;
+  void* original;
+};
+
+int rewrite_got_slot(dl_phdr_info* info, std::size_t /*size*/, void* data) {
+  auto& rewrite = *static_cast<SlotRewrite*>(data);
   const auto base = static_cast<std::uintptr_t>(info->dlpi_addr);
   const ElfW(Dyn)* dynamic = nullptr;
   for (int i = 0; i < info->dlpi_phnum; ++i) {
@@ -194,20 +231,31 @@ int rewrite_got_slot(dl_phdr_info* info, std::size_t /*size*/, void* /*data*/) {
     for (std::size_t k = 0; tables[t] != nullptr && k < sizes[t] / sizeof(ElfW(Rela)); ++k) {
       const ElfW(Rela)& relocation = tables[t][k];
       const char* name = names + symbols[ELF64_R_SYM(relocation.r_info)].st_name;
-      if (std::strcmp(name, "cudaEventElapsedTime") != 0) continue;
-      auto* slot = reinterpret_cast<ElapsedTime*>(base + relocation.r_offset);
+      if (std::strcmp(name, rewrite.symbol) != 0) continue;
+      auto* slot = reinterpret_cast<void**>(base + relocation.r_offset);
       const long page = ::sysconf(_SC_PAGESIZE);
       void* page_start = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(slot) & ~static_cast<std::uintptr_t>(page - 1));
       if (::mprotect(page_start, static_cast<std::size_t>(page), PROT_READ | PROT_WRITE) != 0) return 1;
       // The library's own function, not the slot's content: with lazy
       // binding the slot may still lead to ld.so's resolver, which would
       // write the real address back at the first call.
-      real_elapsed_time = reinterpret_cast<ElapsedTime>(::dlsym(RTLD_DEFAULT, "cudaEventElapsedTime"));
-      if (real_elapsed_time != nullptr) *slot = &forged_elapsed_time;
+      rewrite.original = ::dlsym(RTLD_DEFAULT, rewrite.symbol);
+      if (rewrite.original != nullptr) *slot = rewrite.replacement;
     }
   }
   return 1;
 }
+
+// Rewrites the runner's slot of `symbol`; aborts when there is none (the
+// attack found nothing to rewrite: say so by crashing).
+void* rewrite_got(const char* symbol, void* replacement) {
+  SlotRewrite rewrite{symbol, replacement, nullptr};
+  ::dl_iterate_phdr(&rewrite_got_slot, &rewrite);
+  if (rewrite.original == nullptr) std::abort();
+  return rewrite.original;
+}
+
+void busy_the_gpu();
 
 // What a hostile plugin does at load time: only inside a runner (argv[0] is
 // "spmv-runner"), never in a test that loads the plugin in its own process.
@@ -226,9 +274,16 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
     }
   }
   if constexpr (kFault == Fault::hide_devices) ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
-  if constexpr (kFault == Fault::patch_timer) {
-    ::dl_iterate_phdr(&rewrite_got_slot, nullptr);
-    if (real_elapsed_time == nullptr) std::abort();  // the attack found no slot: say so by crashing
+  if constexpr (kFault == Fault::early_reply) {
+    real_synchronize = reinterpret_cast<Synchronize>(rewrite_got("cudaDeviceSynchronize", reinterpret_cast<void*>(&no_wait)));
+  }
+  if constexpr (kFault == Fault::defer_to_copy) {
+    real_memcpy = reinterpret_cast<Memcpy>(rewrite_got("cudaMemcpy", reinterpret_cast<void*>(&compute_then_copy)));
+  }
+  if constexpr (kFault == Fault::busy_thread) busy_the_gpu();
+  if constexpr (kFault == Fault::patch_timer || kFault == Fault::patch_timer_2x || kFault == Fault::patch_timer_3x) {
+    real_elapsed_time =
+        reinterpret_cast<ElapsedTime>(rewrite_got("cudaEventElapsedTime", reinterpret_cast<void*>(&forged_elapsed_time)));
     // And the runner's kernel records off (CUPTI is in this process too),
     // so no span over the real kernels outweighs the forged events.
     using ActivityDisable = int (*)(int);
@@ -304,6 +359,18 @@ spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /
   if constexpr (kFault == Fault::first_calls_only) {
     if (calls > 3) return SPMV_SUCCESS;
   }
+  if constexpr (kFault == Fault::skip_links) {
+    if (calls > 3 && calls % 2 == 0) return SPMV_SUCCESS;
+  }
+  if constexpr (kFault == Fault::defer_to_copy) {
+    Deferred& d = deferred();
+    d.a = A;
+    d.x = x;
+    if (calls > 3) {
+      if (d.count < 4096) d.ys[d.count++] = y;
+      return SPMV_SUCCESS;
+    }
+  }
   if constexpr (kFault == Fault::dlopen_cusparse) {
     for (const char* name : {"libcusparse.so", "libcusparse.so.12", "libcusparse.so.13"}) {
       if (::dlopen(name, RTLD_NOW | RTLD_LOCAL) != nullptr) std::abort();  // the grader let it reach cuSPARSE
@@ -332,6 +399,41 @@ spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /
     return cudaMemcpyAsync(cache().kept, y, rows * sizeof(float), cudaMemcpyDeviceToDevice, stream);
   }
   return cudaGetLastError();
+}
+
+// defer_to_copy: the y being copied out is computed first (from x as it is
+// now), then copied.
+cudaError_t compute_then_copy(void* destination, const void* source, std::size_t bytes, cudaMemcpyKind kind) {
+  const Deferred& d = deferred();
+  for (int k = 0; k < d.count && d.a != nullptr; ++k) {
+    if (d.ys[k] != source) continue;
+    const auto blocks = static_cast<unsigned int>((static_cast<std::int64_t>(d.a->rows) + kBlockSize - 1) / kBlockSize);
+    faulty_csr_scalar<<<blocks, kBlockSize>>>(d.a->rows, d.a->cols, d.a->row_ptr, d.a->col_idx, d.a->values, d.x,
+                                             d.ys[k], 1);
+    cudaDeviceSynchronize();
+  }
+  return real_memcpy(destination, source, bytes, kind);
+}
+
+__global__ void spin_kernel(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+
+// busy_thread: one block per SM spinning for about a millisecond, again and
+// again on a stream of its own, for as long as the process lives.
+void busy_the_gpu() {
+  std::thread([] {
+    cudaStream_t own = nullptr;
+    if (cudaStreamCreateWithFlags(&own, cudaStreamNonBlocking) != cudaSuccess) return;
+    int sms = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    while (true) {
+      spin_kernel<<<static_cast<unsigned int>(sms > 0 ? sms : 1), 32, 0, own>>>(2'000'000);
+      if (cudaStreamSynchronize(own) != cudaSuccess) return;
+    }
+  }).detach();
 }
 
 template <typename View>

@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <memory>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -59,7 +60,8 @@ enum class Attack {
   abort_at_load,      // a constructor that aborts in a row's runner (not in the grader's probe)
   cache_by_pointer,   // computes once per (A, x, y) pointers, then copies the y it kept
   first_calls_only,   // computes the first three calls only
-  forged_time,        // rewrites the runner's timed replies: 100x faster
+  forged_time,        // rewrites the runner's burst replies: its own time, 1000x faster
+  early_reply,        // answers every burst request itself at once, with made-up digests
   reads_outside_x,    // adds x[-1] * 0 to row 0
   reads_past_values,  // adds values[nnz] * 0 to row 0 (CSR): one past the matrix's values
 };
@@ -114,19 +116,33 @@ void print(const std::string& text) {
   std::fflush(stdout);
 }
 
-// The runner's replies to kTimed rewritten: the time divided by 100. Fd 3
-// becomes one end of a new socket pair; two threads relay between it and
-// the real channel.
-void forge_timed_replies() {
+// The runner's channel relayed through the plugin: fd 3 becomes one end of a
+// new socket pair; two threads relay between it and the real channel.
+// forged_time: every burst reply says its burst took a microsecond by the
+// runner's clock. early_reply: every burst request is answered at once,
+// with digests made up, before the runner has run it; the runner's own
+// reply is dropped when it comes.
+void relay_replies() {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair) != 0) return;
   const int real = ::dup(3);
   ::dup2(pair[0], 3);
+  static std::atomic<int> replies_to_drop{0};
+  static std::atomic<int> links{0};
   std::thread([real, inner = pair[1]] {  // requests (with their descriptors): grader -> runner
     while (true) {
       spmv::runner::Request request;
       int fds[2] = {-1, -1};
       if (!spmv::runner::receive_message(real, &request, sizeof request, fds)) std::_Exit(0);
+      if (request.command == spmv::runner::Command::kChain) links = request.links;
+      if (kAttack == Attack::early_reply && request.command == spmv::runner::Command::kBurst) {
+        auto reply = std::make_unique<spmv::runner::Reply>();
+        reply->kind = spmv::runner::ReplyKind::kOk;
+        reply->links = links;
+        for (int k = 0; k < links; ++k) reply->digests[k] = 0x5eed + static_cast<std::uint64_t>(k);
+        ++replies_to_drop;
+        spmv::runner::send_message(real, reply.get(), sizeof *reply);
+      }
       const int count = fds[0] < 0 ? 0 : fds[1] < 0 ? 1 : 2;
       spmv::runner::send_message(inner, &request, sizeof request, std::span<const int>(fds, static_cast<std::size_t>(count)));
     }
@@ -138,7 +154,11 @@ void forge_timed_replies() {
       if (got <= 0) std::_Exit(0);
       if (static_cast<std::size_t>(got) == sizeof(spmv::runner::Reply)) {
         auto* reply = reinterpret_cast<spmv::runner::Reply*>(buffer.data());
-        if (reply->ms > 0) reply->ms /= 100;
+        if (reply->links > 0 && replies_to_drop > 0) {
+          --replies_to_drop;
+          continue;
+        }
+        if (kAttack == Attack::forged_time && reply->links > 0) reply->ms = 0.001;
       }
       ::send(real, buffer.data(), static_cast<std::size_t>(got), 0);
     }
@@ -245,6 +265,7 @@ void attack_once() {
     case Attack::cache_by_pointer:
     case Attack::first_calls_only:
     case Attack::forged_time:
+    case Attack::early_reply:
     case Attack::reads_outside_x:
     case Attack::reads_past_values:
       break;
@@ -265,7 +286,7 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
     ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
     ::setenv("LD_PRELOAD", "/nonexistent.so", 1);
   }
-  if constexpr (kAttack == Attack::forged_time) forge_timed_replies();
+  if constexpr (kAttack == Attack::forged_time || kAttack == Attack::early_reply) relay_replies();
 }
 
 template <typename View>

@@ -82,6 +82,12 @@ struct TestCase {
 // are checked with gen::parse_spec, file names for existence.
 std::vector<TestCase> load_cases(const std::filesystem::path& dir_or_file);
 
+// Files directly in a case directory whose names look like matrices but
+// that no case reads (big.MTX, a.mtx.bz2, a.mtx.txt, a.mm): a matrix that
+// would be left out without a word. Sorted; empty for a file or a missing
+// directory.
+std::vector<std::filesystem::path> unread_matrix_files(const std::filesystem::path& dir);
+
 // A file case reads its file. A generator case is generated once and cached
 // in `cache_dir` (created if needed; empty: no cache) as a binary CSR file
 // named after a hash of the spec; a cache file that is unreadable, corrupt

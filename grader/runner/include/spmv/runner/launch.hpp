@@ -52,10 +52,9 @@ class LaunchArea {
   LaunchStatus launch();
   // Step 3 timed by the executor: the launch's milliseconds.
   double timed_launch(LaunchStatus& status);
-  // The same window around one of the runner's own kernels (y's poison
-  // written again) instead of a plugin's: what a launch of one kernel costs
-  // a runner when nothing of a plugin runs (its kernel record included).
-  double timed_stand_in(LaunchStatus& status);
+  // The launch call alone, into `y` (rows words), nothing waited for: how
+  // chained bursts (burst.hpp) enqueue it. SPMV_SUCCESS without a kernel.
+  spmv_status enqueue(float* y) const;
 
   // Step 4: y between its guard zones, into `slot` (slot_words(rows) words).
   void copy_slot(std::uint32_t* slot) const;
@@ -66,6 +65,10 @@ class LaunchArea {
   [[nodiscard]] std::vector<std::string> modified_inputs() const;
 
   [[nodiscard]] const float* x() const;
+  // x's guard zones and values (kXGuardWords + cols + kXGuardWords words).
+  [[nodiscard]] std::uint32_t* x_words() const { return static_cast<std::uint32_t*>(x_.data()); }
+  [[nodiscard]] std::int64_t cols() const { return cols_; }
+  [[nodiscard]] bool has_kernel() const { return kernel_ != nullptr; }
   [[nodiscard]] float* y() const;
   [[nodiscard]] std::int64_t rows() const { return rows_; }
 

@@ -12,8 +12,9 @@
 //
 // What a runner reports (launch status, times, which inputs changed) is its
 // own word: the parent checks y against golden results it computes itself,
-// times every round trip with its own clock, and bounds the reported times
-// (docs/grading.md, "What is checked from outside").
+// and the time that grades is the parent's clock around a chained burst
+// (chain.hpp), whose work is proven done inside that time
+// (docs/grading.md, "Timing").
 #pragma once
 
 #include <cstddef>
@@ -23,21 +24,24 @@
 #include <string>
 #include <string_view>
 
+#include "spmv/runner/chain.hpp"
+
 namespace spmv::runner {
 
 // File descriptors of a runner, as spmv-runner is started.
 inline constexpr int kControlFd = 3;
 
 // Version of the structs below; the runner refuses a parent of another.
-inline constexpr std::uint32_t kProtocolVersion = 2;
+inline constexpr std::uint32_t kProtocolVersion = 3;
 
 enum class Command : std::uint32_t {
   kHello = 1,  // reply: the runner started its executor ("CUDA ready")
   kLoad,       // load the plugin (./plugin.so in the runner's folder); reply: its table
   kSetup,      // matrix of `format` (+ 2 fds: matrix image, result area); allocate x, y, scratch
   kRun,        // x from `seed`, poisoned y, one launch, y copied to result slot `slot`, inputs compared
-  kTimed,      // x from `seed` (not timed), poisoned y, one timed launch; y stays on the device
-  kCopyOut,    // y of the last kTimed launch copied to result slot `slot`
+  kChain,      // prepare bursts of `links` links (the device captures them as a graph)
+  kBurst,      // one burst of `seed` (chain.hpp); reply: d_1 .. d_links, the runner's own time
+  kCopyLink,   // y of links `link` - 1 and `link` of the last burst to kPreviousLinkSlot, kLinkSlot
   kCusparse,   // time the vendor CSR SpMV on the set-up matrix (reference runners only)
   kQuit,
 };
@@ -48,6 +52,7 @@ enum class ReplyKind : std::int32_t {
   kLaunchFailed,    // the kernel returned another nonzero status (`status`)
   kCudaError,       // a CUDA call failed (`status` is the cudaError_t)
   kUnusable,        // the plugin cannot be loaded or used (message says why)
+  kNotCapturable,   // the launch broke a burst's capture (`status`: the cudaError_t; message names the call)
   kFailed,          // anything else (message says why)
 };
 
@@ -59,7 +64,10 @@ struct Request {
   Command command = Command::kQuit;
   std::int32_t format = 0;  // kSetup: spmv_format
   std::int32_t slot = 0;    // kRun, kCopyOut: result slot
-  std::uint64_t seed = 0;   // kRun, kTimed: seed of x (see x_values.hpp)
+  std::uint64_t seed = 0;   // kRun: seed of x (x_values.hpp); kBurst: the burst's seed (chain.hpp)
+  std::int32_t links = 0;   // kChain: links of a burst
+  std::int32_t link = 0;    // kCopyLink: 1 .. links
+  std::int32_t empty = 0;   // kBurst: links without the launch (the runner's own cost)
   std::int32_t cusparse_runs = 0;  // kCusparse: minimum samples
   double cusparse_min_ms = 0;      // kCusparse: minimum time being timed
   char kernel[kNameBytes] = {};    // kSetup: the kernel to run
@@ -74,20 +82,22 @@ struct KernelEntry {
 struct Reply {
   ReplyKind kind = ReplyKind::kFailed;
   std::int32_t status = 0;  // the launch's return value or the CUDA error
-  double ms = 0;            // kTimed, kCusparse: the runner's own time of the launch
+  double ms = 0;            // kBurst, kCusparse: the runner's own time (CUDA events): a diagnostic
   std::int32_t samples = 0;  // kCusparse
-  // kRun, kTimed: the kernels the launch ran, from CUPTI's records in the
+  // kRun: the kernels the launch ran, from CUPTI's records in the
   // runner (launch_recorder.hpp): the runner's word like everything here.
   double span_ms = 0;                  // earliest start to latest end, every stream (with no kernel set up: the stand-in's); 0 when not recorded
   std::int32_t kernels_launched = 0;   // -1 when not recorded (recorder_note says why)
   char foreign_kernel[160] = {};       // demangled: first kernel neither the plugin's nor the runner's, or a vendor's
-  char recorder_note[160] = {};        // kHello, kRun, kTimed: why nothing, or not all, was recorded
+  char recorder_note[160] = {};        // kHello, kRun: why nothing, or not all, was recorded
   std::int32_t memory = 0;   // kLoad: spmv_memory_space
   std::int32_t kernel_count = 0;
   char plugin_name[kNameBytes] = {};
   char modified[512] = {};  // kRun: input arrays found changed, comma-separated
   char message[2048] = {};
   KernelEntry kernels[kMaxKernels] = {};
+  std::int32_t links = 0;                   // kBurst: digests given
+  std::uint64_t digests[kMaxLinks] = {};    // kBurst: d_1 .. d_links
 };
 
 // Copies `text` into a fixed buffer, truncated and NUL-terminated.
@@ -115,8 +125,9 @@ bool receive_message(int socket, void* data, std::size_t bytes, std::span<int> f
 
 // The layout of a result area: kSlots copies of (guard, y, guard), 32-bit
 // words, shared between the runner (writing) and the parent (reading).
-inline constexpr int kSlots = 4;  // runs 1-3 and the last checked timed launch
-inline constexpr int kTimedSlot = 3;
+inline constexpr int kSlots = 5;  // runs 1-3, then a checked link's previous y and its own
+inline constexpr int kPreviousLinkSlot = 3;
+inline constexpr int kLinkSlot = 4;
 // Guard zone on each side of y: 16 KiB of a pattern no kernel writes by chance.
 inline constexpr std::size_t kYGuardWords = 4096;
 inline constexpr std::uint32_t kGuardBits = 0x6b8b4567;

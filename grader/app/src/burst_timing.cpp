@@ -1,0 +1,41 @@
+#include "burst_timing.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "spmv/runner/chain.hpp"
+
+namespace spmv::grade {
+
+double median_of(std::vector<double> values) { return values.empty() ? 0.0 : runner::median(std::move(values)); }
+
+int choose_links(double link_ms, std::int64_t rows, double burst_ms) {
+  const double wanted = link_ms > 0 ? std::ceil(burst_ms / link_ms) : runner::kMaxLinks;
+  const std::size_t per_link = runner::history_bytes(rows, 1);
+  const std::size_t fit = per_link > 0 ? kMaxHistoryBytes / per_link : runner::kMaxLinks;
+  const double links = std::min({wanted, static_cast<double>(runner::kMaxLinks), static_cast<double>(fit)});
+  return std::max(1, static_cast<int>(links));
+}
+
+double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms, int links) {
+  if (bursts_ms.empty() || links < 1) return 0;
+  return std::max(0.0, (median_of(bursts_ms) - median_of(empty_ms)) / links);
+}
+
+double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms) {
+  if (bursts_ms.size() < 2) return 0;
+  const double middle = median_of(bursts_ms);
+  std::vector<double> deviations;
+  for (const double ms : bursts_ms) deviations.push_back(std::abs(ms - middle));
+  const double launches = middle - median_of(empty_ms);
+  return launches > 0 ? median_of(deviations) / launches : 1;
+}
+
+bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms,
+                       const runner::TimingOptions& options) {
+  const auto count = static_cast<int>(bursts_ms.size());
+  if (count < options.min_runs) return true;
+  return count < options.max_runs && burst_noise(bursts_ms, empty_ms) > kNoiseTarget;
+}
+
+}  // namespace spmv::grade

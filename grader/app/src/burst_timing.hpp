@@ -1,0 +1,53 @@
+// The arithmetic of a row's timing by chained bursts (spmv/runner/chain.hpp):
+// how many launches a burst holds, a side's time per launch from its
+// bursts and its calibration, and when a side has enough bursts. The
+// row's steps are row_grading.cpp's; the bounds on the result are
+// timing_checks.hpp's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "spmv/runner/timing.hpp"
+
+namespace spmv::grade {
+
+// The options (spmv-grade's measuring options; runner::TimingOptions):
+//   min_time_ms  a burst lasts about this long on the GPU (default 3): the
+//                grader's clock around a round trip varies by tens of
+//                microseconds, about 1% of it;
+//   min_runs     bursts timed per side, at least (default 4), more while
+//                their spread is above kNoiseTarget, up to max_runs (15);
+//   warmup_runs  untimed bursts first (default 1: a graph's first launch
+//                uploads it).
+// Calibration bursts: min_runs per side.
+inline constexpr double kNoiseTarget = 0.01;
+// The reference's first burst, which measures a link's time.
+inline constexpr int kPilotLinks = 4;
+// Links of each timed burst of the submission checked in full afterwards,
+// chosen at random once the reply is in.
+inline constexpr int kChecksPerBurst = 2;
+// The y history a burst keeps on the GPU (one y per link), at most.
+inline constexpr std::size_t kMaxHistoryBytes = std::size_t{1} << 30;
+
+// Links of a burst for a case of `rows` rows whose link (the reference's
+// launch with the runner's own kernels) takes `link_ms`.
+int choose_links(double link_ms, std::int64_t rows, double burst_ms);
+
+// The median of a side's bursts minus the median of its calibration
+// bursts (links without the launch), per link: the launch's time.
+double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms, int links);
+
+// The bursts' spread (median absolute deviation) relative to the launches'
+// share of a burst (median minus the calibration's median); 0 with fewer
+// than two bursts.
+double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms);
+
+// Whether a side needs another burst.
+bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms,
+                       const runner::TimingOptions& options);
+
+double median_of(std::vector<double> values);
+
+}  // namespace spmv::grade

@@ -1,0 +1,80 @@
+// Chained bursts of a launch area's kernel (the protocol of chain.hpp), as
+// a runner makes them for the grader's clock. On the device a burst is one
+// CUDA graph, captured once: the seed copied in, then for every link the
+// runner's x derivation, the plugin's launch into the link's own y, and
+// the runner's digest of that y; the digests copied out last. On the host
+// the same steps run as a loop. Without a kernel in the area, the links
+// hold no launch: the runner's own cost, which the grader subtracts.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+#include "spmv/memory/buffer.hpp"
+#include "spmv/runner/executor.hpp"
+#include "spmv/runner/launch.hpp"
+
+namespace spmv::runner {
+
+// The plugin's launch could not be captured into a graph: `code` is the
+// cudaError_t the capture ended with (0 when the launch returned a status
+// instead, which `status` holds).
+class CaptureError : public std::runtime_error {
+ public:
+  CaptureError(const std::string& what, int code, spmv_status status)
+      : std::runtime_error(what), code_(code), status_(status) {}
+  [[nodiscard]] int code() const { return code_; }
+  [[nodiscard]] spmv_status status() const { return status_; }
+
+ private:
+  int code_;
+  spmv_status status_;
+};
+
+// What the contract says of a launch call, for a capture that failed with
+// `code` (a cudaError_t): which rule the call broke.
+std::string capture_rule(int code);
+
+class Bursts {
+ public:
+  // Links of `area`'s kernel, and links without a launch. Captures the
+  // first's graph on the device now (with a kernel in the area), the
+  // second's at its first burst;
+  // throws CaptureError if the launch cannot be captured,
+  // std::invalid_argument for a link count out of range.
+  Bursts(Executor& executor, LaunchArea& area, int links);
+  ~Bursts();
+  Bursts(const Bursts&) = delete;
+  Bursts& operator=(const Bursts&) = delete;
+
+  [[nodiscard]] int links() const { return links_; }
+
+  // One burst of `seed`, waited for: d_1 .. d_links into `digests`. Without
+  // `with_launch` the links hold no launch (the runner's own cost). Returns
+  // the runner's own CUDA-event time of the burst (0 on the host): a
+  // diagnostic, never the grade's.
+  double run(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests);
+
+  // y of link `link` (1 .. links) of the last burst, between guard zones
+  // of kGuardBits, into a result slot of slot_words(rows) words.
+  void copy_link(int link, std::uint32_t* slot) const;
+
+  struct Graph;  // the device's captured graph and its buffers
+
+ private:
+  [[nodiscard]] float* y_of(int link) const;
+  void run_on_host(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests);
+  std::unique_ptr<Graph> capture(bool with_launch);
+
+  Executor& executor_;
+  LaunchArea& area_;
+  int links_;
+  std::size_t stride_words_;
+  RawBuffer history_;
+  std::unique_ptr<Graph> graph_, empty_graph_;  // device only
+};
+
+}  // namespace spmv::runner

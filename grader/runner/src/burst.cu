@@ -1,0 +1,204 @@
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "spmv/runner/burst.hpp"
+#include "spmv/core/tolerance.hpp"
+#include "spmv/runner/chain.hpp"
+#include "spmv/runner/protocol.hpp"
+
+namespace spmv::runner {
+namespace {
+
+constexpr int kThreads = 256;
+// Enough blocks to fill an H100 or H200 twice over; the kernels stride.
+constexpr std::size_t kMaxBlocks = 528;
+
+unsigned blocks_for(std::size_t words) {
+  return static_cast<unsigned>(std::clamp<std::size_t>((words + kThreads - 1) / kThreads, 1, kMaxBlocks));
+}
+
+// state[0]: the burst's seed; state[1 + k]: d_k (d_0 = 0).
+// Link k's x, from the seed, d_{k-1} and y_{k-1} (null for the first
+// link); also clears d_k for its digest.
+__global__ void derive_x_kernel(std::uint32_t* x, std::size_t cols, const std::uint32_t* previous_y, std::size_t rows,
+                                std::uint64_t* state, int link) {
+  const std::uint64_t seed = link_seed(state[0], static_cast<std::uint64_t>(link), state[link]);
+  const std::size_t first = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  if (first == 0) state[1 + link] = 0;
+  for (std::size_t i = first; i < cols; i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    x[i] = link_x_bits(seed, previous_y != nullptr && rows > 0 ? previous_y[i % rows] : 0U, i);
+  }
+}
+
+__global__ void digest_kernel(const std::uint32_t* y, std::size_t rows, unsigned long long* digest) {
+  unsigned long long sum = 0;
+  for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < rows;
+       i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+    sum += digest_term(y[i], i);
+  }
+  for (int offset = 16; offset > 0; offset /= 2) sum += __shfl_down_sync(0xffffffffU, sum, offset);
+  __shared__ unsigned long long warps[kThreads / 32];
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = sum;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    unsigned long long block = 0;
+    for (int w = 0; w < kThreads / 32; ++w) block += warps[w];
+    atomicAdd(digest, block);
+  }
+}
+
+}  // namespace
+
+struct Bursts::Graph {
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  std::uint64_t* state = nullptr;   // device: seed, d_0 .. d_links
+  std::uint64_t* pinned = nullptr;  // host: seed and d_0 in, d_1 .. d_links out
+  cudaEvent_t start = nullptr, stop = nullptr;
+  ~Graph() {
+    if (exec != nullptr) cudaGraphExecDestroy(exec);
+    if (graph != nullptr) cudaGraphDestroy(graph);
+    if (state != nullptr) cudaFree(state);
+    if (pinned != nullptr) cudaFreeHost(pinned);
+    if (start != nullptr) cudaEventDestroy(start);
+    if (stop != nullptr) cudaEventDestroy(stop);
+  }
+};
+
+std::string capture_rule(int code) {
+  std::string why;
+  switch (static_cast<cudaError_t>(code)) {
+    case cudaErrorStreamCaptureUnsupported:
+      why = "a call that is not allowed while work is enqueued (a synchronization, an allocation or free, a "
+            "copy to or from pageable host memory)";
+      break;
+    case cudaErrorStreamCaptureImplicit:
+      why = "work on the legacy default stream (stream 0), which waits for every other stream";
+      break;
+    case cudaErrorStreamCaptureUnjoined: why = "work forked onto another stream and never joined back"; break;
+    case cudaErrorStreamCaptureIsolation:
+    case cudaErrorStreamCaptureMerge:
+      why = "a wait on work of another stream that the launch did not enqueue itself";
+      break;
+    default: why = "a call that broke the stream's capture"; break;
+  }
+  return why + "; the contract: a launch only enqueues its work on the stream it is given, and returns "
+               "without waiting for it (contract/include/spmv/contract/plugin.h)";
+}
+
+Bursts::Bursts(Executor& executor, LaunchArea& area, int links)
+    : executor_(executor),
+      area_(area),
+      links_(links),
+      stride_words_(history_stride_words(area.rows())) {
+  if (links < 1 || links > kMaxLinks) {
+    throw std::invalid_argument("a burst of " + std::to_string(links) + " links (1 to " + std::to_string(kMaxLinks) +
+                                ")");
+  }
+  history_ = RawBuffer(executor.space(), history_bytes(area.rows(), links));
+  history_.fill_words(kPoisonBits);
+  if (executor.space() == MemorySpace::kHost) return;
+  if (area.has_kernel()) graph_ = capture(true);
+}
+
+std::unique_ptr<Bursts::Graph> Bursts::capture(bool with_launch) {
+  auto graph = std::make_unique<Graph>();
+  check_cuda(cudaMalloc(reinterpret_cast<void**>(&graph->state), (links_ + 2) * sizeof(std::uint64_t)), "cudaMalloc");
+  check_cuda(cudaHostAlloc(reinterpret_cast<void**>(&graph->pinned), (links_ + 2) * sizeof(std::uint64_t), 0),
+             "cudaHostAlloc");
+  check_cuda(cudaEventCreate(&graph->start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&graph->stop), "cudaEventCreate");
+  check_cuda(executor_.synchronize(), "before capturing a burst");
+
+  cudaStream_t stream = executor_.stream();
+  std::uint32_t* x = area_.x_words() + kXGuardWords;
+  const auto cols = static_cast<std::size_t>(area_.cols());
+  const auto rows = static_cast<std::size_t>(area_.rows());
+  // Thread-local: what the launch call does on this thread is held to the
+  // capture's rules; the plugin's other threads are not this call.
+  check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  cudaMemcpyAsync(graph->state, graph->pinned, 2 * sizeof(std::uint64_t), cudaMemcpyHostToDevice, stream);
+  spmv_status status = SPMV_SUCCESS;
+  for (int link = 1; link <= links_ && status == SPMV_SUCCESS; ++link) {
+    const auto* previous_y = link > 1 ? reinterpret_cast<const std::uint32_t*>(y_of(link - 1)) : nullptr;
+    derive_x_kernel<<<blocks_for(cols), kThreads, 0, stream>>>(x, cols, previous_y, rows, graph->state, link);
+    if (with_launch) status = area_.enqueue(y_of(link));
+    digest_kernel<<<blocks_for(rows), kThreads, 0, stream>>>(
+        reinterpret_cast<const std::uint32_t*>(y_of(link)), rows,
+        reinterpret_cast<unsigned long long*>(graph->state + 1 + link));
+  }
+  cudaMemcpyAsync(graph->pinned + 2, graph->state + 2, links_ * sizeof(std::uint64_t), cudaMemcpyDeviceToHost, stream);
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph->graph);
+  const cudaError_t left = cudaGetLastError();  // what a refused call left behind
+  if (status != SPMV_SUCCESS) {
+    throw CaptureError("the launch returned " + std::to_string(status) + " while its burst was captured", 0, status);
+  }
+  if (ended != cudaSuccess || graph->graph == nullptr) {
+    const cudaError_t code = left != cudaSuccess && ended == cudaErrorStreamCaptureInvalidated ? left : ended;
+    throw CaptureError(std::string(cudaGetErrorName(code)) + ": " + capture_rule(code), code, SPMV_SUCCESS);
+  }
+  check_cuda(cudaGraphInstantiate(&graph->exec, graph->graph, 0), "cudaGraphInstantiate");
+  return graph;
+}
+
+Bursts::~Bursts() = default;
+
+float* Bursts::y_of(int link) const {
+  return static_cast<float*>(history_.data()) + static_cast<std::size_t>(link - 1) * stride_words_;
+}
+
+double Bursts::run(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests) {
+  if (digests.size() < static_cast<std::size_t>(links_)) throw std::invalid_argument("too few digests for a burst");
+  if (with_launch && !area_.has_kernel()) throw std::invalid_argument("a burst with launches, and no kernel set up");
+  if (executor_.space() == MemorySpace::kHost) {
+    run_on_host(seed, with_launch, digests);
+    return 0;
+  }
+  if (!with_launch && !empty_graph_) empty_graph_ = capture(false);  // the calibration's, when first asked for
+  Graph& g = with_launch ? *graph_ : *empty_graph_;
+  g.pinned[0] = seed;
+  g.pinned[1] = 0;
+  cudaStream_t stream = executor_.stream();
+  check_cuda(cudaEventRecord(g.start, stream), "cudaEventRecord");
+  check_cuda(cudaGraphLaunch(g.exec, stream), "cudaGraphLaunch");
+  check_cuda(cudaEventRecord(g.stop, stream), "cudaEventRecord");
+  check_cuda(executor_.synchronize(), "a burst");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, g.start, g.stop), "cudaEventElapsedTime");
+  std::copy(g.pinned + 2, g.pinned + 2 + links_, digests.begin());
+  return ms;
+}
+
+void Bursts::run_on_host(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests) {
+  auto* x = area_.x_words() + kXGuardWords;
+  const auto cols = static_cast<std::size_t>(area_.cols());
+  const auto rows = static_cast<std::size_t>(area_.rows());
+  std::uint64_t previous = 0;
+  for (int link = 1; link <= links_; ++link) {
+    const std::uint64_t x_seed = link_seed(seed, static_cast<std::uint64_t>(link), previous);
+    const auto* previous_y = link > 1 ? reinterpret_cast<const std::uint32_t*>(y_of(link - 1)) : nullptr;
+    for (std::size_t i = 0; i < cols; ++i) {
+      x[i] = link_x_bits(x_seed, previous_y != nullptr && rows > 0 ? previous_y[i % rows] : 0U, i);
+    }
+    const spmv_status status = with_launch ? area_.enqueue(y_of(link)) : SPMV_SUCCESS;
+    if (status != SPMV_SUCCESS) {
+      throw CaptureError("the launch returned " + std::to_string(status) + " in a burst", 0, status);
+    }
+    previous = digest_of(std::span<const std::uint32_t>(reinterpret_cast<const std::uint32_t*>(y_of(link)), rows));
+    digests[static_cast<std::size_t>(link - 1)] = previous;
+  }
+}
+
+void Bursts::copy_link(int link, std::uint32_t* slot) const {
+  if (link < 1 || link > links_) throw std::invalid_argument("no link " + std::to_string(link) + " in the burst");
+  const auto rows = static_cast<std::size_t>(area_.rows());
+  std::fill(slot, slot + kYGuardWords, kGuardBits);
+  std::fill(slot + kYGuardWords + rows, slot + 2 * kYGuardWords + rows, kGuardBits);
+  const std::size_t offset = static_cast<std::size_t>(link - 1) * stride_words_ * sizeof(float);
+  history_.copy_to_host(slot + kYGuardWords, rows * sizeof(float), offset);
+}
+
+}  // namespace spmv::runner
