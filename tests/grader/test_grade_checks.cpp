@@ -7,6 +7,7 @@
 
 #include <bit>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "correctness.hpp"
+#include "spmv/runner/chain.hpp"
 #include "process.hpp"
 #include "row_record.hpp"
 #include "random_csr.hpp"
@@ -89,6 +91,75 @@ class RowChecks : public ::testing::Test {
   Area area_{p_.csr.rows};
   std::string modified_;
 };
+
+// A burst as an honest runner makes it (spmv/runner/chain.hpp), on the
+// host: each link's x from the seed, the previous digest and the previous
+// y, y = A x rounded once; the digests as its reply carries them.
+struct Burst {
+  std::vector<std::vector<float>> ys;
+  std::vector<std::uint64_t> digests;
+};
+Burst honest_burst(const PreparedCase& p, std::uint64_t seed, int links) {
+  Burst burst;
+  std::uint64_t previous_digest = 0;
+  for (int link = 1; link <= links; ++link) {
+    std::vector<float> x(static_cast<std::size_t>(p.csr.cols));
+    const std::uint64_t link_seed = runner::link_seed(seed, static_cast<std::uint64_t>(link), previous_digest);
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const std::uint32_t before = link == 1 ? 0U : std::bit_cast<std::uint32_t>(burst.ys.back()[i % burst.ys.back().size()]);
+      x[i] = std::bit_cast<float>(runner::link_x_bits(link_seed, before, i));
+    }
+    const GoldenResult golden = golden_spmv(p.csr, x);
+    std::vector<float> y(golden.y.begin(), golden.y.end());
+    std::vector<std::uint32_t> bits(y.size());
+    for (std::size_t i = 0; i < y.size(); ++i) bits[i] = std::bit_cast<std::uint32_t>(y[i]);
+    previous_digest = runner::digest_of(bits);
+    burst.ys.push_back(std::move(y));
+    burst.digests.push_back(previous_digest);
+  }
+  return burst;
+}
+
+// The result area after kCopyLink of `link`: y_(link-1) and y_link.
+void copy_link(const Burst& burst, int link, Area& area) {
+  for (std::size_t i = 0; i < burst.ys[0].size(); ++i) {
+    if (link > 1) area.word(runner::kPreviousLinkSlot, static_cast<std::int64_t>(i)) = std::bit_cast<std::uint32_t>(burst.ys[link - 2][i]);
+    area.word(runner::kLinkSlot, static_cast<std::int64_t>(i)) = std::bit_cast<std::uint32_t>(burst.ys[link - 1][i]);
+  }
+}
+
+TEST_F(RowChecks, AnHonestBurstsLinksPassTheirCheck) {
+  const std::uint64_t seed = rng_();
+  const Burst burst = honest_burst(p_, seed, 4);
+  for (int link = 1; link <= 4; ++link) {
+    copy_link(burst, link, area_);
+    EXPECT_EQ(check_link(p_, seed, link, burst.digests, area_.view()), "") << link << "\n" << test::seed_note(seed_);
+  }
+}
+
+TEST_F(RowChecks, ALinkSkippedFakedOrDoneAfterTheReplyIsCaught) {
+  const std::uint64_t seed = rng_();
+  Burst burst = honest_burst(p_, seed, 4);
+  // Launch 3 did nothing: its y is launch 2's, and the chain went on from it.
+  Burst skipped = burst;
+  skipped.ys[2] = skipped.ys[1];
+  skipped.digests[2] = skipped.digests[1];
+  copy_link(skipped, 3, area_);
+  EXPECT_NE(check_link(p_, seed, 3, skipped.digests, area_.view()).find("link 3 of 4"), std::string::npos);
+  // A reply sent before the work was done: digests that no y left matches.
+  std::vector<std::uint64_t> forged(burst.digests.size(), 0x5eed);
+  copy_link(burst, 2, area_);
+  EXPECT_NE(check_link(p_, seed, 2, forged, area_.view()).find("reply"), std::string::npos);
+  // The y copied out is right for its x but not the one the reply was made
+  // from (computed when the copy was asked for).
+  Burst late = burst;
+  late.ys[1][0] = std::nextafter(late.ys[1][0], 2.0F);
+  copy_link(late, 2, area_);
+  EXPECT_NE(check_link(p_, seed, 2, burst.digests, area_.view()).find("reply"), std::string::npos);
+  // Another seed: every x differs.
+  copy_link(burst, 1, area_);
+  EXPECT_FALSE(check_link(p_, seed + 1, 1, burst.digests, area_.view()).empty());
+}
 
 TEST_F(RowChecks, CorrectResultsPass) {
   const Correctness c = evaluate_correctness(p_, area_.view(), modified_);

@@ -758,7 +758,7 @@ class Grading {
     plan.timing = {options_.min_runs, options_.max_runs, options_.warmup_runs, options_.min_time_ms};
     plan.measure_cusparse =
         options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
-    plan.on_host = setup_.reference.memory == SPMV_MEMORY_HOST;
+    plan.min_reference_us = setup_.policy.min_reference_us;
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     const auto judging = Clock::now();
     judge_row(row, record,

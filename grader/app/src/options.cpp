@@ -128,10 +128,10 @@ void describe_options(Described& d) {
        "row's turn)");
   d.measuring.add_options()
       ("min-runs", po::value<int>()->value_name("N"),
-       "timed bursts per side, at least (default 4; more while their spread is over 1%)")
+       "timed bursts per side, at least (default 4; more while their spread is over 2%)")
       ("min-time-ms", po::value<double>()->value_name("MS"),
        "a burst's launches take about this long on the GPU (default 3; 0: one launch a burst)")
-      ("max-runs", po::value<int>()->value_name("N"), "timed bursts per side, at most (default 15)")
+      ("max-runs", po::value<int>()->value_name("N"), "timed bursts per side, at most (default 10)")
       ("warmup-runs", po::value<int>()->value_name("N"), "untimed bursts per side first (default 1)")
       ("no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")
       ("memcheck", po::bool_switch(),

@@ -53,7 +53,7 @@ struct Options {
   // and at most; a burst's length on the GPU; untimed bursts first.
   int min_runs = 4;
   double min_time_ms = 3;
-  int max_runs = 15;
+  int max_runs = 10;
   int warmup_runs = 1;
   std::filesystem::path output_dir = "spmv-results";
   std::filesystem::path cache_dir;

@@ -360,7 +360,11 @@ class RowGrader {
       if (!submission_burst(false)) return false;  // the graph's first launch uploads it
     }
     record_.stage = Stage::kTiming;
-    while (needs_more_bursts(submission_.bursts_ms, reference_before_.empty_ms, plan_.timing)) {
+    runner::TimingOptions options = plan_.timing;
+    // A row too short to score by speed: its time is reported, not refined.
+    const double reference_ms = per_launch_ms(reference_before_.bursts_ms, reference_before_.empty_ms, links_);
+    if (reference_ms * 1000 < plan_.min_reference_us) options.max_runs = options.min_runs;
+    while (needs_more_bursts(submission_.bursts_ms, reference_before_.empty_ms, options)) {
       if (!submission_burst(true)) return false;
     }
     // The runner is needed no more: it ends (its CUDA context torn down)

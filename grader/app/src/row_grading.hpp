@@ -42,9 +42,9 @@ struct RowPlan {
   double timeout_s = 60;
   runner::TimingOptions timing;
   bool measure_cusparse = false;
-  // Host-memory plugins run their launches on the CPU: the checks of a
-  // burst's links are then made before the next burst, not beside it.
-  bool on_host = false;
+  // The policy's timing.min_reference_us: a row whose reference is shorter
+  // is correctness-only, and its submission gets no bursts beyond min_runs.
+  double min_reference_us = 0;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.

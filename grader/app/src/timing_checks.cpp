@@ -40,10 +40,10 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   // burst by the runner's events sits inside the grader's round trip around
   // it, and takes most of it.
   if (timing.submission_event_burst_ms > 0 && timing.submission_burst_ms > 0) {
-    const double low = timing.submission_burst_ms / kEventFactor;
+    const double low = timing.submission_burst_ms / kEventFactor - kEventSlackMs;
     const double high = timing.submission_burst_ms + kEventSlackMs;
     const double events = timing.submission_event_burst_ms;
-    timing.bound_use["events"] = events < timing.submission_burst_ms ? low / events : events / high;
+    timing.bound_use["events"] = events < timing.submission_burst_ms ? std::max(low, 0.0) / events : events / high;
     if (events < low || events > high) {
       flag(timing, "implausible_timing",
            "the submission's runner timed its own bursts at " + number(events) + " ms against the grader's " +

@@ -8,8 +8,10 @@
 //    beat DRAM: kL2Margin for working sets that fit in L2).
 //  - implausible_timing, events: the submission's runner reported, from its
 //    own CUDA events, bursts shorter than the grader's clock saw around them
-//    by more than kEventFactor, or longer (beyond kEventSlackMs): its timers
-//    were tampered with. A diagnostic only: the grade never uses the events.
+//    by more than kEventFactor (less kEventSlackMs: the round trip's own
+//    share, most of a burst of a tiny case), or longer (beyond
+//    kEventSlackMs): its timers were tampered with. A diagnostic only: the
+//    grade never uses the events.
 //  - speedup_review: a speedup above the policy's threshold (default 10x).
 //
 // Rows whose reference launch is shorter than the policy's
@@ -27,7 +29,7 @@ inline constexpr double kFloorMargin = 1.5;
 inline constexpr double kL2Margin = 6;
 inline constexpr std::uint64_t kL2Bytes = std::uint64_t{40} << 20;
 inline constexpr double kEventFactor = 1.5;
-inline constexpr double kEventSlackMs = 0.05;
+inline constexpr double kEventSlackMs = 0.1;
 
 struct TimingBounds {
   std::uint64_t compulsory_bytes = 0;
