@@ -60,7 +60,7 @@ enum class Attack {
   abort_at_load,      // a constructor that aborts in a row's runner (not in the grader's probe)
   cache_by_pointer,   // computes once per (A, x, y) pointers, then copies the y it kept
   first_calls_only,   // computes the first three calls only
-  forged_time,        // rewrites the runner's burst replies: its own time, 1000x faster
+  forged_time,        // rewrites the runner's burst replies: its own clock slowed to a second a burst
   early_reply,        // answers every burst request itself at once, with made-up digests
   reads_outside_x,    // adds x[-1] * 0 to row 0
   reads_past_values,  // adds values[nnz] * 0 to row 0 (CSR): one past the matrix's values
@@ -118,8 +118,8 @@ void print(const std::string& text) {
 
 // The runner's channel relayed through the plugin: fd 3 becomes one end of a
 // new socket pair; two threads relay between it and the real channel.
-// forged_time: every burst reply says its burst took a microsecond by the
-// runner's clock. early_reply: every burst request is answered at once,
+// forged_time: every burst reply says its burst took a second by the
+// runner's clock (a clock slowed, to make the grader's look fast). early_reply: every burst request is answered at once,
 // with digests made up, before the runner has run it; the runner's own
 // reply is dropped when it comes.
 void relay_replies() {
@@ -158,7 +158,7 @@ void relay_replies() {
           --replies_to_drop;
           continue;
         }
-        if (kAttack == Attack::forged_time && reply->links > 0) reply->ms = 0.001;
+        if (kAttack == Attack::forged_time && reply->links > 0) reply->ms = 1000;
       }
       ::send(real, buffer.data(), static_cast<std::size_t>(got), 0);
     }
