@@ -29,6 +29,7 @@ sources=(
   "$root/grader/core/src/matrix_market.cpp"
   "$root/grader/core/src/mm_assemble.cpp"
   "$root/grader/core/src/formats.cpp"
+  "$root/grader/core/src/memory_fit.cpp"
 )
 binary="$build/fuzz_matrix_market"
 mkdir -p "$build/corpus" "$build/artifacts"
