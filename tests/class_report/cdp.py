@@ -32,7 +32,7 @@ def find_chromium():
 
 
 class Browser:
-    def __init__(self, executable, profile, log_path, isolate_network=True, timeout=120):
+    def __init__(self, executable, profile, log_path, isolate_network=True, timeout=30):
         self.timeout = timeout
         self.events = []
         self.buffer = b""
