@@ -204,7 +204,13 @@ class RowGrader {
     if (!reference_set_up_) return true;
     Runner& reference = factory_.reference();
     const auto reply = reference.call(setup_request(), after_seconds(kStartupTimeoutS), setup_fds(reference_results_));
-    return reply && reply->kind == ReplyKind::kOk;
+    if (!reply || reply->kind != ReplyKind::kOk) return false;
+    if (!chained_) return true;
+    // Its bursts too, as the row had them.
+    Request chain = make_request(Command::kChain);
+    chain.links = links_;
+    const auto chained = reference.call(chain, after_seconds(kStartupTimeoutS));
+    return chained && chained->kind == ReplyKind::kOk;
   }
 
   Request setup_request() const {
@@ -269,7 +275,8 @@ class RowGrader {
   bool reference_chain(int links) {
     Request chain = make_request(Command::kChain);
     chain.links = links;
-    return reference_step(chain).has_value();
+    chained_ = reference_step(chain).has_value();
+    return chained_;
   }
 
   struct Burst {
@@ -496,6 +503,7 @@ class RowGrader {
   std::deque<std::future<std::string>> pending_checks_;
   std::vector<std::function<std::string()>> deferred_checks_;  // copies taken, golden products to come
   int links_ = kPilotLinks;
+  bool chained_ = false;  // the reference runner holds the row's bursts (kChain of links_)
   Side reference_before_, reference_after_, submission_;
 };
 
