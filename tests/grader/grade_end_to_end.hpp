@@ -24,12 +24,12 @@ inline std::filesystem::path fake(const std::string& fault) {
 }
 
 // Verdict and cause fields of a row or a results.json test's extra_data.
-inline std::string verdict_of(const grade::JsonValue& row) { return row.at("verdict").as_string(); }
-inline std::string cause_of(const grade::JsonValue& row) { return row.at("cause").as_string(); }
+inline std::string verdict_of(const grade::Json& row) { return row.at("verdict").get<std::string>(); }
+inline std::string cause_of(const grade::Json& row) { return row.at("cause").get<std::string>(); }
 
-inline std::set<std::string> names_of_tests(const grade::JsonValue& results) {
+inline std::set<std::string> names_of_tests(const grade::Json& results) {
   std::set<std::string> names;
-  for (const auto& test : results.at("tests").as_array()) names.insert(test.at("name").as_string());
+  for (const auto& test : results.at("tests")) names.insert(test.at("name").get<std::string>());
   return names;
 }
 
@@ -87,8 +87,8 @@ class GradeEndToEnd : public ::testing::Test {
     return result;
   }
 
-  [[nodiscard]] grade::JsonValue results() const { return read_json(output_dir() / "results.json"); }
-  [[nodiscard]] std::vector<grade::JsonValue> rows() const { return read_json_lines(output_dir() / "rows.jsonl"); }
+  [[nodiscard]] grade::Json results() const { return read_json(output_dir() / "results.json"); }
+  [[nodiscard]] std::vector<grade::Json> rows() const { return read_json_lines(output_dir() / "rows.jsonl"); }
 
   std::uint64_t seed_ = fresh_seed();
   ScratchDir scratch_;

@@ -129,11 +129,11 @@ inline GradeResult run_grade(const std::vector<std::string>& args, const std::fi
   return result;
 }
 
-inline grade::JsonValue read_json(const std::filesystem::path& path) { return grade::parse_json(read_text(path)); }
+inline grade::Json read_json(const std::filesystem::path& path) { return grade::parse_json(read_text(path)); }
 
 // Every line of a JSON-lines file, parsed.
-inline std::vector<grade::JsonValue> read_json_lines(const std::filesystem::path& path) {
-  std::vector<grade::JsonValue> lines;
+inline std::vector<grade::Json> read_json_lines(const std::filesystem::path& path) {
+  std::vector<grade::Json> lines;
   std::istringstream text(read_text(path));
   for (std::string line; std::getline(text, line);) {
     if (!line.empty()) lines.push_back(grade::parse_json(line));

@@ -174,25 +174,25 @@ TEST_P(HostileSubmission, GetsItsVerdictAndReachesNothing) {
   const auto graded = rows();
   ASSERT_EQ(graded.size(), 2u) << "every row is reported\n" << context_;
   for (const auto& row : graded) {
-    EXPECT_EQ(verdict_of(row), expected.verdict) << row.at("summary").as_string() << "\n" << context_;
+    EXPECT_EQ(verdict_of(row), expected.verdict) << row.at("summary").get<std::string>() << "\n" << context_;
     if (!expected.cause.empty()) {
-      EXPECT_EQ(cause_of(row), expected.cause) << row.at("summary").as_string();
+      EXPECT_EQ(cause_of(row), expected.cause) << row.at("summary").get<std::string>();
     }
     if (expected.attack == "abort_at_load") {
-      EXPECT_NE(row.at("summary").as_string().find("SIGABRT"), std::string::npos) << row.at("summary").as_string();
-      EXPECT_EQ(row.at("stage").as_string(), "loading the submission's plugin");
+      EXPECT_NE(row.at("summary").get<std::string>().find("SIGABRT"), std::string::npos) << row.at("summary").get<std::string>();
+      EXPECT_EQ(row.at("stage").get<std::string>(), "loading the submission's plugin");
     }
     if (!expected.flag.empty()) {
       bool flagged = false;
-      for (const auto& flag : row.at("flags").as_array()) flagged = flagged || flag.as_string() == expected.flag;
-      EXPECT_TRUE(flagged) << "flag " << expected.flag << " missing: " << row.at("summary").as_string();
+      for (const auto& flag : row.at("flags")) flagged = flagged || flag.get<std::string>() == expected.flag;
+      EXPECT_TRUE(flagged) << "flag " << expected.flag << " missing: " << row.at("summary").get<std::string>();
     }
   }
   if (!expected.flag.empty() && expected.verdict == "pass") {
     // A flagged row earns no speed credit: at most its correctness share.
-    const grade::JsonValue report = results();
-    for (const auto& test : report.at("tests").as_array()) {
-      EXPECT_LE(test.at("score").as_number(), 0.7 * test.at("max_score").as_number() + 1e-9);
+    const grade::Json report = results();
+    for (const auto& test : report.at("tests")) {
+      EXPECT_LE(test.at("score").get<double>(), 0.7 * test.at("max_score").get<double>() + 1e-9);
     }
   }
 
@@ -230,18 +230,18 @@ TEST_F(GradeEndToEnd, AnAcceptedFlagIsRecordedAndEarnsItsSpeedCredit) {
     const auto graded = rows();
     ASSERT_FALSE(graded.empty()) << context_;
     for (const auto& row : graded) {
-      ASSERT_EQ(verdict_of(row), "pass") << row.at("summary").as_string();
-      const auto& accepted = row.at("accepted_flags").as_array();
+      ASSERT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
+      const auto& accepted = row.at("accepted_flags");
       if (accepting) {
-        ASSERT_EQ(accepted.size(), 1U) << row.at("summary").as_string();
-        EXPECT_EQ(accepted[0].as_string(), "implausible_timing");
+        ASSERT_EQ(accepted.size(), 1U) << row.at("summary").get<std::string>();
+        EXPECT_EQ(accepted[0].get<std::string>(), "implausible_timing");
       } else {
         EXPECT_TRUE(accepted.empty());
       }
     }
-    const grade::JsonValue report = results();
-    for (const auto& test : report.at("tests").as_array()) {
-      const double score = test.at("score").as_number(), max = test.at("max_score").as_number();
+    const grade::Json report = results();
+    for (const auto& test : report.at("tests")) {
+      const double score = test.at("score").get<double>(), max = test.at("max_score").get<double>();
       if (accepting) {
         EXPECT_GT(score, 0.7 * max + 1e-9) << "the accepted row earns speed credit";
       } else {

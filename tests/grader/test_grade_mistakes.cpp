@@ -17,7 +17,7 @@
 namespace spmv::test {
 namespace {
 
-using grade::JsonValue;
+using grade::Json;
 
 class StaffMistake : public GradeEndToEnd {
  protected:
@@ -142,12 +142,12 @@ TEST_F(StaffMistake, ResumeKeepsTheFoldersSeed) {
   const auto after = rows();
   ASSERT_EQ(after.size(), 4U);
   for (const auto& row : after) {
-    const auto same = std::find_if(first.begin(), first.end(), [&](const JsonValue& r) {
-      return r.at("kernel").as_string() == row.at("kernel").as_string() &&
-             r.at("case").as_string() == row.at("case").as_string();
+    const auto same = std::find_if(first.begin(), first.end(), [&](const Json& r) {
+      return r.at("kernel").get<std::string>() == row.at("kernel").get<std::string>() &&
+             r.at("case").get<std::string>() == row.at("case").get<std::string>();
     });
     ASSERT_NE(same, first.end());
-    EXPECT_EQ(row.at("x_seed").as_string(), same->at("x_seed").as_string()) << "another seed in the resumed run";
+    EXPECT_EQ(row.at("x_seed").get<std::string>(), same->at("x_seed").get<std::string>()) << "another seed in the resumed run";
   }
 }
 
@@ -234,12 +234,12 @@ TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {
   const auto resolved = file("resolved.ini", run.out);
   const auto json_run = grade(kHostReference, {"--policy", policy.string(), "--show-policy=json"});
   ASSERT_EQ(json_run.exit_code, 0) << context_;
-  const JsonValue json = grade::parse_json(json_run.out);
+  const Json json = grade::parse_json(json_run.out);
   const auto again = grade(kHostReference, {"--policy", resolved.string(), "--show-policy", "--json"});
   ASSERT_EQ(again.exit_code, 0) << context_;
-  EXPECT_EQ(grade::parse_json(again.out).at("digest").as_string(), json.at("digest").as_string());
-  EXPECT_EQ(json.at("correctness_share").as_number(), 0.5);
-  EXPECT_EQ(json.at("libraries").at("forbidden").as_array().size(), 2U);
+  EXPECT_EQ(grade::parse_json(again.out).at("digest").get<std::string>(), json.at("digest").get<std::string>());
+  EXPECT_EQ(json.at("correctness_share").get<double>(), 0.5);
+  EXPECT_EQ(json.at("libraries").at("forbidden").size(), 2U);
 
   // With --cases, its case sections are checked against them.
   run = grade(kHostReference, {"--policy", file("typo.ini", "[case.tiny_wid]\nweight = 2\n").string(), "--show-policy"});
@@ -261,8 +261,8 @@ TEST_F(StaffMistake, ListAndTheReportsShowThePolicy) {
   EXPECT_NE(summary.find("## Policy"), std::string::npos) << summary;
   EXPECT_NE(summary.find("correctness_share = 0.6\n"), std::string::npos) << summary;
   EXPECT_NE(summary.find("- Cases: `" + cases_dir().string() + "` (2 cases)"), std::string::npos) << summary;
-  const JsonValue facts = read_json(output_dir() / "run.json");
-  EXPECT_NE(facts.at("policy").as_string().find("correctness_share = 0.6\n"), std::string::npos);
+  const Json facts = read_json(output_dir() / "run.json");
+  EXPECT_NE(facts.at("policy").get<std::string>().find("correctness_share = 0.6\n"), std::string::npos);
 }
 
 }  // namespace

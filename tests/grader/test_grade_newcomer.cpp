@@ -13,7 +13,7 @@
 namespace spmv::test {
 namespace {
 
-using grade::JsonValue;
+using grade::Json;
 
 class Newcomer : public GradeEndToEnd {
  protected:
@@ -40,9 +40,9 @@ TEST_F(Newcomer, PolicyWithoutKernelsSectionGradesTheSixKernels) {
   const auto graded = grade(kHostReference, {"--policy", policy("correctness_share = 1\n").string(), "--case",
                                              "tiny_wide", "--quiet"});
   ASSERT_EQ(graded.exit_code, 0) << context_;
-  const JsonValue report = results();
-  EXPECT_EQ(report.at("tests").as_array().size(), 6U) << context_;
-  EXPECT_NEAR(report.at("score").as_number(), 100, 0.05) << "a correct submission earns every point\n" << context_;
+  const Json report = results();
+  EXPECT_EQ(report.at("tests").size(), 6U) << context_;
+  EXPECT_NEAR(report.at("score").get<double>(), 100, 0.05) << "a correct submission earns every point\n" << context_;
 }
 
 TEST_F(Newcomer, UnknownKernelInThePolicyIsBlamedOnThePolicyFile) {
@@ -130,15 +130,15 @@ TEST_F(Newcomer, CaseErrorsShowStudentsNoFolderPath) {
   write_text(cases_dir() / "broken.mtx", "%%MatrixMarket matrix coordinate real general\n3 3 1\n4 1 1.0\n");
   const auto run = grade(kHostReference, {"--kernel", "coo", "--case", "broken"});
   EXPECT_EQ(run.exit_code, 3) << context_;
-  const JsonValue report = results();
-  ASSERT_EQ(report.at("tests").as_array().size(), 1U) << context_;
-  const std::string output = report.at("tests").as_array()[0].at("output").as_string();
+  const Json report = results();
+  ASSERT_EQ(report.at("tests").size(), 1U) << context_;
+  const std::string output = report.at("tests")[0].at("output").get<std::string>();
   EXPECT_NE(output.find("case broken: broken.mtx:3: "), std::string::npos) << output;
   EXPECT_EQ(read_text(output_dir() / "results.json").find(scratch_.path().string()), std::string::npos)
       << read_text(output_dir() / "results.json");
   EXPECT_NE(run.out.find(cases_dir().string() + "/broken.mtx:3: "), std::string::npos)
       << "the console keeps the path\n" << context_;
-  EXPECT_NE(rows().at(0).at("summary").as_string().find(cases_dir().string()), std::string::npos) << context_;
+  EXPECT_NE(rows().at(0).at("summary").get<std::string>().find(cases_dir().string()), std::string::npos) << context_;
 }
 
 // The manifest keys for the Matrix Market reader reach the grader: a
@@ -183,12 +183,12 @@ TEST_F(Newcomer, ReaderKeysOfACaseReachTheGrader) {
   EXPECT_EQ(run.exit_code, 0) << context_;
   std::size_t graded = 0;
   for (const auto& row : rows()) {
-    if (row.at("case").as_string() != "full_storage" && row.at("case").as_string() != "nonfinite") continue;
+    if (row.at("case").get<std::string>() != "full_storage" && row.at("case").get<std::string>() != "nonfinite") continue;
     ++graded;
-    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").as_string() << " / " << row.at("case").as_string() << ": "
-                                       << row.at("summary").as_string() << "\n" << context_;
-    if (row.at("case").as_string() == "full_storage") {
-      EXPECT_EQ(row.at("nnz").as_number(), lower.nnz());
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").get<std::string>() << " / " << row.at("case").get<std::string>() << ": "
+                                       << row.at("summary").get<std::string>() << "\n" << context_;
+    if (row.at("case").get<std::string>() == "full_storage") {
+      EXPECT_EQ(row.at("nnz").get<double>(), lower.nnz());
     }
   }
   EXPECT_EQ(graded, 12U) << context_;

@@ -154,18 +154,18 @@ TEST(PolicyFile, TheResolvedTextReadsBackToTheSamePolicy) {
 
 TEST(PolicyFile, TheResolvedPolicyAsJson) {
   const Policy policy = parse_policy("[kernels]\nell = 2\ncoo = 0\n[case.big]\nweight = 3\n", "course.ini");
-  const JsonValue json = parse_json(policy_json(policy));
-  EXPECT_EQ(json.at("source").as_string(), "course.ini");
-  EXPECT_EQ(json.at("digest").as_string(), policy_digest(policy));
-  EXPECT_EQ(json.at("total_points").as_number(), 100);
-  EXPECT_EQ(json.at("speedup").at("full_credit_at").as_number(), 0.9);
-  ASSERT_EQ(json.at("kernels").as_array().size(), 2U);
-  EXPECT_EQ(json.at("kernels").as_array()[0].at("name").as_string(), "ell");
-  EXPECT_EQ(json.at("kernels").as_array()[1].at("weight").as_number(), 0);
-  ASSERT_EQ(json.at("graded_kernels").as_array().size(), 1U);
-  EXPECT_EQ(json.at("libraries").at("forbidden").as_array().size(), kDefaultForbiddenLibraries.size());
-  EXPECT_EQ(json.at("cases").at("big").at("weight").as_number(), 3);
-  EXPECT_EQ(json.at("text").as_string(), policy_text(policy));
+  const Json json = parse_json(policy_json(policy));
+  EXPECT_EQ(json.at("source").get<std::string>(), "course.ini");
+  EXPECT_EQ(json.at("digest").get<std::string>(), policy_digest(policy));
+  EXPECT_EQ(json.at("total_points").get<double>(), 100);
+  EXPECT_EQ(json.at("speedup").at("full_credit_at").get<double>(), 0.9);
+  ASSERT_EQ(json.at("kernels").size(), 2U);
+  EXPECT_EQ(json.at("kernels")[0].at("name").get<std::string>(), "ell");
+  EXPECT_EQ(json.at("kernels")[1].at("weight").get<double>(), 0);
+  ASSERT_EQ(json.at("graded_kernels").size(), 1U);
+  EXPECT_EQ(json.at("libraries").at("forbidden").size(), kDefaultForbiddenLibraries.size());
+  EXPECT_EQ(json.at("cases").at("big").at("weight").get<double>(), 3);
+  EXPECT_EQ(json.at("text").get<std::string>(), policy_text(policy));
 }
 
 TEST(PolicyFile, AKernelsSectionReplacesTheDefaultList) {

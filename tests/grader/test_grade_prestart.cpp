@@ -16,7 +16,7 @@
 namespace spmv::test {
 namespace {
 
-using grade::JsonValue;
+using grade::Json;
 
 const std::filesystem::path kRowFaultsPlugin = SPMV_ROW_FAULTS_PLUGIN;
 // The exit status of a child that finds its start channel closed.
@@ -30,34 +30,36 @@ const std::set<std::string> kTimingFields{"submission_ms", "reference_ms",      
                                           "checked_launches", "bound_use", "phase_ms",
                                           "timing_parts_ms", "correctness_only"};
 
-std::string render(const JsonValue& value) {
+std::string render(const Json& value) {
   if (value.is_null()) return "null";
-  if (value.is_bool()) return value.as_bool() ? "true" : "false";
-  if (value.is_number()) return std::to_string(value.as_number());
-  if (value.is_string()) return '"' + value.as_string() + '"';
+  if (value.is_boolean()) return value.get<bool>() ? "true" : "false";
+  if (value.is_number()) return std::to_string(value.get<double>());
+  if (value.is_string()) return '"' + value.get<std::string>() + '"';
   if (value.is_object()) {
     std::string text = "{";
-    for (const auto& [name, member] : value.as_object()) text += name + ":" + render(member) + ",";
+    for (const auto& member : value.items()) text += member.key() + ":" + render(member.value()) + ",";
     return text + "}";
   }
   std::string text = "[";
-  for (const auto& item : value.as_array()) text += render(item) + ",";
+  for (const auto& item : value) text += render(item) + ",";
   return text + "]";
 }
 
 // A row as text, without what differs from run to run: its times, the
 // part of a pass's summary that quotes them, a pass's timing flags, and the
 // output folder.
-std::string row_signature(const JsonValue& row) {
+std::string row_signature(const Json& row) {
   std::string text;
-  for (const auto& [name, value] : row.as_object()) {
+  for (const auto& member : row.items()) {
+    const std::string& name = member.key();
+    const Json& value = member.value();
     if (kTimingFields.count(name) != 0) continue;
     std::string shown = render(value);
     if (name == "summary" && verdict_of(row) == "pass") shown = shown.substr(0, shown.find(';'));
     // A passing row's flags and their reasons come from its times too (a
     // tiny host case can time 10x apart from one run to the next).
     if ((name == "flags" || name == "detail") && verdict_of(row) == "pass") continue;
-    if (name == "log_file") shown = std::filesystem::path(value.as_string()).filename().string();
+    if (name == "log_file") shown = std::filesystem::path(value.get<std::string>()).filename().string();
     text += name + "=" + shown + "\n";
   }
   return text;
@@ -147,8 +149,8 @@ TEST_F(Prestart, AFailingRowCostsOnlyItself) {
       {"coo", {"pass", ""}},          {"csr_scalar", {"crash", "signal"}}, {"csr_vector", {"pass", ""}},
       {"ell", {"timeout", "timeout"}}, {"hyb", {"crash", "exit"}},         {"jds", {"pass", ""}}};
   for (const auto& row : all_rows) {
-    const std::string kernel = row.at("kernel").as_string();
-    const std::string where = kernel + " / " + row.at("case").as_string() + ": " + row.at("summary").as_string();
+    const std::string kernel = row.at("kernel").get<std::string>();
+    const std::string where = kernel + " / " + row.at("case").get<std::string>() + ": " + row.at("summary").get<std::string>();
     EXPECT_EQ(verdict_of(row), expected.at(kernel).first) << where << "\n" << context_;
     EXPECT_EQ(cause_of(row), expected.at(kernel).second) << where;
   }
@@ -216,12 +218,12 @@ class PrestartStopped : public Prestart {
   }
 
   void expect_finished_rows_written() const {
-    const JsonValue report = results();  // parses: never half-written
-    const auto& tests = report.at("tests").as_array();
+    const Json report = results();  // parses: never half-written
+    const auto& tests = report.at("tests");
     ASSERT_EQ(tests.size(), 6U) << "every planned row is in the report";
     int finished = 0;
     for (const auto& test : tests) {
-      const std::string verdict = test.at("extra_data").at("verdict").as_string();
+      const std::string verdict = test.at("extra_data").at("verdict").get<std::string>();
       EXPECT_TRUE(verdict == "timeout" || verdict == "not_run") << verdict;
       finished += verdict == "timeout" ? 1 : 0;
     }
@@ -283,7 +285,7 @@ TEST_F(GradeEndToEnd, CtestRowsShareTheGpuMeasurement) {
     const auto lines = read_json_lines(journal);
     EXPECT_EQ(lines.size(), 1U) << context_;
     if (lines.empty() || !lines[0].at("copy_gbps").is_number()) return 0.0;
-    return lines[0].at("copy_gbps").as_number();
+    return lines[0].at("copy_gbps").get<double>();
   };
 
   const auto first = grade_row("coo");

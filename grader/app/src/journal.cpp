@@ -68,11 +68,9 @@ std::string new_run_id() {
 }
 
 void write_run_info(const std::filesystem::path& path, const JournalRun& run) {
-  JsonWriter out;
-  out.begin_object();
-  visit_fields(run, FieldWriter{out});
-  out.end_object();
-  write_file_atomically(path, out.str() + "\n");
+  Json object = Json::object();
+  visit_fields(run, FieldWriter{object});
+  write_file_atomically(path, json_text(object) + "\n");
 }
 
 JournalRun read_run_info(const std::filesystem::path& path) {

@@ -364,50 +364,38 @@ std::string policy_text(const Policy& policy, bool with_source) {
 std::string policy_digest(const Policy& policy) { return "sha256:" + sha256_hex(policy_text(policy, false)); }
 
 std::string policy_json(const Policy& policy) {
-  const auto strings = [](JsonWriter& out, const std::vector<std::string>& items) {
-    out.begin_array();
-    for (const auto& item : items) out.value(item);
-    out.end_array();
-  };
-  JsonWriter out;
-  out.begin_object();
-  out.field("source", policy.source);
-  out.field("digest", policy_digest(policy));
-  out.field("total_points", policy.total_points);
-  out.field("correctness_share", policy.correctness_share);
-  out.key("speedup").begin_object();
-  out.field("full_credit_at", policy.band.full_credit_at);
-  out.field("no_credit_below", policy.band.no_credit_below);
-  out.field("review_above", policy.speedup_review);
-  out.end_object();
-  out.key("timing").begin_object();
-  out.field("min_reference_us", policy.min_reference_us);
-  out.field("short_rows", policy.short_rows_full_credit ? "full_credit" : "no_credit");
-  out.end_object();
-  out.key("flags").begin_object().key("accept");
-  strings(out, policy.accepted_flags);
-  out.end_object();
-  out.key("libraries").begin_object().key("forbidden");
-  strings(out, policy.forbidden_libraries);
-  out.end_object();
-  out.key("kernels").begin_array();
+  Json out = Json::object();
+  out["source"] = policy.source;
+  out["digest"] = policy_digest(policy);
+  out["total_points"] = json_number(policy.total_points);
+  out["correctness_share"] = json_number(policy.correctness_share);
+  Json& speedup = out["speedup"] = Json::object();
+  speedup["full_credit_at"] = json_number(policy.band.full_credit_at);
+  speedup["no_credit_below"] = json_number(policy.band.no_credit_below);
+  speedup["review_above"] = json_number(policy.speedup_review);
+  Json& timing = out["timing"] = Json::object();
+  timing["min_reference_us"] = json_number(policy.min_reference_us);
+  timing["short_rows"] = policy.short_rows_full_credit ? "full_credit" : "no_credit";
+  out["flags"] = Json::object();
+  out["flags"]["accept"] = policy.accepted_flags;
+  out["libraries"] = Json::object();
+  out["libraries"]["forbidden"] = policy.forbidden_libraries;
+  Json& kernels = out["kernels"] = Json::array();
   for (const auto& [kernel, weight] : policy.kernel_weights) {
-    out.begin_object().field("name", kernel).field("weight", weight).end_object();
+    Json entry = Json::object();
+    entry["name"] = kernel;
+    entry["weight"] = json_number(weight);
+    kernels.push_back(std::move(entry));
   }
-  out.end_array();
-  out.key("graded_kernels");
-  strings(out, policy.graded_kernels());
-  out.key("cases").begin_object();
+  out["graded_kernels"] = policy.graded_kernels();
+  Json& cases = out["cases"] = Json::object();
   for (const auto& [name, override_of] : policy.cases) {
-    out.key(name).begin_object();
-    if (override_of.weight) out.field("weight", *override_of.weight);
-    if (override_of.visibility) out.field("visibility", *override_of.visibility);
-    out.end_object();
+    Json& entry = cases[name] = Json::object();
+    if (override_of.weight) entry["weight"] = json_number(*override_of.weight);
+    if (override_of.visibility) entry["visibility"] = *override_of.visibility;
   }
-  out.end_object();
-  out.key("text").value(policy_text(policy));
-  out.end_object();
-  return out.str() + "\n";
+  out["text"] = policy_text(policy);
+  return json_text(out) + "\n";
 }
 
 bool is_valid_visibility(const std::string& visibility) {

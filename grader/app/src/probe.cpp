@@ -34,8 +34,9 @@ std::optional<GpuProbeCache> read_gpu_probe_cache(const std::filesystem::path& f
   std::ostringstream text;
   text << stream.rdbuf();
   try {
-    const JsonValue document = parse_json(text.str());
-    GpuProbeCache cache{document.at("gpu").as_string(), document.at("copy_gbps").as_number()};
+    const Json document = parse_json(text.str());
+    GpuProbeCache cache{json_as_string(json_member(document, "gpu")),
+                        json_as_number(json_member(document, "copy_gbps"))};
     if (cache.gpu_key.empty() || !std::isfinite(cache.copy_gbps) || cache.copy_gbps <= 0) return std::nullopt;
     return cache;
   } catch (const JsonError&) {
@@ -44,8 +45,9 @@ std::optional<GpuProbeCache> read_gpu_probe_cache(const std::filesystem::path& f
 }
 
 void write_gpu_probe_cache(const std::filesystem::path& file, const GpuProbeCache& cache) {
-  JsonWriter json(0);
-  json.begin_object().field("gpu", cache.gpu_key).field("copy_gbps", cache.copy_gbps).end_object();
+  Json json = Json::object();
+  json["gpu"] = cache.gpu_key;
+  json["copy_gbps"] = json_number(cache.copy_gbps);
   // Named after this process: two graders writing at once each rename a
   // whole file of their own.
   auto temporary = file;
@@ -56,7 +58,7 @@ void write_gpu_probe_cache(const std::filesystem::path& file, const GpuProbeCach
   }
   {
     std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-    stream << json.str() << '\n';
+    stream << json_text(json, 0) << '\n';
     stream.flush();
     if (!stream) {
       std::error_code ignored;

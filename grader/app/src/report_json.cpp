@@ -45,56 +45,66 @@ std::string test_output(const Policy& policy, const RowResult& row) {
   return text;
 }
 
-void write_measurements(JsonWriter& out, const RowResult& row, bool visible) {
-  out.key("extra_data").begin_object();
-  out.field("verdict", token(row.verdict));
-  out.key("flags").begin_array();
-  for (const auto& flag : row.flags) out.value(flag);
-  out.end_array();
-  if (!visible) {
-    out.end_object();
-    return;
+Json measurements(const RowResult& row, bool visible) {
+  Json extra = Json::object();
+  extra["verdict"] = token(row.verdict);
+  extra["flags"] = row.flags;
+  if (!visible) return extra;
+  extra["cause"] = row.cause;
+  extra["format"] = row.format;
+  if (row.max_error_ratio && std::isfinite(*row.max_error_ratio)) {
+    extra["max_error_ratio"] = json_number(*row.max_error_ratio);
   }
-  out.field("cause", row.cause).field("format", row.format);
-  if (row.max_error_ratio && std::isfinite(*row.max_error_ratio)) out.field("max_error_ratio", *row.max_error_ratio);
   for (const auto& [name, sample] : {std::pair{"first_bad_row", &row.first_bad_row},
                                      std::pair{"worst_bad_row", &row.worst_bad_row}}) {
     if (!*sample) continue;
-    out.key(name).begin_object();
-    out.field("row", (*sample)->row)
-        .field("expected", (*sample)->expected)
-        .field("got", (*sample)->got)
-        .field("allowed", (*sample)->allowed);
-    out.end_object();
+    Json& entry = extra[name] = Json::object();
+    entry["row"] = (*sample)->row;
+    entry["expected"] = json_number((*sample)->expected);
+    entry["got"] = json_number((*sample)->got);
+    entry["allowed"] = json_number((*sample)->allowed);
   }
-  out.field("submission_ms", row.submission_ms)
-      .field("reference_ms", row.reference_ms)
-      .field("speedup", row.speedup)
-      .field("gbps", row.gbps)
-      .field("percent_of_copy", row.percent_of_copy)
-      .field("cusparse_ms", row.cusparse_ms)
-      .field("rows", row.rows)
-      .field("cols", row.cols)
-      .field("nnz", row.nnz);
-  out.end_object();
+  extra["submission_ms"] = json_number(row.submission_ms);
+  extra["reference_ms"] = json_number(row.reference_ms);
+  extra["speedup"] = json_number(row.speedup);
+  extra["gbps"] = json_number(row.gbps);
+  extra["percent_of_copy"] = json_number(row.percent_of_copy);
+  extra["cusparse_ms"] = json_number(row.cusparse_ms);
+  extra["rows"] = row.rows;
+  extra["cols"] = row.cols;
+  extra["nnz"] = row.nnz;
+  return extra;
 }
 
-void write_test(JsonWriter& out, const RowResult& row, const RowScore& score, const std::string& number,
-                const Policy& policy) {
-  out.begin_object();
-  out.field("name", row.kernel + " / " + row.case_name)
-      .field("number", number)
-      .field("score", points(score.score))
-      .field("max_score", points(score.max_score))
-      .field("status", is_success(row.verdict) ? "passed" : "failed")
-      .field("output", test_output(policy, row))
-      .field("output_format", "text");
-  out.key("tags").begin_array().value(row.kernel);
-  for (const auto& tag : row.tags) out.value(tag);
-  out.end_array();
-  out.field("visibility", policy.case_visibility(row.case_name, row.visibility));
-  write_measurements(out, row, student_visible_now(policy, row));
-  out.end_object();
+Json test_json(const RowResult& row, const RowScore& score, const std::string& number, const Policy& policy) {
+  Json test = Json::object();
+  test["name"] = row.kernel + " / " + row.case_name;
+  test["number"] = number;
+  test["score"] = json_number(points(score.score));
+  test["max_score"] = json_number(points(score.max_score));
+  test["status"] = is_success(row.verdict) ? "passed" : "failed";
+  test["output"] = test_output(policy, row);
+  test["output_format"] = "text";
+  Json& tags = test["tags"] = Json::array({row.kernel});
+  for (const auto& tag : row.tags) tags.push_back(tag);
+  test["visibility"] = policy.case_visibility(row.case_name, row.visibility);
+  test["extra_data"] = measurements(row, student_visible_now(policy, row));
+  return test;
+}
+
+// An object's member names are unique: an entry named twice (the GPUs of
+// runs merged from several machines) keeps each value, joined by "; ".
+Json provenance_json(const std::vector<std::pair<std::string, std::string>>& entries) {
+  Json provenance = Json::object();
+  for (const auto& [what, value] : entries) {
+    const auto named = provenance.find(what);
+    if (named == provenance.end()) {
+      provenance[what] = value;
+    } else {
+      *named = named->get<std::string>() + "; " + value;
+    }
+  }
+  return provenance;
 }
 
 std::string overall_output(const ScoreSummary& summary, const std::vector<RowResult>& rows, const RunInfo& info) {
@@ -112,16 +122,15 @@ std::string overall_output(const ScoreSummary& summary, const std::vector<RowRes
 std::string gradescope_json(const Policy& policy, const std::vector<RowResult>& unordered, const RunInfo& info) {
   const auto rows = in_report_order(unordered);
   const ScoreSummary summary = score_rows(policy, rows);
-  JsonWriter out;
-  out.begin_object();
-  out.field("score", points(summary.score))
-      .field("execution_time", static_cast<std::int64_t>(std::ceil(info.elapsed_s)))
-      .field("output", overall_output(summary, rows, info))
-      .field("output_format", "text")
-      .field("visibility", "visible")
-      // Progress lines name hidden cases: keep the grader's stdout private.
-      .field("stdout_visibility", "hidden");
-  out.key("tests").begin_array();
+  Json report = Json::object();
+  report["score"] = json_number(points(summary.score));
+  report["execution_time"] = static_cast<std::int64_t>(std::ceil(info.elapsed_s));
+  report["output"] = overall_output(summary, rows, info);
+  report["output_format"] = "text";
+  report["visibility"] = "visible";
+  // Progress lines name hidden cases: keep the grader's stdout private.
+  report["stdout_visibility"] = "hidden";
+  Json& tests = report["tests"] = Json::array();
   // Numbered "<kernel>.<case>" in report order, both from 1.
   int kernel_number = 0;
   int case_number = 0;
@@ -130,33 +139,26 @@ std::string gradescope_json(const Policy& policy, const std::vector<RowResult>& 
       ++kernel_number;
       case_number = 0;
     }
-    write_test(out, rows[i], summary.rows[i], std::to_string(kernel_number) + "." + std::to_string(++case_number),
-               policy);
+    tests.push_back(test_json(rows[i], summary.rows[i],
+                              std::to_string(kernel_number) + "." + std::to_string(++case_number), policy));
   }
-  out.end_array();
-  out.key("leaderboard").begin_array();
-  out.begin_object()
-      .field("name", "Geometric-mean speedup")
-      .field("value", summary.geomean_speedup.value_or(0.0))
-      .field("order", "desc")
-      .end_object();
-  out.end_array();
-  out.key("extra_data").begin_object();
+  Json leader = Json::object();
+  leader["name"] = "Geometric-mean speedup";
+  leader["value"] = json_number(summary.geomean_speedup.value_or(0.0));
+  leader["order"] = "desc";
+  report["leaderboard"] = Json::array({leader});
+  Json& extra = report["extra_data"] = Json::object();
   // No path of the grading machine: names and hashes only.
-  out.field("max_score", points(summary.max_score))
-      .field("submission", info.submission_name)
-      .field("device", info.device)
-      .field("copy_gbps", info.copy_gbps)
-      .field("secret_seed", info.secret_seed)
-      .field("isolation", info.isolation)
-      .field("unisolated", info.unisolated);
-  if (info.seed) out.field("seed", std::to_string(*info.seed));
-  out.key("provenance").begin_object();
-  for (const auto& [what, value] : info.provenance) out.field(what, value);
-  out.end_object();
-  out.end_object();
-  out.end_object();
-  return out.str() + "\n";
+  extra["max_score"] = json_number(points(summary.max_score));
+  extra["submission"] = info.submission_name;
+  extra["device"] = info.device;
+  extra["copy_gbps"] = json_number(info.copy_gbps);
+  extra["secret_seed"] = info.secret_seed;
+  extra["isolation"] = info.isolation;
+  extra["unisolated"] = info.unisolated;
+  if (info.seed) extra["seed"] = std::to_string(*info.seed);
+  extra["provenance"] = provenance_json(info.provenance);
+  return json_text(report) + "\n";
 }
 
 }  // namespace spmv::grade

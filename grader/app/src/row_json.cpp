@@ -57,19 +57,15 @@ void visit_fields(Row& row, Visitor&& visit) {
 
 }  // namespace
 
-void write_row(JsonWriter& out, const RowResult& row) {
-  out.begin_object();
-  visit_fields(row, FieldWriter{out});
-  out.end_object();
+Json row_to_json(const RowResult& row) {
+  Json object = Json::object();
+  visit_fields(row, FieldWriter{object});
+  return object;
 }
 
-std::string row_to_json_line(const RowResult& row) {
-  JsonWriter out(0);
-  write_row(out, row);
-  return out.str();
-}
+std::string row_to_json_line(const RowResult& row) { return json_text(row_to_json(row), 0); }
 
-RowResult row_from_json(const JsonValue& object) {
+RowResult row_from_json(const Json& object) {
   RowResult row;
   visit_fields(row, FieldReader{object, "row"});
   return row;

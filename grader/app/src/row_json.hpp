@@ -12,11 +12,11 @@
 
 namespace spmv::grade {
 
-void write_row(JsonWriter& out, const RowResult& row);
+Json row_to_json(const RowResult& row);
 // One line, no newline.
 std::string row_to_json_line(const RowResult& row);
 // Throws JsonError naming the missing or mistyped member.
-RowResult row_from_json(const JsonValue& object);
+RowResult row_from_json(const Json& object);
 // Every row of a JSON-lines file; errors name the file and line.
 std::vector<RowResult> read_rows_file(const std::filesystem::path& path);
 
