@@ -4,6 +4,7 @@
 #ifndef SPMV_KIT
 #include "spmv/core/cpu_spmv.hpp"
 #endif
+#include "spmv/memory/format_views.hpp"
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/matrix_image.hpp"
 #include "spmv/runner/x_values.hpp"
@@ -11,6 +12,8 @@
 #include <unistd.h>
 
 #include <bit>
+#include <optional>
+#include <tuple>
 #include <type_traits>
 
 namespace spmv::grade {
@@ -33,20 +36,13 @@ std::uint64_t fnv1a(const std::string& text) {
 }
 
 void convert(PreparedCase& p, spmv_format format, const ConversionLimits& limits) {
-  switch (format) {
-    case SPMV_FORMAT_CSR: return;
-    case SPMV_FORMAT_COO: p.coo = to_coo(p.csr); return;
-    case SPMV_FORMAT_ELL: p.ell = to_ell(p.csr, limits); return;
-    case SPMV_FORMAT_HYB: {
-      HybOptions options;
-      options.limits = limits;
-      p.hyb = to_hyb(p.csr, options);
-      return;
+  const bool known = visit_format(format, [&](auto tag) {
+    using Matrix = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<Matrix, CsrMatrix>) {
+      std::get<std::optional<Matrix>>(p.forms) = FormatTraits<Matrix>::from_csr(p.csr, limits);
     }
-    case SPMV_FORMAT_JDS: p.jds = to_jds(p.csr); return;
-    case SPMV_FORMAT_SELL: p.sell = to_sell(p.csr, sell_params_for(p.csr), limits); return;
-  }
-  throw ConversionRefused("the grader has no " + std::string(format_name(format)) + " view to build");
+  });
+  if (!known) throw ConversionRefused("the grader has no " + std::string(format_name(format)) + " view to build");
 }
 
 // A check of one converted format against the golden result of x[0].
@@ -96,19 +92,14 @@ std::vector<float> x_for_seed(std::size_t size, std::uint64_t seed) {
 int matrix_image(PreparedCase& p, spmv_format format) {
   if (const auto it = p.images.find(format); it != p.images.end()) return *it->second;
   const auto make = [&]() -> runner::AnyMatrix {
-    const auto need = [&](const auto& maybe) {
-      if (!maybe) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
-      return *maybe;
-    };
-    switch (format) {
-      case SPMV_FORMAT_CSR: return p.csr;
-      case SPMV_FORMAT_COO: return need(p.coo);
-      case SPMV_FORMAT_ELL: return need(p.ell);
-      case SPMV_FORMAT_HYB: return need(p.hyb);
-      case SPMV_FORMAT_JDS: return need(p.jds);
-      case SPMV_FORMAT_SELL: return need(p.sell);
-    }
-    throw std::invalid_argument("unknown format");
+    std::optional<runner::AnyMatrix> matrix;
+    const bool known = visit_format(format, [&](auto tag) {
+      const auto* form = p.form<typename decltype(tag)::type>();
+      if (form == nullptr) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
+      matrix = *form;
+    });
+    if (!known) throw std::invalid_argument("unknown format");
+    return std::move(*matrix);
   };
   p.images[format] = owned_descriptor(runner::write_matrix_image(make()));
   return *p.images[format];
@@ -162,40 +153,21 @@ PreparedCase prepare_case(const TestCase& test_case, const std::set<spmv_format>
 }
 
 std::string host_side_check(const PreparedCase& p) {
-  const auto pointer = [](const auto& maybe) { return maybe ? &*maybe : nullptr; };
-  for (const auto& problem : {check_format(p, &p.csr, "CSR"), check_format(p, pointer(p.coo), "COO"),
-                              check_format(p, pointer(p.ell), "ELL"), check_format(p, pointer(p.hyb), "HYB"),
-                              check_format(p, pointer(p.jds), "JDS"), check_format(p, pointer(p.sell), "SELL")}) {
-    if (!problem.empty()) return problem;
-  }
-  return {};
+  std::string problem;
+  for_each_format([&](auto tag) {
+    using Matrix = typename decltype(tag)::type;
+    if (problem.empty()) problem = check_format(p, p.form<Matrix>(), FormatTraits<Matrix>::label);
+  });
+  return problem;
 }
 
 std::uint64_t compulsory_bytes(const PreparedCase& p, spmv_format format) {
-  const auto rows = static_cast<std::uint64_t>(p.csr.rows);
-  const auto nnz = static_cast<std::uint64_t>(p.csr.nnz());
-  switch (format) {
-    case SPMV_FORMAT_CSR: return y_and_x_bytes(p) + 4 * (rows + 1) + 8 * nnz;
-    case SPMV_FORMAT_COO: return y_and_x_bytes(p) + 12 * nnz;
-    case SPMV_FORMAT_ELL: return y_and_x_bytes(p) + 4 * rows + 8 * nnz;
-    case SPMV_FORMAT_HYB:
-      if (!p.hyb) return 0;
-      return y_and_x_bytes(p) + 4 * rows + 8 * static_cast<std::uint64_t>(p.hyb->ell.nnz()) +
-             12 * static_cast<std::uint64_t>(p.hyb->coo.nnz());
-    case SPMV_FORMAT_JDS:
-      if (!p.jds) return 0;
-      return y_and_x_bytes(p) + 4 * rows + 4 * (static_cast<std::uint64_t>(p.jds->num_diagonals()) + 1) + 8 * nnz;
-    case SPMV_FORMAT_SELL: {
-      if (!p.sell) return 0;
-      // Padding is told only by its column, so every slot's column is read;
-      // values only of real entries.
-      const auto slots = static_cast<std::uint64_t>(p.sell->slice_ptr.back());
-      const std::uint64_t row_perm = p.sell->row_perm.empty() ? 0 : 4 * rows;
-      return y_and_x_bytes(p) + 8 * (static_cast<std::uint64_t>(p.sell->slices()) + 1) + row_perm + 4 * slots +
-             4 * nnz;
-    }
-  }
-  return 0;
+  std::optional<std::uint64_t> matrix_bytes;
+  visit_format(format, [&](auto tag) {
+    using Matrix = typename decltype(tag)::type;
+    matrix_bytes = FormatTraits<Matrix>::matrix_bytes(p.csr, p.form<Matrix>());
+  });
+  return matrix_bytes ? y_and_x_bytes(p) + *matrix_bytes : 0;
 }
 
 }  // namespace spmv::grade

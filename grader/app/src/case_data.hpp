@@ -14,10 +14,13 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "spmv/contract/plugin.h"
 #include "spmv/core/cases.hpp"
+#include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
@@ -41,11 +44,9 @@ inline constexpr int kXVectors = 2;
 struct PreparedCase {
   TestCase test_case;
   CsrMatrix csr;
-  std::optional<CooMatrix> coo;
-  std::optional<EllMatrix> ell;
-  std::optional<HybMatrix> hyb;
-  std::optional<JdsMatrix> jds;
-  std::optional<SellMatrix> sell;
+  // Each requested format's form, one slot per format of the table
+  // (spmv/core/format_table.hpp); CSR's stays empty: csr above is it.
+  EachFormatTuple<std::optional> forms;
   std::map<spmv_format, std::string> refused;  // formats that cannot hold it, and why
   std::array<std::uint64_t, kXVectors> x_seeds{};
   std::array<std::vector<float>, kXVectors> x;
@@ -58,6 +59,17 @@ struct PreparedCase {
   std::shared_ptr<const int> shape;
   // cuSPARSE's time on this case, measured by the first child that can.
   std::optional<double> cusparse_ms;
+
+  // The case's form in format Matrix; null when it was not built.
+  template <typename Matrix>
+  [[nodiscard]] const Matrix* form() const {
+    if constexpr (std::is_same_v<Matrix, CsrMatrix>) {
+      return &csr;
+    } else {
+      const auto& slot = std::get<std::optional<Matrix>>(forms);
+      return slot ? &*slot : nullptr;
+    }
+  }
 };
 
 // Throws PrepareError naming the case and what went wrong.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "elf_image.hpp"
+#include "spmv/core/format_table.hpp"
 
 namespace spmv {
 namespace {
@@ -121,8 +122,7 @@ int stored_value(const Enum& field) {
 }
 
 bool is_known_format(const spmv_format& format) {
-  const int value = stored_value(format);
-  return value >= SPMV_FORMAT_COO && value <= SPMV_FORMAT_SELL;
+  return is_format_id(stored_value(format));
 }
 
 void validate_kernel(const std::filesystem::path& path, const spmv_kernel_entry& kernel, std::uint32_t index) {
@@ -174,17 +174,7 @@ void validate_table(const std::filesystem::path& path, const spmv_plugin& table)
 
 std::vector<std::string> needed_libraries(const std::filesystem::path& path) { return inspect(path).needed; }
 
-const char* format_name(spmv_format format) {
-  switch (format) {
-    case SPMV_FORMAT_COO: return "coo";
-    case SPMV_FORMAT_CSR: return "csr";
-    case SPMV_FORMAT_ELL: return "ell";
-    case SPMV_FORMAT_HYB: return "hyb";
-    case SPMV_FORMAT_JDS: return "jds";
-    case SPMV_FORMAT_SELL: return "sell";
-  }
-  return "unknown";
-}
+const char* format_name(spmv_format format) { return format_id_name(static_cast<int>(format)); }
 
 Plugin Plugin::load(const std::filesystem::path& path, const PluginLoadOptions& options) {
   const detail::ElfDynamicInfo elf = inspect(path);

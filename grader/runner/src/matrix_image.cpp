@@ -7,8 +7,11 @@
 
 #include <cerrno>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace spmv::runner {
@@ -147,9 +150,8 @@ AnyMatrix read_as(Reader& reader) {
 }  // namespace
 
 spmv_format format_of(const AnyMatrix& matrix) {
-  static constexpr spmv_format kFormats[] = {SPMV_FORMAT_CSR, SPMV_FORMAT_COO, SPMV_FORMAT_ELL,
-                                             SPMV_FORMAT_HYB, SPMV_FORMAT_JDS, SPMV_FORMAT_SELL};
-  return kFormats[matrix.index()];
+  return std::visit(
+      [](const auto& m) { return static_cast<spmv_format>(FormatTraits<std::decay_t<decltype(m)>>::id); }, matrix);
 }
 
 int sealed_memfd(const char* name, const void* data, std::size_t bytes) {
@@ -198,15 +200,11 @@ AnyMatrix read_matrix_image(int fd) {
   } unmap{mapped, bytes};
   Reader reader(static_cast<const char*>(mapped), bytes);
   if (reader.scalar<std::uint64_t>() != kMagic) fail("not a matrix image");
-  switch (static_cast<spmv_format>(reader.scalar<std::int32_t>())) {
-    case SPMV_FORMAT_CSR: return read_as<CsrMatrix>(reader);
-    case SPMV_FORMAT_COO: return read_as<CooMatrix>(reader);
-    case SPMV_FORMAT_ELL: return read_as<EllMatrix>(reader);
-    case SPMV_FORMAT_HYB: return read_as<HybMatrix>(reader);
-    case SPMV_FORMAT_JDS: return read_as<JdsMatrix>(reader);
-    case SPMV_FORMAT_SELL: return read_as<SellMatrix>(reader);
-  }
-  fail("unknown format");
+  std::optional<AnyMatrix> matrix;
+  const bool known = visit_format(reader.scalar<std::int32_t>(),
+                                  [&](auto tag) { matrix = read_as<typename decltype(tag)::type>(reader); });
+  if (!known) fail("unknown format");
+  return std::move(*matrix);
 }
 
 }  // namespace spmv::runner

@@ -2,8 +2,10 @@
 
 #include <memory>
 #include <set>
+#include <utility>
 
 #include "kernel_run.hpp"
+#include "spmv/core/format_table.hpp"
 #include "spmv/memory/buffer.hpp"
 #include "spmv/plugin/plugin.hpp"
 
@@ -16,29 +18,7 @@ namespace {
 // its kernels not applicable).
 template <typename Use>
 void with_format(const CsrMatrix& csr, spmv_format format, const ConversionLimits& limits, Use&& use) {
-  switch (format) {
-    case SPMV_FORMAT_CSR:
-      use(csr);
-      return;
-    case SPMV_FORMAT_COO:
-      use(to_coo(csr));
-      return;
-    case SPMV_FORMAT_ELL:
-      use(to_ell(csr, limits));
-      return;
-    case SPMV_FORMAT_HYB: {
-      HybOptions hyb;
-      hyb.limits = limits;
-      use(to_hyb(csr, hyb));
-      return;
-    }
-    case SPMV_FORMAT_JDS:
-      use(to_jds(csr));
-      return;
-    case SPMV_FORMAT_SELL:
-      use(to_sell(csr, sell_params_for(csr), limits));
-      return;
-  }
+  if (with_form(csr, static_cast<int>(format), limits, std::forward<Use>(use))) return;
   throw ConversionRefused(std::string("the host library has no ") + format_name(format) + " container");
 }
 

@@ -8,11 +8,19 @@
 #include <variant>
 
 #include "spmv/contract/plugin.h"
+#include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
 
 namespace spmv::runner {
 
-using AnyMatrix = std::variant<CsrMatrix, CooMatrix, EllMatrix, HybMatrix, JdsMatrix, SellMatrix>;
+// A matrix of any format of the table (spmv/core/format_table.hpp).
+template <typename List>
+struct AnyMatrixOf;
+template <typename... Matrices>
+struct AnyMatrixOf<FormatList<Matrices...>> {
+  using type = std::variant<Matrices...>;
+};
+using AnyMatrix = AnyMatrixOf<FormatTable>::type;
 
 spmv_format format_of(const AnyMatrix& matrix);
 

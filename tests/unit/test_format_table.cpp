@@ -1,0 +1,160 @@
+// Every format of the format table (spmv/core/format_table.hpp), by type:
+// a format added to the table is converted, validated, multiplied and
+// looked up here with no change to this file.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "sparse_test_support.hpp"
+#include "spmv/core/convert.hpp"
+#include "spmv/core/cpu_spmv.hpp"
+#include "spmv/core/format_table.hpp"
+#include "spmv/core/generators.hpp"
+#include "spmv/core/golden.hpp"
+#include "spmv/core/tolerance.hpp"
+
+namespace spmv {
+namespace {
+
+template <typename List>
+struct AsGtestTypes;
+template <typename... Matrices>
+struct AsGtestTypes<FormatList<Matrices...>> {
+  using type = ::testing::Types<Matrices...>;
+};
+
+template <typename Matrix>
+class FormatTableTest : public ::testing::Test {
+ protected:
+  using Traits = FormatTraits<Matrix>;
+
+  // A fresh random matrix of random shape: rows of power-law lengths (the
+  // padded formats sort or split them) or a band (SELL keeps its rows in
+  // place), with some rows emptied.
+  static CsrMatrix fresh_matrix(std::mt19937_64& rng) {
+    const auto between = [&rng](index_t low, index_t high) {
+      return std::uniform_int_distribution<index_t>(low, high)(rng);
+    };
+    const index_t rows = between(1, 1500);
+    const CsrMatrix full = std::bernoulli_distribution(0.5)(rng)
+                               ? gen::power_law(rows, between(1, 2000), 1.5, between(1, 300), rng())
+                               : gen::banded(rows, between(0, 20), rng());
+    return gen::with_empty_rows(full, std::uniform_real_distribution<double>(0.0, 0.4)(rng), rng());
+  }
+
+  // Uniform in [-1, -0.25] U [0.25, 1]: a lost or repeated term shows.
+  static std::vector<float> fresh_x(std::mt19937_64& rng, index_t size) {
+    std::uniform_real_distribution<float> magnitude(0.25F, 1.0F);
+    std::bernoulli_distribution negative(0.5);
+    std::vector<float> x(static_cast<std::size_t>(size));
+    for (float& value : x) value = negative(rng) ? -magnitude(rng) : magnitude(rng);
+    return x;
+  }
+
+  static CsrMatrix back_to_csr(const Matrix& form) {
+    if constexpr (std::is_same_v<Matrix, CsrMatrix>) {
+      return form;
+    } else {
+      return to_csr(form);
+    }
+  }
+};
+
+TYPED_TEST_SUITE(FormatTableTest, AsGtestTypes<FormatTable>::type);
+
+TYPED_TEST(FormatTableTest, ConversionFromCsrIsValidAndRoundTrips) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 4; ++trial) {
+    const CsrMatrix csr = TestFixture::fresh_matrix(rng);
+    const TypeParam form = TestFixture::Traits::from_csr(csr, ConversionLimits{});
+    EXPECT_NO_THROW(form.validate());
+    test::expect_same(TestFixture::back_to_csr(form), csr);
+  }
+}
+
+TYPED_TEST(FormatTableTest, CpuProductMatchesTheGoldenCsrProduct) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 rng(seed);
+  for (int trial = 0; trial < 4; ++trial) {
+    const CsrMatrix csr = TestFixture::fresh_matrix(rng);
+    const std::vector<float> x = TestFixture::fresh_x(rng, csr.cols);
+    const TypeParam form = TestFixture::Traits::from_csr(csr, ConversionLimits{});
+    const ToleranceVerdict verdict = check_result(csr, x, golden_spmv(csr, x), cpu_spmv(form, x));
+    EXPECT_TRUE(verdict.passed) << TestFixture::Traits::name << ": " << verdict.describe();
+  }
+}
+
+TYPED_TEST(FormatTableTest, WithFormHandsOverTheConversion) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 rng(seed);
+  const CsrMatrix csr = TestFixture::fresh_matrix(rng);
+  int calls = 0;
+  const bool known = with_form(csr, TestFixture::Traits::id, ConversionLimits{}, [&](const auto& form) {
+    ++calls;
+    if constexpr (std::is_same_v<std::decay_t<decltype(form)>, TypeParam>) {
+      test::expect_same(TestFixture::back_to_csr(form), csr);
+    } else {
+      ADD_FAILURE() << "another format's form";
+    }
+  });
+  EXPECT_TRUE(known);
+  EXPECT_EQ(calls, 1);
+}
+
+TYPED_TEST(FormatTableTest, TheFormatIsFoundByItsNumberAndName) {
+  int visits = 0;
+  EXPECT_TRUE(visit_format(TestFixture::Traits::id, [&](auto tag) {
+    ++visits;
+    EXPECT_TRUE((std::is_same_v<typename decltype(tag)::type, TypeParam>));
+  }));
+  EXPECT_EQ(visits, 1);
+  EXPECT_TRUE(is_format_id(TestFixture::Traits::id));
+  EXPECT_STREQ(format_id_name(TestFixture::Traits::id), TestFixture::Traits::name);
+}
+
+TYPED_TEST(FormatTableTest, TheByteModelCountsTheArraysAKernelReads) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 rng(seed);
+  const CsrMatrix csr = TestFixture::fresh_matrix(rng);
+  const TypeParam form = TestFixture::Traits::from_csr(csr, ConversionLimits{});
+  const auto bytes = TestFixture::Traits::matrix_bytes(csr, &form);
+  ASSERT_TRUE(bytes.has_value());
+  // At least each entry's column and value once.
+  EXPECT_GE(*bytes, 8 * static_cast<std::uint64_t>(csr.nnz()));
+}
+
+TEST(FormatTable, NumbersAndNamesAreDistinctAndOthersUnknown) {
+  std::set<int> ids;
+  std::set<std::string> names;
+  int formats = 0;
+  for_each_format([&](auto tag) {
+    using Traits = FormatTraits<typename decltype(tag)::type>;
+    ++formats;
+    ids.insert(Traits::id);
+    names.insert(Traits::name);
+  });
+  EXPECT_EQ(ids.size(), static_cast<std::size_t>(formats));
+  EXPECT_EQ(names.size(), static_cast<std::size_t>(formats));
+  std::mt19937_64 rng(test::fresh_seed());
+  for (int trial = 0; trial < 100; ++trial) {
+    const int id = std::uniform_int_distribution<int>(-1000, 1000)(rng);
+    EXPECT_EQ(is_format_id(id), ids.contains(id)) << id;
+    if (!ids.contains(id)) {
+      EXPECT_STREQ(format_id_name(id), "unknown");
+    }
+  }
+  EXPECT_FALSE(with_form(CsrMatrix{}, 0, ConversionLimits{}, [](const auto& /*form*/) { FAIL(); }));
+}
+
+}  // namespace
+}  // namespace spmv
