@@ -264,7 +264,6 @@ class RowGrader {
     // which overstates a link by the round trip's share.
     const double pilot_ms = timed->event_ms > 0 ? timed->event_ms : timed->ms;
     links_ = grade::choose_links(pilot_ms / kPilotLinks, prepared_.csr.rows, plan_.timing.min_time_ms);
-    record_.timing.links = links_;
     if (!reference_chain(links_)) return false;
     for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
       if (!reference_burst(false) || !reference_burst(true)) return false;
@@ -469,20 +468,16 @@ class RowGrader {
     timing.reference_ms = per_launch_ms(reference.bursts_ms, reference.empty_ms, links_);
     timing.submission_samples = static_cast<int>(submission_.bursts_ms.size());
     timing.reference_samples = static_cast<int>(reference.bursts_ms.size());
-    timing.submission_event_ms = per_launch_ms(submission_.event_ms, reference.empty_event_ms, links_);
     timing.submission_burst_ms = median_of(submission_.bursts_ms);
     timing.submission_event_burst_ms = median_of(submission_.event_ms);
-    timing.reference_before_ms = per_launch_ms(reference_before_.bursts_ms, reference.empty_ms, links_);
-    timing.reference_after_ms = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
-    timing.runner_link_ms = median_of(reference.empty_ms) / links_;
     timing.parts_ms["submission_burst"] = timing.submission_burst_ms;
     timing.parts_ms["submission_event_burst"] = timing.submission_event_burst_ms;
     timing.parts_ms["reference_burst"] = median_of(reference.bursts_ms);
     timing.parts_ms["reference_empty_burst"] = median_of(reference.empty_ms);
-    timing.parts_ms["submission_event"] = timing.submission_event_ms;
+    timing.parts_ms["submission_event"] = per_launch_ms(submission_.event_ms, reference.empty_event_ms, links_);
     timing.parts_ms["reference_event"] = per_launch_ms(reference.event_ms, reference.empty_event_ms, links_);
-    timing.parts_ms["reference_before"] = timing.reference_before_ms;
-    timing.parts_ms["reference_after"] = timing.reference_after_ms;
+    timing.parts_ms["reference_before"] = per_launch_ms(reference_before_.bursts_ms, reference.empty_ms, links_);
+    timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
     timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, reference.empty_ms);
     timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
   }

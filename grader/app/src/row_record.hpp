@@ -63,27 +63,19 @@ class ResultView {
 // without the launch; the runners' own events are kept as diagnostics.
 struct TimingRecord {
   bool timed = false;
-  int links = 0;  // launches per burst
   double submission_ms = 0, reference_ms = 0;
   int submission_samples = 0, reference_samples = 0;  // bursts timed
-  // The reference before the submission's plugin was loaded and after its
-  // runner had ended (reference_ms is over both).
-  double reference_before_ms = 0, reference_after_ms = 0;
-  // What the submission's runner said of its own bursts (CUDA events), per
-  // launch, and the medians of its whole bursts by its events and by the
-  // grader's clock: compared, never graded.
-  double submission_event_ms = 0;
+  // The medians of the submission's whole bursts by the grader's clock and
+  // by its runner's own CUDA events: compared, never graded.
   double submission_burst_ms = 0, submission_event_burst_ms = 0;
-  // The runner's own kernels and round trip, per link (the reference's
-  // calibration bursts).
-  double runner_link_ms = 0;
   int checked_launches = 0;  // links checked in full
   std::string wrong_timed_launch;  // a checked link's result was wrong: what
   std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
   std::vector<std::string> flag_reasons;  // one line per flag, for people
   std::map<std::string, double> bound_use;  // value / limit of each bound checked
-  // The medians behind the times, for review (whole bursts, events, the
-  // reference before and after, the bursts' spread).
+  // The medians behind the times, for review (whole bursts, events per
+  // launch, the reference before the plugin was loaded and after its runner
+  // ended, the bursts' spread).
   std::map<std::string, double> parts_ms;
 };
 

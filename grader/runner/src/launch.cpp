@@ -66,11 +66,6 @@ LaunchStatus LaunchArea::launch() {
   return result;
 }
 
-double LaunchArea::timed_launch(LaunchStatus& status) {
-  status = {};
-  return executor_.time([this] { return enqueue(y()); }, status.status, status.error);
-}
-
 spmv_status LaunchArea::enqueue(float* y) const {
   return kernel_ != nullptr ? kernel_->launch(matrix_.view(), x(), y, scratch_data_, executor_.stream()) : SPMV_SUCCESS;
 }

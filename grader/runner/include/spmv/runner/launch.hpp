@@ -11,8 +11,8 @@
 //      32-bit words), judged by y_guards.hpp and the tolerance check;
 //   5. the inputs compared with what was uploaded: every matrix array, its
 //      guard zones, the view struct, x and x's guard zones.
-// Timing is the executor's (time(): CUDA events around one launch, or the
-// host clock) and timing.hpp's interleaving of sides.
+// spmv-grade times launches in chained bursts (burst.hpp, chain.hpp) by its
+// own clock; spmv-bench with the executor's time() and timing.hpp.
 #pragma once
 
 #include <cstdint>
@@ -50,8 +50,6 @@ class LaunchArea {
 
   // Step 3: one launch, waited for.
   LaunchStatus launch();
-  // Step 3 timed by the executor: the launch's milliseconds.
-  double timed_launch(LaunchStatus& status);
   // The launch call alone, into `y` (rows words), nothing waited for: how
   // chained bursts (burst.hpp) enqueue it. SPMV_SUCCESS without a kernel.
   spmv_status enqueue(float* y) const;
