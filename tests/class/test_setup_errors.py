@@ -74,7 +74,13 @@ def main():
     empty_seed = work / "empty-seed"
     empty_seed.write_text("\n")
     edge = ["--cases", source / "testcases/edge"]
-    no_slurm_path = dict(os.environ, PATH="/usr/bin:/bin")
+    no_slurm_path = dict(os.environ, PATH=str(work / "empty-path"))
+    (work / "empty-path").mkdir(exist_ok=True)
+    for tool in ("python3", "cmake", "ctest"):
+        found = shutil.which(tool)
+        if found and not (work / "empty-path" / tool).exists():
+            (work / "empty-path" / tool).symlink_to(found)
+    slurm_unreachable = dict(os.environ, SLURM_CONF=str(work / "no-slurm.conf"))
     mistakes = [
         ("policy typo", [*edge, "--policy", policy_typo], "corectness_share", None),
         ("policy without points", [*edge, "--policy", no_points], "no-points.ini", None),
@@ -91,14 +97,16 @@ def main():
         ("output inside the submissions", [*edge, "--output", submissions / "class"], "inside", "no-output"),
         ("missing grader", [*edge, "--grader", work / "no-grader"], "no-grader", None),
         ("empty secret seed", [*edge, "--secret-seed-file", empty_seed], "empty-seed", None),
-        ("--slurm without Slurm", [*edge, "--slurm"], "sbatch", "no-slurm"),
+        ("--slurm without sbatch", [*edge, "--slurm"], "sbatch", "no-slurm"),
+        ("--slurm with no controller", [*edge, "--slurm"], "Slurm does not answer", "unreachable"),
     ]
     for label, extra, named, how in mistakes:
         output = work / f"class-{label.replace(' ', '-').replace('/', '-')}"
         arguments = [submissions, *common, *extra]
         if "--output" not in [str(a) for a in extra]:
             arguments += ["--output", output]
-        run = run_tool(source, arguments, env=no_slurm_path if how == "no-slurm" else None)
+        env = {"no-slurm": no_slurm_path, "unreachable": slurm_unreachable}.get(how)
+        run = run_tool(source, arguments, env=env)
         print(f"--- {label}: exit {run.returncode}\n{run.stderr.strip()}")
         check(run.returncode == 2, f"{label}: exit {run.returncode}, not 2 (a usage error)")
         check("Traceback" not in run.stderr + run.stdout, f"{label}: a Python traceback")
