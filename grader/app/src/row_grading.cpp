@@ -100,7 +100,7 @@ class RowGrader {
     if (!phase("start", start())) return finish();
     deadline_ = after_seconds(plan_.timeout_s);
     if (plan_.measure_cusparse && !phase("cusparse", measure_cusparse())) return finish();
-    if (!phase("reference", reference_setup())) return finish();
+    if (!phase("reference_bursts", reference_setup())) return finish();
     if (!phase("load", load()) || !phase("setup", setup())) return finish();
     for (int run = 0; run < kRunsPerRow; ++run) {
       if (!run_once(run)) return finish();
@@ -109,8 +109,8 @@ class RowGrader {
     record_.results.emplace(results_->words(), prepared_.csr.rows);
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
       phase("check", true);
-      if (!phase("timing", time_submission())) return finish();
-      if (!phase("reference_after", time_reference_after())) return finish();
+      if (!phase("checks", time_submission())) return finish();
+      if (!phase("reference_after_bursts", time_reference_after())) return finish();
     }
     record_.completed = true;
     record_.stage = Stage::kDone;
@@ -248,8 +248,10 @@ class RowGrader {
     const auto fds = setup_fds(reference_results_);
     if (!reference_step(setup_request(), fds, false)) return false;
     reference_set_up_ = true;
+    phase("reference_setup", true);
     factory_.settle();  // the previous row's runner is gone before anything is timed
-    if (!choose_links()) return false;
+    phase("settle", true);
+    if (!phase("choose_links", choose_links())) return false;
     return time_reference(reference_before_);
   }
 
@@ -312,6 +314,7 @@ class RowGrader {
   bool time_reference_after() {
     retire_runner();
     factory_.settle();
+    phase("settle_after", true);
     if (!time_reference(reference_after_)) return false;
     finish_timing();
     return true;
@@ -361,10 +364,11 @@ class RowGrader {
     record_.stage = Stage::kCapturing;
     Request chain = make_request(Command::kChain);
     chain.links = links_;
-    if (!step(Stage::kCapturing, chain)) return false;
+    if (!phase("capture", step(Stage::kCapturing, chain))) return false;
     for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
       if (!submission_burst(false)) return false;  // the graph's first launch uploads it
     }
+    phase("warmup", true);
     record_.stage = Stage::kTiming;
     runner::TimingOptions options = plan_.timing;
     // A row too short to score by speed: its time is reported, not refined.
@@ -376,6 +380,7 @@ class RowGrader {
     // The runner is needed no more: it ends (its CUDA context torn down)
     // while the checks' golden products run, now that nothing is timed
     // (beside the bursts they would take the CPU the runners need).
+    phase("bursts", true);
     retire_runner();
     for (auto& check : deferred_checks_) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
