@@ -6,21 +6,12 @@
 #include "exit_codes.hpp"
 #include "grader.hpp"
 #include "options.hpp"
-
-namespace {
-
-std::filesystem::path this_executable(const char* argv0) {
-  std::error_code error;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::absolute(argv0) : path;
-}
-
-}  // namespace
+#include "spmv/cli/command_line.hpp"
 
 int main(int argc, char** argv) {
   using namespace spmv::grade;
   try {
-    const Defaults defaults = defaults_for_executable(this_executable(argv[0]));
+    const Defaults defaults = defaults_for_executable(spmv::cli::this_executable(argv[0]));
     const ParsedCommand command = parse_command_line(argc, argv, defaults);
     if (command.help) {
       std::cout << command.help_text;

@@ -16,6 +16,9 @@
 
 namespace spmv::grade {
 namespace po = boost::program_options;
+using cli::get;
+using cli::parse_seed;
+using cli::require;
 namespace {
 
 std::string usage_header() {
@@ -185,30 +188,6 @@ std::vector<std::string> split_commas(const std::vector<std::string>& values) {
     }
   }
   return items;
-}
-
-std::uint64_t parse_seed(const std::string& text) {
-  std::uint64_t seed = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), seed);
-  if (text.empty() || result.ec != std::errc() || result.ptr != text.data() + text.size()) {
-    throw UsageError("--seed: expected a non-negative integer below 2^64, found '" + text + "'");
-  }
-  return seed;
-}
-
-template <typename T>
-void require(bool ok, const char* option, const char* rule, T found) {
-  if (!ok) {
-    std::ostringstream text;
-    text << "--" << option << ": expected " << rule << ", found " << found;
-    throw UsageError(text.str());
-  }
-}
-
-template <typename T>
-std::optional<T> get(const po::variables_map& vm, const char* name) {
-  if (vm.count(name) == 0 || vm[name].defaulted()) return std::nullopt;
-  return vm[name].as<T>();
 }
 
 // The GPU CTest allotted the test: "id:N,slots:1" in

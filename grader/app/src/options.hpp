@@ -5,17 +5,15 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "spmv/cli/command_line.hpp"
 
 namespace spmv::grade {
 
 // A bad option, value or config file: one line naming the option.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using cli::UsageError;
 
 // Paths that depend on where the grader was built or installed.
 struct Defaults {

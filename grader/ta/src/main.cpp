@@ -5,23 +5,14 @@
 
 #include "commands.hpp"
 #include "options.hpp"
-
-namespace {
-
-std::filesystem::path this_executable(const char* argv0) {
-  std::error_code error;
-  auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  return error ? std::filesystem::absolute(argv0) : path;
-}
-
-}  // namespace
+#include "spmv/cli/command_line.hpp"
 
 int main(int argc, char** argv) {
   using namespace spmv::ta;
   const std::string command_name = argc > 1 ? argv[1] : "";
   const bool known_command = command_name == "validate" || command_name == "inspect";
   try {
-    const Command command = parse_command_line(argc, argv, defaults_for_executable(this_executable(argv[0])));
+    const Command command = parse_command_line(argc, argv, defaults_for_executable(spmv::cli::this_executable(argv[0])));
     switch (command.subcommand) {
       case Subcommand::kHelp:
         std::cout << command.help_text;

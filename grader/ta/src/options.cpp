@@ -3,7 +3,6 @@
 #include <boost/program_options.hpp>
 
 #include "spmv/core/generators.hpp"
-#include <charconv>
 #include <sstream>
 
 #ifndef SPMV_CASES_CACHE_DIR_FROM_BIN
@@ -12,6 +11,9 @@
 
 namespace spmv::ta {
 namespace po = boost::program_options;
+using cli::get;
+using cli::parse_seed;
+using cli::require;
 namespace {
 
 constexpr std::int64_t kMinSize = 16;
@@ -127,29 +129,6 @@ void describe_inspect(po::options_description& d) {
       ("size", po::value<std::int64_t>()->value_name("PIXELS"), "longest side of the pictures (default: 512)");
 }
 // clang-format on
-
-template <typename T>
-void require(bool ok, const char* option, const char* rule, const T& found) {
-  if (!ok) {
-    std::ostringstream text;
-    text << "--" << option << ": expected " << rule << ", found " << found;
-    throw UsageError(text.str());
-  }
-}
-
-template <typename T>
-std::optional<T> get(const po::variables_map& vm, const char* name) {
-  if (vm.count(name) == 0) return std::nullopt;
-  return vm[name].as<T>();
-}
-
-std::uint64_t parse_seed(const std::string& text) {
-  std::uint64_t seed = 0;
-  const auto result = std::from_chars(text.data(), text.data() + text.size(), seed);
-  const bool whole = !text.empty() && result.ec == std::errc() && result.ptr == text.data() + text.size();
-  require(whole, "seed", "a non-negative integer below 2^64", "'" + text + "'");
-  return seed;
-}
 
 std::vector<PictureFormat> parse_formats(const std::string& text) {
   if (text == "png") return {PictureFormat::kPng};

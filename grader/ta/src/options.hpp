@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "spmv/cli/command_line.hpp"
 #include "spmv/core/matrix_market.hpp"
 
 namespace spmv::ta {
@@ -20,10 +20,7 @@ enum ExitCode : int {
 };
 
 // A bad command line; what() is one line naming the option.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using cli::UsageError;
 
 struct Defaults {
   std::filesystem::path cache_dir;  // the build's generator cache, shared with spmv-grade
