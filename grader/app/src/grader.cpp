@@ -30,6 +30,7 @@
 #include "runner_client.hpp"
 #include "spmv/sandbox/sandbox.hpp"
 #include "reporter.hpp"
+#include "spmv/core/atomic_file.hpp"
 #include "row_json.hpp"
 #include "run_identity.hpp"
 #include "spmv/plugin/plugin.hpp"

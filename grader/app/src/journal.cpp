@@ -10,6 +10,7 @@
 #include "json.hpp"
 #include "json_fields.hpp"
 #include "reporter.hpp"
+#include "spmv/core/atomic_file.hpp"
 #include "spmv/sandbox/sandbox.hpp"
 
 namespace spmv::grade {

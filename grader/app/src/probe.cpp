@@ -1,7 +1,5 @@
 #include "probe.hpp"
 
-#include <unistd.h>
-
 #include <atomic>
 #include <cmath>
 #include <fstream>
@@ -10,6 +8,7 @@
 
 #include "json.hpp"
 #include "process.hpp"
+#include "spmv/core/atomic_file.hpp"
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/protocol.hpp"
 
@@ -48,31 +47,11 @@ void write_gpu_probe_cache(const std::filesystem::path& file, const GpuProbeCach
   Json json = Json::object();
   json["gpu"] = cache.gpu_key;
   json["copy_gbps"] = json_number(cache.copy_gbps);
-  // Named after this process: two graders writing at once each rename a
-  // whole file of their own.
-  auto temporary = file;
-  temporary += ".tmp." + std::to_string(::getpid());
   if (file.has_parent_path()) {
-    std::error_code ignored;  // if it cannot be made, opening the file says so
+    std::error_code ignored;  // if it cannot be made, writing the file says so
     std::filesystem::create_directories(file.parent_path(), ignored);
   }
-  {
-    std::ofstream stream(temporary, std::ios::binary | std::ios::trunc);
-    stream << json_text(json, 0) << '\n';
-    stream.flush();
-    if (!stream) {
-      std::error_code ignored;
-      std::filesystem::remove(temporary, ignored);
-      throw std::runtime_error(temporary.string() + ": cannot write");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, file, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error(file.string() + ": cannot replace: " + error.message());
-  }
+  write_file_atomically(file, json_text(json, 0) + "\n");
 }
 
 PluginInfo probe_plugin(RunnerSpec spec, double timeout_s) {

@@ -9,22 +9,9 @@
 
 #include "journal.hpp"
 #include "row_json.hpp"
+#include "spmv/core/atomic_file.hpp"
 
 namespace spmv::grade {
-
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  auto temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
-    file << text;
-    file.flush();
-    if (!file) throw std::runtime_error(temporary.string() + ": cannot write");
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) throw std::runtime_error(path.string() + ": cannot replace: " + error.message());
-}
 
 Reporter::Reporter(Settings settings, const Policy& policy, RunInfo info)
     : settings_(std::move(settings)),

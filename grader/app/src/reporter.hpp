@@ -20,10 +20,6 @@
 
 namespace spmv::grade {
 
-// Writes `text` to a temporary file beside `path`, then renames it over
-// `path`. Throws std::runtime_error naming the file.
-void write_file_atomically(const std::filesystem::path& path, const std::string& text);
-
 class Reporter {
  public:
   struct Settings {

@@ -11,12 +11,12 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <random>
 #include <set>
 #include <system_error>
 #include <utility>
 
 #include "message.hpp"
+#include "spmv/core/atomic_file.hpp"
 #include "spmv/core/generators.hpp"
 #include "spmv/core/matrix_market.hpp"
 
@@ -459,14 +459,10 @@ std::size_t bytes_of(const std::vector<T>& values) {
   return values.size() * sizeof(T);
 }
 
+// The bytes written, and after them their checksum.
 class BinaryWriter {
  public:
-  explicit BinaryWriter(const fs::path& path)
-      : path_(path), out_(path, std::ios::binary | std::ios::trunc) {
-    if (!out_) {
-      throw CsrCacheError(message(path_.string(), ": cannot be created"));
-    }
-  }
+  explicit BinaryWriter(std::ostream& out) : out_(out) {}
   void write(const void* data, std::size_t bytes) {
     checksum_.add(data, bytes);
     out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
@@ -474,15 +470,10 @@ class BinaryWriter {
   void finish() {
     const std::uint64_t sum = checksum_.value();
     out_.write(reinterpret_cast<const char*>(&sum), sizeof sum);
-    out_.close();
-    if (!out_) {
-      throw CsrCacheError(message(path_.string(), ": writing failed (disk full?)"));
-    }
   }
 
  private:
-  fs::path path_;
-  std::ofstream out_;
+  std::ostream& out_;
   Checksum checksum_;
 };
 
@@ -545,11 +536,6 @@ void check_header(const BinaryHeader& header, const BinaryReader& reader,
 }
 
 // A unique name next to `path`, so concurrent writers never share a file.
-fs::path temporary_path_for(const fs::path& path) {
-  std::random_device device;
-  return fs::path(message(path.string(), ".partial-", device(), device()));
-}
-
 // ---------------------------------------------------------------------------
 // Generator cache
 
@@ -679,20 +665,18 @@ void save_csr_binary(const fs::path& path, const CsrMatrix& a, std::string_view 
   header.rows = a.rows;
   header.cols = a.cols;
   header.nnz = a.nnz();
-  const fs::path temporary = temporary_path_for(path);
   try {
-    BinaryWriter writer(temporary);
-    writer.write(&header, sizeof header);
-    writer.write(label.data(), label.size());
-    writer.write(a.row_ptr.data(), bytes_of(a.row_ptr));
-    writer.write(a.col_idx.data(), bytes_of(a.col_idx));
-    writer.write(a.values.data(), bytes_of(a.values));
-    writer.finish();
-    fs::rename(temporary, path);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove(temporary, ignored);
-    throw;
+    write_file_atomically(path, [&](std::ostream& out) {
+      BinaryWriter writer(out);
+      writer.write(&header, sizeof header);
+      writer.write(label.data(), label.size());
+      writer.write(a.row_ptr.data(), bytes_of(a.row_ptr));
+      writer.write(a.col_idx.data(), bytes_of(a.col_idx));
+      writer.write(a.values.data(), bytes_of(a.values));
+      writer.finish();
+    });
+  } catch (const std::runtime_error& e) {
+    throw CsrCacheError(e.what());
   }
 }
 
