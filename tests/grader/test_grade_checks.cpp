@@ -15,10 +15,10 @@
 #include <random>
 #include <thread>
 
-#include "correctness.hpp"
+#include "rows/correctness.hpp"
 #include "spmv/runner/chain.hpp"
 #include "process.hpp"
-#include "row_record.hpp"
+#include "rows/row_record.hpp"
 #include "random_csr.hpp"
 
 namespace spmv::grade {

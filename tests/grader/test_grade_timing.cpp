@@ -8,8 +8,8 @@
 #include <thread>
 
 #include "spmv/runner/timing.hpp"
-#include "burst_timing.hpp"
-#include "timing_checks.hpp"
+#include "rows/burst_timing.hpp"
+#include "rows/timing_checks.hpp"
 
 namespace spmv::runner {
 namespace {

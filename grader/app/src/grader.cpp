@@ -26,7 +26,7 @@
 #include "probe.hpp"
 #include "process.hpp"
 #include "provenance.hpp"
-#include "row_grading.hpp"
+#include "rows/row_grading.hpp"
 #include "runner_client.hpp"
 #include "spmv/sandbox/sandbox.hpp"
 #include "reporter.hpp"
@@ -34,7 +34,7 @@
 #include "row_json.hpp"
 #include "run_identity.hpp"
 #include "spmv/plugin/plugin.hpp"
-#include "verdict.hpp"
+#include "rows/verdict.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "row_record.hpp"
+#include "rows/row_record.hpp"
 #include "spmv/runner/protocol.hpp"
 
 namespace spmv::grade {

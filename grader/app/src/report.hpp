@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "policy.hpp"
-#include "row.hpp"
+#include "rows/row.hpp"
 #include "scoring.hpp"
 
 namespace spmv::grade {

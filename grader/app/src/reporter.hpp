@@ -16,7 +16,7 @@
 
 #include "policy.hpp"
 #include "report.hpp"
-#include "row.hpp"
+#include "rows/row.hpp"
 
 namespace spmv::grade {
 

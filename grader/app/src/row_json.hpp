@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "json.hpp"
-#include "row.hpp"
+#include "rows/row.hpp"
 
 namespace spmv::grade {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "policy.hpp"
-#include "row.hpp"
+#include "rows/row.hpp"
 
 namespace spmv::grade {
 

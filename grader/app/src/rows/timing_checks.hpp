@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "row_record.hpp"
+#include "rows/row_record.hpp"
 
 namespace spmv::grade {
 

@@ -1,4 +1,4 @@
-#include "burst_timing.hpp"
+#include "rows/burst_timing.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "timing_checks.hpp"
+#include "rows/timing_checks.hpp"
 
 #include <algorithm>
 #include <cstdio>

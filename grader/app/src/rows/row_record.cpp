@@ -1,4 +1,4 @@
-#include "row_record.hpp"
+#include "rows/row_record.hpp"
 
 namespace spmv::grade {
 

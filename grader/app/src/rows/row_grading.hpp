@@ -29,7 +29,7 @@
 #include <string>
 
 #include "case_data.hpp"
-#include "row_record.hpp"
+#include "rows/row_record.hpp"
 #include "runner_client.hpp"
 #include "spmv/runner/timing.hpp"
 

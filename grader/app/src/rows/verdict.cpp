@@ -1,4 +1,4 @@
-#include "verdict.hpp"
+#include "rows/verdict.hpp"
 
 #include <driver_types.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "correctness.hpp"
+#include "rows/correctness.hpp"
 #include "process.hpp"
 
 namespace spmv::grade {

@@ -10,8 +10,8 @@
 #include <string>
 
 #include "case_data.hpp"
-#include "row.hpp"
-#include "row_record.hpp"
+#include "rows/row.hpp"
+#include "rows/row_record.hpp"
 #include "spmv/runner/y_guards.hpp"
 
 namespace spmv::grade {

@@ -1,4 +1,4 @@
-#include "row_grading.hpp"
+#include "rows/row_grading.hpp"
 
 #include <sys/random.h>
 
@@ -11,10 +11,10 @@
 #include <thread>
 #include <cmath>
 
-#include "correctness.hpp"
+#include "rows/correctness.hpp"
 #include "spmv/plugin/plugin.hpp"
-#include "burst_timing.hpp"
-#include "timing_checks.hpp"
+#include "rows/burst_timing.hpp"
+#include "rows/timing_checks.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -1,4 +1,4 @@
-#include "row.hpp"
+#include "rows/row.hpp"
 
 #include <array>
 #include <stdexcept>

@@ -8,9 +8,9 @@
 #include <string>
 
 #include "case_data.hpp"
-#include "row.hpp"
-#include "row_record.hpp"
-#include "timing_checks.hpp"
+#include "rows/row.hpp"
+#include "rows/row_record.hpp"
+#include "rows/timing_checks.hpp"
 
 namespace spmv::grade {
 

@@ -1,4 +1,4 @@
-#include "correctness.hpp"
+#include "rows/correctness.hpp"
 
 #include <cstring>
 
