@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "json.hpp"
+#include "reports/json.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/matrix_market.hpp"
 

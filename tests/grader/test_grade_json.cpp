@@ -8,13 +8,13 @@
 #include <random>
 #include <unistd.h>
 
-#include "journal.hpp"
-#include "json.hpp"
+#include "reports/journal.hpp"
+#include "reports/json.hpp"
 #include "policy.hpp"
-#include "provenance.hpp"
-#include "report.hpp"
+#include "reports/provenance.hpp"
+#include "reports/report.hpp"
 #include "random_csr.hpp"
-#include "row_json.hpp"
+#include "reports/row_json.hpp"
 
 namespace spmv::grade {
 namespace {

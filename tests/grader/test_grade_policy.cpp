@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "json.hpp"
+#include "reports/json.hpp"
 #include "policy.hpp"
 #include "scoring.hpp"
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "json.hpp"
-#include "provenance.hpp"
+#include "reports/json.hpp"
+#include "reports/provenance.hpp"
 
 namespace spmv::grade {
 namespace {

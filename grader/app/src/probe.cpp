@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "json.hpp"
+#include "reports/json.hpp"
 #include "process.hpp"
 #include "spmv/core/atomic_file.hpp"
 #include "spmv/plugin/plugin.hpp"

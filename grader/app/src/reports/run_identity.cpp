@@ -1,4 +1,4 @@
-#include "run_identity.hpp"
+#include "reports/run_identity.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "options.hpp"
-#include "provenance.hpp"
+#include "reports/provenance.hpp"
 
 namespace spmv::grade {
 namespace {

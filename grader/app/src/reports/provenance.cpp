@@ -1,4 +1,4 @@
-#include "provenance.hpp"
+#include "reports/provenance.hpp"
 
 #include <array>
 #include <cstdint>

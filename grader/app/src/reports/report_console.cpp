@@ -2,7 +2,7 @@
 #include <array>
 #include <sstream>
 
-#include "report.hpp"
+#include "reports/report.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -1,4 +1,4 @@
-#include "journal.hpp"
+#include "reports/journal.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,9 +7,9 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "json.hpp"
-#include "json_fields.hpp"
-#include "reporter.hpp"
+#include "reports/json.hpp"
+#include "reports/json_fields.hpp"
+#include "reports/reporter.hpp"
 #include "spmv/core/atomic_file.hpp"
 #include "spmv/sandbox/sandbox.hpp"
 

@@ -1,4 +1,4 @@
-#include "json.hpp"
+#include "reports/json.hpp"
 
 #include <cmath>
 #include <cstdint>

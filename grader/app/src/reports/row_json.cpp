@@ -1,8 +1,8 @@
-#include "row_json.hpp"
+#include "reports/row_json.hpp"
 
 #include <fstream>
 
-#include "json_fields.hpp"
+#include "reports/json_fields.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -1,4 +1,4 @@
-#include "reporter.hpp"
+#include "reports/reporter.hpp"
 
 #include <unistd.h>
 
@@ -7,8 +7,8 @@
 #include <map>
 #include <stdexcept>
 
-#include "journal.hpp"
-#include "row_json.hpp"
+#include "reports/journal.hpp"
+#include "reports/row_json.hpp"
 #include "spmv/core/atomic_file.hpp"
 
 namespace spmv::grade {

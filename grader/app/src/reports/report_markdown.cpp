@@ -4,7 +4,7 @@
 #include <set>
 #include <sstream>
 
-#include "report.hpp"
+#include "reports/report.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -1,8 +1,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "json.hpp"
-#include "report.hpp"
+#include "reports/json.hpp"
+#include "reports/report.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "json.hpp"
+#include "reports/json.hpp"
 #include "rows/row.hpp"
 
 namespace spmv::grade {

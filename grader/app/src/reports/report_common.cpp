@@ -4,7 +4,7 @@
 #include <map>
 #include <tuple>
 
-#include "report.hpp"
+#include "reports/report.hpp"
 
 namespace spmv::grade {
 namespace {

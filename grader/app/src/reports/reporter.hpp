@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "policy.hpp"
-#include "report.hpp"
+#include "reports/report.hpp"
 #include "rows/row.hpp"
 
 namespace spmv::grade {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "json.hpp"
+#include "reports/json.hpp"
 #include "rows/row.hpp"
 
 namespace spmv::grade {

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "journal.hpp"
+#include "reports/journal.hpp"
 #include "spmv/core/cases.hpp"
 
 namespace spmv::grade {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "report.hpp"
+#include "reports/report.hpp"
 
 namespace spmv::grade {
 
