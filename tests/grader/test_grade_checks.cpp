@@ -17,7 +17,7 @@
 
 #include "rows/correctness.hpp"
 #include "spmv/runner/chain.hpp"
-#include "process.hpp"
+#include "runners/process.hpp"
 #include "rows/row_record.hpp"
 #include "random_csr.hpp"
 

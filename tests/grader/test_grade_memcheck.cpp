@@ -7,7 +7,7 @@
 #include <random>
 #include <string>
 
-#include "memcheck.hpp"
+#include "runners/memcheck.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -19,8 +19,8 @@
 #include <thread>
 
 #include "grade_process.hpp"
-#include "probe.hpp"
-#include "process.hpp"
+#include "runners/probe.hpp"
+#include "runners/process.hpp"
 #include "random_csr.hpp"
 
 namespace spmv::grade {

@@ -11,7 +11,7 @@
 #include <map>
 
 #include "grade_end_to_end.hpp"
-#include "probe.hpp"
+#include "runners/probe.hpp"
 
 namespace spmv::test {
 namespace {

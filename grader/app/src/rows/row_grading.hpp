@@ -30,7 +30,7 @@
 
 #include "case_data.hpp"
 #include "rows/row_record.hpp"
-#include "runner_client.hpp"
+#include "runners/runner_client.hpp"
 #include "spmv/runner/timing.hpp"
 
 namespace spmv::grade {

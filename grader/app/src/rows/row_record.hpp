@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "runner_client.hpp"
+#include "runners/runner_client.hpp"
 #include "spmv/runner/protocol.hpp"
 
 namespace spmv::grade {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "rows/correctness.hpp"
-#include "process.hpp"
+#include "runners/process.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -1,4 +1,4 @@
-#include "process.hpp"
+#include "runners/process.hpp"
 
 #include <fcntl.h>
 #include <sys/mman.h>

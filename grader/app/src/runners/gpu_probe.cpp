@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "probe.hpp"
-#include "process.hpp"
+#include "runners/probe.hpp"
+#include "runners/process.hpp"
 #include "spmv/memory/buffer.hpp"
 #include "spmv/runner/timing.hpp"
 

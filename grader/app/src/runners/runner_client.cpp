@@ -1,4 +1,4 @@
-#include "runner_client.hpp"
+#include "runners/runner_client.hpp"
 
 #include <atomic>
 

@@ -1,4 +1,4 @@
-#include "memcheck.hpp"
+#include "runners/memcheck.hpp"
 
 #include <atomic>
 #include <cctype>

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "runner_client.hpp"
+#include "runners/runner_client.hpp"
 #include "spmv/contract/plugin.h"
 
 namespace spmv::grade {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "case_data.hpp"
-#include "runner_client.hpp"
+#include "runners/runner_client.hpp"
 
 namespace spmv::grade {
 

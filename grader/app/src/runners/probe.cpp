@@ -1,4 +1,4 @@
-#include "probe.hpp"
+#include "runners/probe.hpp"
 
 #include <atomic>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "reports/json.hpp"
-#include "process.hpp"
+#include "runners/process.hpp"
 #include "spmv/core/atomic_file.hpp"
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/protocol.hpp"
