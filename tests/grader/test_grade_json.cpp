@@ -10,7 +10,7 @@
 
 #include "reports/journal.hpp"
 #include "reports/json.hpp"
-#include "policy.hpp"
+#include "scoring/policy.hpp"
 #include "reports/provenance.hpp"
 #include "reports/report.hpp"
 #include "random_csr.hpp"

@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "reports/json.hpp"
-#include "policy.hpp"
-#include "scoring.hpp"
+#include "scoring/policy.hpp"
+#include "scoring/scoring.hpp"
 
 namespace spmv::grade {
 namespace {

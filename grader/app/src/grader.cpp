@@ -22,7 +22,7 @@
 #include "reports/journal.hpp"
 #include "reports/json.hpp"
 #include "runners/memcheck.hpp"
-#include "policy.hpp"
+#include "scoring/policy.hpp"
 #include "runners/probe.hpp"
 #include "runners/process.hpp"
 #include "reports/provenance.hpp"

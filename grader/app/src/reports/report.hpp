@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
-#include "policy.hpp"
+#include "scoring/policy.hpp"
 #include "rows/row.hpp"
-#include "scoring.hpp"
+#include "scoring/scoring.hpp"
 
 namespace spmv::grade {
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <vector>
 
-#include "policy.hpp"
+#include "scoring/policy.hpp"
 #include "reports/report.hpp"
 #include "rows/row.hpp"
 

@@ -1,4 +1,4 @@
-#include "scoring.hpp"
+#include "scoring/scoring.hpp"
 
 #include <algorithm>
 #include <cmath>

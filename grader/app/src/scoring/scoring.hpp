@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "policy.hpp"
+#include "scoring/policy.hpp"
 #include "rows/row.hpp"
 
 namespace spmv::grade {

@@ -1,4 +1,4 @@
-#include "policy.hpp"
+#include "scoring/policy.hpp"
 
 #include <algorithm>
 #include <cctype>
