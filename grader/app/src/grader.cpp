@@ -17,7 +17,7 @@
 #include <sstream>
 #include <thread>
 
-#include "case_data.hpp"
+#include "cases/case_data.hpp"
 #include "exit_codes.hpp"
 #include "reports/journal.hpp"
 #include "reports/json.hpp"

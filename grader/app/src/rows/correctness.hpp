@@ -9,7 +9,7 @@
 #include <span>
 #include <string>
 
-#include "case_data.hpp"
+#include "cases/case_data.hpp"
 #include "rows/row.hpp"
 #include "rows/row_record.hpp"
 #include "spmv/runner/y_guards.hpp"

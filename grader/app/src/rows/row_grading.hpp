@@ -28,7 +28,7 @@
 #include <random>
 #include <string>
 
-#include "case_data.hpp"
+#include "cases/case_data.hpp"
 #include "rows/row_record.hpp"
 #include "runners/runner_client.hpp"
 #include "spmv/runner/timing.hpp"

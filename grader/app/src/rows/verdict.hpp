@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "case_data.hpp"
+#include "cases/case_data.hpp"
 #include "rows/row.hpp"
 #include "rows/row_record.hpp"
 #include "rows/timing_checks.hpp"

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "case_data.hpp"
+#include "cases/case_data.hpp"
 #include "runners/runner_client.hpp"
 
 namespace spmv::grade {

@@ -1,4 +1,4 @@
-#include "case_data.hpp"
+#include "cases/case_data.hpp"
 
 #include "spmv/core/convert.hpp"
 #ifndef SPMV_KIT
