@@ -18,7 +18,7 @@
 #include <thread>
 
 #include "cases/case_data.hpp"
-#include "exit_codes.hpp"
+#include "cli/exit_codes.hpp"
 #include "reports/journal.hpp"
 #include "reports/json.hpp"
 #include "runners/memcheck.hpp"

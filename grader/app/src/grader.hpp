@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "options.hpp"
+#include "cli/options.hpp"
 
 namespace spmv::grade {
 

@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "options.hpp"
+#include "cli/options.hpp"
 #include "reports/provenance.hpp"
 
 namespace spmv::grade {

@@ -1,4 +1,4 @@
-#include "options.hpp"
+#include "cli/options.hpp"
 
 #include <charconv>
 #include <cstdlib>
@@ -8,7 +8,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "exit_codes.hpp"
+#include "cli/exit_codes.hpp"
 
 #ifndef SPMV_GRADE_PLUGIN_DIR_FROM_BIN
 #error "SPMV_GRADE_PLUGIN_DIR_FROM_BIN must give the plugin folder relative to the executable's"

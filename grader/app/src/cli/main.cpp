@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "exit_codes.hpp"
+#include "cli/exit_codes.hpp"
 #include "grader.hpp"
-#include "options.hpp"
+#include "cli/options.hpp"
 #include "spmv/cli/command_line.hpp"
 
 int main(int argc, char** argv) {
