@@ -1,5 +1,9 @@
-// spmv-grade's exit status, documented in --help.
+// spmv-grade's exit status, documented in --help, and the error that ends
+// the program with kExitSetup (a UsageError, cli/options.hpp, ends it with
+// kExitUsage).
 #pragma once
+
+#include <stdexcept>
 
 namespace spmv::grade {
 
@@ -11,6 +15,13 @@ enum ExitCode : int {
   // No GPU for a device plugin, with --strict-gpu (CTest's SKIP_RETURN_CODE).
   // 77 is the "skipped" status of Automake's test harness.
   kExitNoGpu = 77,
+};
+
+// The grader cannot do its job: a case folder, the reference plugin or the
+// output folder is unusable. Exit status kExitSetup.
+class SetupError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 }  // namespace spmv::grade

@@ -1,10 +1,10 @@
 // spmv-grade: grades a kernel plugin against the reference plugin. See
-// --help, and grader.hpp for the modes.
+// --help, and grading/modes.hpp for the modes.
 #include <filesystem>
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
-#include "grader.hpp"
+#include "grading/modes.hpp"
 #include "cli/options.hpp"
 #include "spmv/cli/command_line.hpp"
 

@@ -239,14 +239,15 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   if (auto v = get<std::string>(vm, "planned")) o.planned = *v;
   o.timeout_s = get<double>(vm, "timeout").value_or(o.timeout_s);
   require(o.timeout_s > 0 && o.timeout_s <= 86400, "timeout", "seconds in (0, 86400]", o.timeout_s);
-  o.min_runs = get<int>(vm, "min-runs").value_or(o.min_runs);
-  require(o.min_runs >= 1, "min-runs", "at least 1", o.min_runs);
-  o.min_time_ms = get<double>(vm, "min-time-ms").value_or(o.min_time_ms);
-  require(o.min_time_ms >= 0, "min-time-ms", "a time >= 0", o.min_time_ms);
-  o.max_runs = get<int>(vm, "max-runs").value_or(o.max_runs);
-  require(o.max_runs >= o.min_runs, "max-runs", "at least --min-runs", o.max_runs);
-  o.warmup_runs = get<int>(vm, "warmup-runs").value_or(o.warmup_runs);
-  require(o.warmup_runs >= 0, "warmup-runs", "at least 0", o.warmup_runs);
+  runner::TimingOptions& t = o.timing;
+  t.min_runs = get<int>(vm, "min-runs").value_or(t.min_runs);
+  require(t.min_runs >= 1, "min-runs", "at least 1", t.min_runs);
+  t.min_time_ms = get<double>(vm, "min-time-ms").value_or(t.min_time_ms);
+  require(t.min_time_ms >= 0, "min-time-ms", "a time >= 0", t.min_time_ms);
+  t.max_runs = get<int>(vm, "max-runs").value_or(t.max_runs);
+  require(t.max_runs >= t.min_runs, "max-runs", "at least --min-runs", t.max_runs);
+  t.warmup_runs = get<int>(vm, "warmup-runs").value_or(t.warmup_runs);
+  require(t.warmup_runs >= 0, "warmup-runs", "at least 0", t.warmup_runs);
   if (auto v = get<std::uint64_t>(vm, "format-limit-mib")) {
     require(*v >= 1 && *v <= (std::uint64_t{1} << 24), "format-limit-mib", "1 to 16777216", *v);
     o.format_limit_bytes = *v << 20;
@@ -288,15 +289,13 @@ void store_config_file(const std::string& path, const po::options_description& a
 
 }  // namespace
 
-void check_submission_path(const Options& options) {
+void check_submission_path(const std::filesystem::path& submission, bool given) {
   std::error_code error;
-  const auto status = std::filesystem::status(options.submission, error);
-  const std::string named =
-      options.submission_given ? "--submission " + options.submission.string()
-                               : "--submission (default: the student plugin " + options.submission.string() + ")";
+  const auto status = std::filesystem::status(submission, error);
+  const std::string named = given ? "--submission " + submission.string()
+                                  : "--submission (default: the student plugin " + submission.string() + ")";
   if (!std::filesystem::exists(status)) {
-    throw UsageError(named + ": no such file" +
-                     (options.submission_given ? std::string() : "; build it first (cmake --build --preset dev)"));
+    throw UsageError(named + ": no such file" + (given ? std::string() : "; build it first (cmake --build --preset dev)"));
   }
   if (std::filesystem::is_directory(status)) {
     throw UsageError(named + ": is a folder, not a plugin (.so); build a submission folder into a plugin with "

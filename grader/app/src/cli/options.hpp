@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "spmv/cli/command_line.hpp"
+#include "spmv/runner/timing.hpp"
 
 namespace spmv::grade {
 
@@ -47,12 +48,9 @@ struct Options {
   bool resume = false;                      // keep the finished rows of --output-dir's rows.jsonl
   std::optional<std::filesystem::path> planned;  // --aggregate: the row files to read
   double timeout_s = 60;
-  // Timing by chained bursts (burst_timing.hpp): bursts per side, at least
-  // and at most; a burst's length on the GPU; untimed bursts first.
-  int min_runs = 4;
-  double min_time_ms = 3;
-  int max_runs = 10;
-  int warmup_runs = 1;
+  // Timing by chained bursts (rows/burst_timing.hpp): bursts per side, at
+  // least and at most; untimed bursts first; a burst's length on the GPU.
+  runner::TimingOptions timing{.min_runs = 4, .max_runs = 10, .warmup_runs = 1, .min_time_ms = 3};
   std::filesystem::path output_dir = "spmv-results";
   std::filesystem::path cache_dir;
   std::optional<std::filesystem::path> journal;  // CTest mode: the folder of the kernels' journals
@@ -83,7 +81,7 @@ ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaul
 // A --submission that names no file, or a folder, is the caller's mistake
 // (a usage error), not a submission that scores 0; a file that exists but
 // does not load is the submission's own problem, judged row by row.
-// Throws UsageError.
-void check_submission_path(const Options& options);
+// `given`: by --submission, not the default. Throws UsageError.
+void check_submission_path(const std::filesystem::path& submission, bool given);
 
 }  // namespace spmv::grade

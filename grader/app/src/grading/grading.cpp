@@ -1,0 +1,384 @@
+#include "grading/grading.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <fstream>
+#include <future>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <thread>
+
+#include "cases/case_data.hpp"
+#include "cli/exit_codes.hpp"
+#include "rows/row_grading.hpp"
+#include "rows/verdict.hpp"
+#include "spmv/core/atomic_file.hpp"
+
+namespace spmv::grade {
+namespace {
+
+// A case's data for its rows: read and converted once, or why it could not be.
+struct CaseState {
+  std::optional<PreparedCase> prepared;
+  std::string error;  // the PrepareError's message
+};
+
+// A row's runner, started ahead of the row's turn (--prestart) or at it.
+struct StartedRow {
+  std::size_t index = 0;  // into the rows
+  PendingRunner runner;
+};
+
+// A row's verdict when it needs no runner.
+struct Decision {
+  Verdict verdict;
+  std::string cause;
+  std::string why;
+};
+
+// In CTest mode a case's rows may be graded by several runs (one per GPU,
+// and a kernel's own run for rows left over): cuSPARSE's time on a case,
+// measured by the first, is kept beside the journals for the others
+// (context only: it earns nothing).
+std::optional<std::filesystem::path> cusparse_cache(const std::optional<std::filesystem::path>& journal,
+                                                   const std::string& case_name) {
+  if (!journal) return std::nullopt;
+  return *journal / (file_name_part(case_name) + ".cusparse-ms");
+}
+
+// Cases prepared by other threads while one is graded (GPU gradings only).
+constexpr std::size_t kCasesPreparedAhead = 2;
+
+// Grades the rows in order, one submission runner at a time. With
+// --prestart N, the runners of up to N following rows are started while a
+// row runs: each creates its CUDA context and waits; none loads the
+// submission's plugin before its turn, so no submission code runs ahead.
+// Runners never used (the grader stopped early) are killed when the
+// Grading goes.
+class Grading {
+ public:
+  Grading(const Options& options, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu,
+          GradingRunners& runners)
+      : options_(options), setup_(setup), reporter_(reporter), gpu_(std::move(gpu)), needs_gpu_(needs_gpu),
+        runners_(runners) {}
+
+  void run(std::vector<RowResult>& rows, std::uint64_t run_seed, const std::set<std::size_t>& done) {
+    prepare_ = {options_.cache_dir, options_.format_limit_bytes, run_seed};
+    for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
+      std::vector<std::size_t> indices;
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (rows[i].case_name == setup_.cases[c].test_case.name && done.count(i) == 0) indices.push_back(i);
+      }
+      for (const auto i : indices) order_.push_back({i, c});
+      case_rows_.push_back(std::move(indices));
+    }
+    start_first_runners(rows);
+    for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
+      if (!case_rows_[c].empty()) grade_case(rows, c);
+    }
+  }
+
+  [[nodiscard]] int cases_checked_on_host() const { return cases_checked_on_host_; }
+  // Seconds the grading waited for cases to be prepared.
+  [[nodiscard]] double case_wait_s() const { return case_wait_s_; }
+  [[nodiscard]] bool gpu_missing() const { return needs_gpu_ && gpu_.count == 0; }
+
+ private:
+  struct Turn {
+    std::size_t row;
+    std::size_t case_index;
+  };
+
+  std::set<spmv_format> formats_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) const {
+    std::set<spmv_format> formats;
+    for (const auto i : indices) formats.insert(setup_.reference.find(rows[i].kernel)->format);
+    return formats;
+  }
+
+  CaseState prepare_state(std::size_t c, const std::set<spmv_format>& formats) const {
+    CaseState state;
+    try {
+      state.prepared = prepare_case(setup_.cases[c].test_case, formats, prepare_);
+    } catch (const PrepareError& e) {
+      state.error = e.what();
+    }
+    return state;
+  }
+
+  // The case prepared on first use, at its turn or earlier to start the
+  // runner of one of its rows ahead; or by a thread of its own, started when
+  // the case two before it began (prepare_ahead).
+  CaseState& case_state(const std::vector<RowResult>& rows, std::size_t c) {
+    if (const auto it = cases_.find(c); it != cases_.end()) return it->second;
+    const auto waited_from = Clock::now();
+    struct Waited {
+      double& total;
+      Clock::time_point from;
+      ~Waited() { total += std::chrono::duration<double>(Clock::now() - from).count(); }
+    } waited{case_wait_s_, waited_from};
+    if (const auto it = preparing_.find(c); it != preparing_.end()) {
+      std::future<CaseState> ready = std::move(it->second);
+      preparing_.erase(it);
+      return cases_.emplace(c, ready.get()).first->second;
+    }
+    return cases_.emplace(c, prepare_state(c, formats_of(rows, case_rows_[c]))).first->second;
+  }
+
+  void read_cusparse_cache(PreparedCase& prepared) const {
+    const auto file = cusparse_cache(options_.journal, prepared.test_case.name);
+    if (!file || prepared.cusparse_ms) return;
+    std::ifstream in(*file);
+    double ms = 0;
+    if (in >> ms && ms > 0) prepared.cusparse_ms = ms;
+  }
+
+  void write_cusparse_cache(const PreparedCase& prepared) const {
+    const auto file = cusparse_cache(options_.journal, prepared.test_case.name);
+    if (!file || !prepared.cusparse_ms) return;
+    std::ostringstream text;
+    text.precision(17);
+    text << *prepared.cusparse_ms << '\n';
+    write_file_atomically(*file, text.str());
+  }
+
+  // Whether case `c` is prepared: case_state(c) returns without waiting.
+  bool case_prepared(std::size_t c) const {
+    if (cases_.count(c) != 0) return true;
+    const auto it = preparing_.find(c);
+    return it != preparing_.end() && it->second.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
+  }
+
+  // On the GPU, the next two cases are read, converted and their golden
+  // results computed on other cores while case `c` is graded, off the
+  // grading's critical path. Host-memory plugins run on the CPU, and their
+  // timings would share it: there, each case is prepared at its turn.
+  void prepare_ahead(const std::vector<RowResult>& rows, std::size_t c) {
+    if (!needs_gpu_ || gpu_missing()) return;
+    for (std::size_t next = c + 1; next < setup_.cases.size() && next <= c + kCasesPreparedAhead; ++next) {
+      if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
+      preparing_.emplace(next, std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {
+                           return prepare_state(next, formats);
+                         }));
+    }
+  }
+
+  void finish_all(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices, Verdict verdict,
+                  const std::string& cause, const std::string& why) {
+    for (const auto i : indices) {
+      drop_started(i);
+      reporter_.row_started(rows, i);
+      set_verdict(rows[i], verdict, cause, why);
+      reporter_.row_finished(rows, i);
+    }
+  }
+
+  void grade_case(std::vector<RowResult>& rows, std::size_t c) {
+    const CaseEntry& entry = setup_.cases[c];
+    const std::vector<std::size_t>& indices = case_rows_[c];
+    CaseState& state = case_state(rows, c);
+    prepare_ahead(rows, c);
+    if (!state.prepared) {
+      finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
+      cases_.erase(c);
+      return;
+    }
+    PreparedCase& prepared = *state.prepared;
+    read_cusparse_cache(prepared);
+    for (const auto i : indices) {
+      rows[i].rows = prepared.csr.rows;
+      rows[i].cols = prepared.csr.cols;
+      rows[i].nnz = prepared.csr.nnz();
+    }
+    if (gpu_missing()) {
+      // What can be done without a GPU is still done, so a broken case or
+      // conversion shows up even here.
+      const std::string problem = host_side_check(prepared);
+      ++cases_checked_on_host_;
+      if (!problem.empty()) {
+        finish_all(rows, indices, Verdict::kGraderError, "host_check", "host-side check failed: " + problem);
+        cases_.erase(c);
+        return;
+      }
+    }
+    for (const auto i : indices) {
+      reporter_.row_started(rows, i);
+      if (const auto decision = decide_without_runner(rows[i], prepared)) {
+        drop_started(i);
+        set_verdict(rows[i], decision->verdict, decision->cause, decision->why);
+      } else {
+        run_row(rows, i, prepared);
+      }
+      reporter_.row_finished(rows, i);
+      if (needs_gpu_ && (rows[i].verdict == Verdict::kCrash || rows[i].verdict == Verdict::kTimeout)) {
+        check_gpu_health(rows[i]);
+      }
+    }
+    cases_.erase(c);
+  }
+
+  // Everything that settles a row before any plugin code runs; nullopt
+  // when the row needs its runner.
+  std::optional<Decision> decide_without_runner(const RowResult& row, const PreparedCase& prepared) const {
+    const KernelInfo& reference_kernel = *setup_.reference.find(row.kernel);
+    if (!setup_.submission.loaded) return Decision{Verdict::kLoadError, "load_error", setup_.submission.error};
+    if (const auto refused = prepared.refused.find(reference_kernel.format); refused != prepared.refused.end()) {
+      return Decision{Verdict::kNotApplicable, "format_refused", refused->second};
+    }
+    // The reason is given once, in the run's notes.
+    if (gpu_missing()) return Decision{Verdict::kSkipped, "no_gpu", ""};
+    const KernelInfo* submission_kernel = setup_.submission.find(row.kernel);
+    if (submission_kernel == nullptr) {
+      return Decision{Verdict::kNotImplemented, "missing_kernel",
+                      "the submission has no kernel named " + row.kernel + " (it has: " +
+                          setup_.submission.kernel_names() + ")"};
+    }
+    if (submission_kernel->format != reference_kernel.format) {
+      return Decision{Verdict::kLoadError, "format_mismatch",
+                      "the submission's kernel " + row.kernel + " takes a " + format_name(submission_kernel->format) +
+                          " view; it must take a " + format_name(reference_kernel.format) + " view"};
+    }
+    return std::nullopt;
+  }
+
+  std::filesystem::path log_of(const RowResult& row) const {
+    return logs_dir(options_.output_dir) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
+  }
+
+  // Starts the runners of the rows after `position` (in grading order)
+  // until --prestart of them wait, looking no further than the cases
+  // prepare_ahead prepares. A row whose case is prepared gets a runner only
+  // if it needs one; a row whose case is still being prepared gets one all
+  // the same, ended unused if the row needs none (drop_started): in a run of
+  // one kernel every row is another case, and its short rows waited up to
+  // 200 ms on the H100 for a runner started at their turn. Nothing here
+  // waits for a case: the grader must be quick while a row runs.
+  void look_ahead(const std::vector<RowResult>& rows, std::size_t position) {
+    if (options_.prestart == 0 || !setup_.submission.loaded) return;
+    const std::size_t current_case = order_[position].case_index;
+    std::size_t waiting = started_.size();
+    std::size_t next = std::max(next_to_start_, position + 1);
+    for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
+      const Turn turn = order_[next];
+      if (turn.case_index > current_case + kCasesPreparedAhead) break;
+      if (case_prepared(turn.case_index)) {
+        const CaseState& state = case_state(rows, turn.case_index);
+        if (!state.prepared || decide_without_runner(rows[turn.row], *state.prepared)) continue;
+      }
+      started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
+      ++waiting;
+    }
+    next_to_start_ = next;
+  }
+
+  // A row that needs no runner after all: the one started for it ends unused.
+  void drop_started(std::size_t index) {
+    const auto it = std::find_if(started_.begin(), started_.end(), [&](const StartedRow& s) { return s.index == index; });
+    if (it == started_.end()) return;
+    runners_.retire(it->runner.take());
+    started_.erase(it);
+  }
+
+  // After a row whose submission crashed or hung: a trusted process (the GPU
+  // probe's) must still create a context and copy on the GPU, else the next
+  // rows would fail for the GPU's sake. Tried 4 times over 7 s; then the
+  // grading stops with a clear message (the finished rows are in the
+  // reports; --resume grades the rest once the GPU is back).
+  void check_gpu_health(const RowResult& row) {
+    runners_.settle();
+    std::string why;
+    for (const double pause : {0.0, 1.0, 2.0, 4.0}) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+      const GpuInfo health = probe_gpu(options_.device, kMinimumProbeTimeout,
+                                       logs_dir(options_.output_dir) / "gpu-health.log",
+                                       std::nullopt);
+      if (health.count > 0 && health.copy_gbps) return;
+      why = health.note.empty() ? "no GPU found" : health.note;
+    }
+    throw SetupError("the GPU failed its health check after the row " + row.kernel + " / " + row.case_name + " (" +
+                     row.summary + "): " + why + ". Grading stopped; the rows graded so far are in the reports, and "
+                     "spmv-grade --resume grades the rest once the GPU works again.");
+  }
+
+  // Before the first row: the reference runner and the first rows' runners
+  // start together, each creating its CUDA context while the first case is
+  // prepared (without them, the first row would wait for each in turn).
+  void start_first_runners(const std::vector<RowResult>& rows) {
+    if (order_.empty() || gpu_missing()) return;
+    runners_.start_reference();
+    if (options_.prestart == 0 || !setup_.submission.loaded) return;
+    const Turn first = order_.front();
+    started_.push_back({first.row, start_submission_runner(runners_, log_of(rows[first.row]))});
+    next_to_start_ = 1;
+    look_ahead(rows, 0);
+  }
+
+  std::size_t position_of(std::size_t row) const {
+    const auto it = std::find_if(order_.begin(), order_.end(), [&](const Turn& turn) { return turn.row == row; });
+    return static_cast<std::size_t>(it - order_.begin());
+  }
+
+  void run_row(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
+    RowResult& row = rows[index];
+    PendingRunner pending;
+    if (!started_.empty() && started_.front().index == index) {
+      pending = std::move(started_.front().runner);
+      started_.pop_front();
+    } else {
+      pending = start_submission_runner(runners_, log_of(row));
+    }
+    look_ahead(rows, position_of(index));
+    RowPlan plan;
+    plan.prepared = &prepared;
+    plan.kernel = row.kernel;
+    plan.format = setup_.reference.find(row.kernel)->format;
+    plan.timeout_s = options_.timeout_s;
+    plan.timing = options_.timing;
+    plan.measure_cusparse =
+        options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    plan.min_reference_us = setup_.policy.min_reference_us;
+    RowRecord record = grade_row(plan, std::move(pending), runners_);
+    const auto judging = Clock::now();
+    judge_row(row, record,
+              RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review,
+                         setup_.policy.min_reference_us});
+    row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
+    for (const std::string& flag : row.flags) {
+      const auto& accepted = setup_.policy.accepted_flags;
+      if (std::find(accepted.begin(), accepted.end(), flag) != accepted.end()) row.accepted_flags.push_back(flag);
+    }
+    if (row.cusparse_ms && !prepared.cusparse_ms) {
+      prepared.cusparse_ms = row.cusparse_ms;
+      write_cusparse_cache(prepared);
+    }
+  }
+
+  const Options& options_;
+  Setup& setup_;
+  Reporter& reporter_;
+  GpuInfo gpu_;
+  bool needs_gpu_;
+  GradingRunners& runners_;
+  int cases_checked_on_host_ = 0;
+  double case_wait_s_ = 0;
+  PrepareOptions prepare_;
+  std::vector<std::vector<std::size_t>> case_rows_;  // each case's rows still to grade, in order
+  std::vector<Turn> order_;                          // those rows, in grading order
+  std::map<std::size_t, CaseState> cases_;           // prepared cases still needed
+  std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
+  std::deque<StartedRow> started_;                   // runners started ahead, waiting for their turn, in order
+  std::size_t next_to_start_ = 0;                    // position in order_ not yet looked at
+};
+
+}  // namespace
+
+RowsGraded grade_rows(const Options& options, Setup& setup, Reporter& reporter, const GpuInfo& gpu, bool needs_gpu,
+                      GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
+                      const std::set<std::size_t>& done) {
+  Grading grading(options, setup, reporter, gpu, needs_gpu, runners);
+  grading.run(rows, run_seed, done);
+  return {grading.cases_checked_on_host(), grading.case_wait_s(), grading.gpu_missing()};
+}
+
+}  // namespace spmv::grade

@@ -1,0 +1,99 @@
+#include "grading/grading_runners.hpp"
+
+#include <cstdlib>
+
+#include "cli/exit_codes.hpp"
+
+namespace spmv::grade {
+namespace {
+
+// CUDA_VISIBLE_DEVICES for a runner: only the GPU graded on. Indices are
+// those of the grader's own view (its CUDA_VISIBLE_DEVICES, if set).
+std::string visible_device(int device) {
+  const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (visible == nullptr || *visible == '\0') return std::to_string(device);
+  std::vector<std::string> entries(1);
+  for (const char* c = visible; *c != '\0'; ++c) {
+    if (*c == ',') {
+      entries.emplace_back();
+    } else {
+      entries.back() += *c;
+    }
+  }
+  return device < static_cast<int>(entries.size()) ? entries[static_cast<std::size_t>(device)] : "-1";
+}
+
+// The settings of a grading's runners: their memory space, their GPU.
+RunnerSpec in_space(RunnerSpec spec, spmv_memory_space memory, int device) {
+  spec.space = memory == SPMV_MEMORY_HOST ? "host" : "device";
+  if (spec.space == "device") spec.visible_devices = visible_device(device);
+  return spec;
+}
+
+std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
+  runner::Request hello;
+  hello.command = runner::Command::kHello;
+  runner->send(hello);
+  return runner;
+}
+
+}  // namespace
+
+GradingRunners::GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
+                               const std::filesystem::path& logs)
+    : submission_(for_program(in_space(common, setup.reference.memory, device), defaults.runner,
+                              setup.submission.path, {})),
+      reference_spec_(for_program(in_space(common, setup.reference.memory, device), defaults.reference_runner,
+                                  setup.reference.path, logs / "reference-runner.log")) {}
+
+std::unique_ptr<Runner> GradingRunners::submission(const std::filesystem::path& log) {
+  return std::make_unique<Runner>(submission_spec(log));
+}
+
+RunnerSpec GradingRunners::submission_spec(const std::filesystem::path& log) const {
+  RunnerSpec spec = submission_;
+  spec.log_file = log;
+  return spec;
+}
+
+std::future<std::unique_ptr<Runner>> GradingRunners::start_submission(const std::filesystem::path& log) {
+  return launcher_.start([this, log] { return say_hello(submission(log)); });
+}
+
+void GradingRunners::start_reference() {
+  if (reference_ || reference_starting_.valid()) return;
+  reference_starting_ = launcher_.start([this] { return say_hello(std::make_unique<Runner>(reference_spec_)); });
+}
+
+Runner& GradingRunners::reference() {
+  if (!reference_) {
+    start_reference();
+    reference_ = reference_starting_.get();
+    const auto deadline = Clock::now() + std::chrono::seconds(static_cast<int>(kMinimumProbeTimeout));
+    const auto ready = reference_->receive(deadline);
+    runner::Request load;
+    load.command = runner::Command::kLoad;
+    if (ready && ready->kind == runner::ReplyKind::kOk) ready_message_ = runner::read_text(ready->message);
+    const auto loaded = ready && ready->kind == runner::ReplyKind::kOk ? reference_->call(load, deadline) : ready;
+    if (!loaded || loaded->kind != runner::ReplyKind::kOk) {
+      const std::string why = loaded ? runner::read_text(loaded->message) : "it ended or did not answer";
+      throw SetupError("the reference runner did not start: " + why + " (see " + reference_spec_.log_file.string() +
+                       ")");
+    }
+  }
+  return *reference_;
+}
+
+void GradingRunners::retire(std::unique_ptr<Runner> runner) {
+  retiring_.push_back(std::async(std::launch::async, [runner = std::move(runner)]() mutable {
+    runner->end();
+    runner.reset();
+  }));
+}
+
+void GradingRunners::settle() {
+  for (auto& ending : retiring_) ending.get();
+  retiring_.clear();
+}
+
+}  // namespace spmv::grade

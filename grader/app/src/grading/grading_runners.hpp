@@ -1,0 +1,61 @@
+// The runners of a grading: a fresh submission runner per row, one
+// reference runner for the whole grading (restarted if it fails), all in
+// sandboxes of the grading's isolation level, in folders under one private
+// work folder.
+#pragma once
+
+#include <filesystem>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "grading/setup.hpp"
+#include "rows/row_grading.hpp"
+#include "runners/runner_client.hpp"
+
+namespace spmv::grade {
+
+class GradingRunners final : public RunnerFactory {
+ public:
+  // Runners of `common`'s settings: the submission's and the reference's
+  // plugin of `setup`, in `defaults`' runner programs, on GPU `device` when
+  // the reference works in device memory; the reference runner logs into
+  // `logs`.
+  GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
+                 const std::filesystem::path& logs);
+
+  std::unique_ptr<Runner> submission(const std::filesystem::path& log) override;
+  // A submission runner's spec (for the --memcheck pass).
+  [[nodiscard]] RunnerSpec submission_spec(const std::filesystem::path& log) const;
+  std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log) override;
+
+  // Starts the reference runner on the launcher, unless it is started
+  // already: its start-up (a CUDA context) then overlaps the grader's own.
+  void start_reference();
+  Runner& reference() override;
+  void restart_reference() override { reference_.reset(); }
+
+  // What the reference runner said when it was ready: the restrictions it
+  // put itself under, as every runner of the grading does.
+  [[nodiscard]] const std::string& ready_message() const { return ready_message_; }
+
+  void retire(std::unique_ptr<Runner> runner) override;
+  void settle() override;
+
+  GradingRunners(const GradingRunners&) = delete;
+  GradingRunners& operator=(const GradingRunners&) = delete;
+  ~GradingRunners() override { settle(); }
+
+ private:
+  // Declared first, so ended last: its thread outlives every runner it started.
+  Launcher launcher_;
+  RunnerSpec submission_;  // but its log, each row's own
+  RunnerSpec reference_spec_;
+  std::unique_ptr<Runner> reference_;
+  std::future<std::unique_ptr<Runner>> reference_starting_;
+  std::string ready_message_;
+  std::vector<std::future<void>> retiring_;
+};
+
+}  // namespace spmv::grade
