@@ -18,7 +18,7 @@ namespace spmv::runner {
 
 // spmv-grade reads these as bursts (spmv-grade's burst_timing.hpp says how):
 // runs are bursts, min_time_ms a burst's length on the GPU; its own
-// defaults are those of grader/app/src/options.hpp.
+// defaults are those of grader/app/src/cli/options.hpp.
 struct TimingOptions {
   int min_runs = 20;
   int max_runs = 100000;
