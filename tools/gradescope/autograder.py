@@ -28,6 +28,7 @@ submission folder holding one *.so and no .cu file is graded as that plugin
 GPU, can go through the whole path. Never set it for a course.
 """
 import argparse
+import configparser
 import csv
 import fcntl
 import io
@@ -262,19 +263,24 @@ def serve(args):
 # -- run: Gradescope's side ------------------------------------------------------------------------
 
 def read_host_config(folder):
-    """gpu-host/host.ini as a dict, or None when the zip has none."""
+    """gpu-host/host.ini's [gpu-host] keys as a dict, or None when the zip has none; raises Refused
+    naming the file and line of a malformed one. Read by configparser in the grader's INI dialect
+    (grader/core/include/spmv/core/ini.hpp): '=' splits, ';' or '#' starts a comment at the start
+    of a line or after white space, keys keep their case."""
     path = folder / "host.ini"
     if not path.is_file():
         return None
-    config = {}
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = raw.split("#")[0].strip()
-        if not line or line == "[gpu-host]":
-            continue
-        if "=" not in line:
-            raise Refused(f"{path}:{number}: expected key = value")
-        key, value = (part.strip() for part in line.split("=", 1))
-        config[key] = value
+    parser = configparser.ConfigParser(delimiters=("=",), comment_prefixes=("#", ";"),
+                                       inline_comment_prefixes=("#", ";"), interpolation=None)
+    parser.optionxform = str
+    try:
+        with open(path, encoding="utf-8") as handle:
+            parser.read_file(handle, source=str(path))
+    except (configparser.Error, UnicodeDecodeError) as error:
+        raise Refused(" ".join(str(error).split())) from None
+    if not parser.has_section("gpu-host"):
+        raise Refused(f"{path}: no [gpu-host] section")
+    config = dict(parser["gpu-host"])
     for key in ("host", "user"):
         if not config.get(key):
             raise Refused(f"{path}: no {key}")
