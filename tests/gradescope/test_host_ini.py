@@ -7,7 +7,9 @@ Usage: test_host_ini.py SOURCE_DIR WORK_DIR
 Random host names, users and ports written with comments wherever the one
 comment rule allows (';' or '#' at the start of a line or after a blank)
 and with '#' and ';' inside values where the rule keeps them, are read
-back as written; a malformed file is refused naming the file and the line.
+back as written, each key with the line it was written on (for
+tools/make-gradescope-autograder's messages); a malformed file is refused
+naming the file and the line.
 """
 import random
 import shutil
@@ -52,13 +54,18 @@ def main():
             written["timeout"] = str(rng.randint(1, 5000))
         lines = [rng.choice(["", "# the course's GPU host", "; set up by the staff", "   # indented"]),
                  "[gpu-host]" + comment(rng)]
+        key_lines = {}
         for key, value in rng.sample(sorted(written.items()), len(written)):
             if rng.random() < 0.3:
                 lines.append(rng.choice(["# " + word(rng), "; " + word(rng), ""]))
             lines.append(f"{key}{rng.choice(['', ' ', '  '])}={rng.choice(['', ' ', chr(9)])}{value}{comment(rng)}")
+            key_lines[key] = len(lines)
         (work / "host.ini").write_text("\n".join(lines) + "\n")
         read = autograder.read_host_config(work)
         check(read == written, f"seed {seed}: read {read}, written {written}:\n" + "\n".join(lines))
+        parsed = autograder.HostIni(work / "host.ini")
+        got_lines = {key: parsed.key_line("gpu-host", key) for key in written}
+        check(got_lines == key_lines, f"seed {seed}: key lines {got_lines}, written on {key_lines}")
 
     refused = [
         ("host = a\nuser = b\n", 1, "no section"),
