@@ -11,8 +11,9 @@
 // - The comment rule: ';' or '#' starts a comment at the beginning of a line
 //   (after any white space) or after a space or tab; anywhere else it is part
 //   of the text ("issue#3", "a;b"). Python's configparser with
-//   comment_prefixes and inline_comment_prefixes both ("#", ";") reads the
-//   same way.
+//   comment_prefixes and inline_comment_prefixes both ("#", ";"),
+//   delimiters ("=",) and optionxform = str reads these files the same way
+//   (tools/gradescope/autograder.py's HostIni).
 // - A key may appear once per section. A section header given again is an
 //   error or continues the earlier section (RepeatedSection).
 // - A UTF-8 byte order mark before the first line is skipped.
