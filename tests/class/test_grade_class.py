@@ -14,6 +14,7 @@ import csv
 import json
 import math
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -69,10 +70,20 @@ def main():
     for kernel in KERNELS:
         (broken / f"{kernel}.cu").write_text('#include "spmv/contract/plugin.h"\nthis does not compile;\n')
 
-    grade_class(source, build, submissions, output)
+    first = grade_class(source, build, submissions, output)
     with open(output / "class.csv", newline="") as handle:
         lines = {row["student"]: row for row in csv.DictReader(handle)}
     check(sorted(lines) == sorted([*picks, "fay"]), f"class.csv students {sorted(lines)}")
+    # Where the time went: every graded row counted, its phases named.
+    graded_rows = [json.loads(x) for name in picks if (output / name / "rows.jsonl").is_file()
+                   for x in (output / name / "rows.jsonl").read_text().splitlines() if x.strip()]
+    summary = re.search(r"grade-class: (\d+) rows in \d+ s .*builds \d+ s and gradings \d+ s.*the rows' time: (.*)", first)
+    check(summary is not None, "no line saying where the time went:\n" + first)
+    if summary:
+        check(int(summary[1]) == len(graded_rows), f"the time line counts {summary[1]} rows, the reports {len(graded_rows)}")
+        largest = max({k for r in graded_rows for k in r["phase_ms"]},
+                      key=lambda k: sum(r["phase_ms"].get(k, 0) for r in graded_rows))
+        check(summary[2].startswith(largest + " "), f"the largest phase is {largest}, the line says {summary[2]}")
     for name in picks:
         report = output / name
         check((report / "results.json").is_file() and (report / "summary.md").is_file(), f"{name}: no report")

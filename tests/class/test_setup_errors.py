@@ -12,7 +12,8 @@ secret seed) must end grade-class at once: exit 2, the reason on stderr
 naming the option or file, no Python traceback, and no student built or
 graded. Then, on a class whose set-up is right:
   - a grading that the grader could not finish (a grader that exits 3 for
-    one student) leaves that student's score out of class.csv;
+    one student) leaves that student's score out of class.csv, and shows
+    it out of the policy's total_points as spmv-grade reads them;
   - students whose folder names hold quotes, '$', spaces and a backquote are
     graded like any other;
   - a submission with the stubs one folder deeper, a 5 MB data file and a
@@ -21,6 +22,7 @@ graded. Then, on a class whose set-up is right:
 """
 import csv
 import os
+import random
 import shutil
 import stat
 import subprocess
@@ -132,8 +134,13 @@ exec {grader} "$@"
         (submissions / name).mkdir()
         shutil.copy(build / "plugins/libspmv_host_reference.so", submissions / name)
     output = work / "class"
+    # The points a student not graded in full is shown out of: the policy's
+    # total_points as spmv-grade reads it (here after a ';' comment).
+    total_points = random.randint(150, 250)
+    points_policy = work / "points-policy.ini"
+    points_policy.write_text(f"# the course's points\ntotal_points = {total_points} ; this term\n")
     run = run_tool(source, [submissions, "--output", output, "--prebuilt", "--allow-unisolated", "--grader", wrapper,
-                            "--cases", source / "testcases/edge", "--timeout", "20"])
+                            "--cases", source / "testcases/edge", "--timeout", "20", "--policy", points_policy])
     print(run.stdout, run.stderr, sep="\n")
     check(run.returncode == 0, f"grade-class exited {run.returncode}")
     lines = {}
@@ -141,6 +148,8 @@ exec {grader} "$@"
         with open(output / "class.csv", newline="") as handle:
             lines = {row["student"]: row for row in csv.DictReader(handle)}
     check(lines.get("bo", {}).get("status") == "grader_error", f"bo: {lines.get('bo')}")
+    check(lines.get("bo", {}).get("max_score") == f"{total_points:.2f}",
+          f"bo's max_score is not the policy's total_points {total_points}: {lines.get('bo')}")
     kernels = ["coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"]
     check(all(lines.get("bo", {}).get(column) == "" for column in ["score", "geomean_speedup", *kernels]),
           f"bo was not graded, yet class.csv shows {lines.get('bo')}")

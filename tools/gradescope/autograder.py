@@ -28,6 +28,7 @@ submission folder holding one *.so and no .cu file is graded as that plugin
 GPU, can go through the whole path. Never set it for a course.
 """
 import argparse
+import configparser
 import csv
 import fcntl
 import io
@@ -261,20 +262,50 @@ def serve(args):
 
 # -- run: Gradescope's side ------------------------------------------------------------------------
 
+class HostIni(configparser.ConfigParser):
+    """A host.ini read in the grader's INI dialect (grader/core/include/spmv/core/ini.hpp): '='
+    splits, ';' or '#' starts a comment at the start of a line or after white space, keys keep
+    their case, a key or section given twice is an error. key_line(section, key) is the line a key
+    was read from, for messages. Raises configparser.Error (naming the file and line) or OSError.
+    The autograder reads the zip's copy with it, tools/make-gradescope-autograder the course's."""
+
+    def __init__(self, path):
+        super().__init__(delimiters=("=",), comment_prefixes=("#", ";"), inline_comment_prefixes=("#", ";"),
+                         interpolation=None)
+        self._lines = {}
+        self._line_read = 0
+        with open(path, encoding="utf-8") as handle:
+            self.read_file(self._numbered(handle), source=str(path))
+        self._line_read = 0
+
+    def _numbered(self, lines):
+        for self._line_read, text in enumerate(lines, 1):
+            yield text
+
+    def optionxform(self, optionstr):
+        # configparser names each key through this hook as it reads the key's line, in the
+        # section it read last.
+        if self._line_read:
+            self._lines.setdefault((self.sections()[-1], optionstr), self._line_read)
+        return optionstr
+
+    def key_line(self, section, key):
+        return self._lines[(section, key)]
+
+
 def read_host_config(folder):
-    """gpu-host/host.ini as a dict, or None when the zip has none."""
+    """gpu-host/host.ini's [gpu-host] keys as a dict, or None when the zip has none; raises Refused
+    naming the file and line of a malformed one."""
     path = folder / "host.ini"
     if not path.is_file():
         return None
-    config = {}
-    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        line = raw.split("#")[0].strip()
-        if not line or line == "[gpu-host]":
-            continue
-        if "=" not in line:
-            raise Refused(f"{path}:{number}: expected key = value")
-        key, value = (part.strip() for part in line.split("=", 1))
-        config[key] = value
+    try:
+        parser = HostIni(path)
+    except (configparser.Error, UnicodeDecodeError) as error:
+        raise Refused(" ".join(str(error).split())) from None
+    if not parser.has_section("gpu-host"):
+        raise Refused(f"{path}: no [gpu-host] section")
+    config = dict(parser["gpu-host"])
     for key in ("host", "user"):
         if not config.get(key):
             raise Refused(f"{path}: no {key}")

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <set>
@@ -18,38 +19,15 @@
 #include "message.hpp"
 #include "spmv/core/atomic_file.hpp"
 #include "spmv/core/generators.hpp"
+#include "spmv/core/ini.hpp"
 #include "spmv/core/matrix_market.hpp"
+#include "spmv/core/text.hpp"
 
 namespace spmv {
 namespace {
 
 namespace fs = std::filesystem;
 using detail::message;
-
-// ---------------------------------------------------------------------------
-// Manifest text helpers
-
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\r\n\f\v";
-  const std::size_t begin = text.find_first_not_of(kSpace);
-  if (begin == std::string_view::npos) {
-    return {};
-  }
-  return text.substr(begin, text.find_last_not_of(kSpace) - begin + 1);
-}
-
-bool is_comment_start(char c) { return c == ';' || c == '#'; }
-
-// A comment starts at ';' or '#' at the beginning of the line or after
-// whitespace; elsewhere the character belongs to the value ("issue#3").
-std::string_view strip_comment(std::string_view line) {
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    if (is_comment_start(line[i]) && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t')) {
-      return line.substr(0, i);
-    }
-  }
-  return line;
-}
 
 // Case names end up in test names, report paths and command lines.
 bool is_valid_case_name(std::string_view name) {
@@ -102,18 +80,20 @@ class ManifestParser {
       : manifest_(std::move(manifest)), dir_(std::move(dir)) {}
 
   std::vector<TestCase> parse() {
-    std::ifstream in(manifest_, std::ios::binary);
-    if (!in) {
-      throw CaseError(message(manifest_.string(), ": cannot be opened"));
+    ini::Document document;
+    try {
+      document = ini::read_file(manifest_, ini::RepeatedSection::kError);
+    } catch (const ini::Error& error) {
+      throw CaseError(error.what());
     }
-    std::string line;
-    for (line_ = 1; std::getline(in, line); ++line_) {
-      parse_line(line_ == 1 ? strip_byte_order_mark(line) : std::string_view(line));
+    const ini::Section& before_any_case = document.sections.front();
+    if (!before_any_case.keys.empty()) {
+      const ini::Key& key = before_any_case.keys.front();
+      fail(key.line, message("key \"", key.name, "\" comes before any [case name] section"));
     }
-    finish_section();
     std::vector<TestCase> cases;
-    for (Section& section : sections_) {
-      cases.push_back(std::move(section.test_case));
+    for (auto section = std::next(document.sections.begin()); section != document.sections.end(); ++section) {
+      cases.push_back(read_case(*section));
     }
     return cases;
   }
@@ -132,100 +112,52 @@ class ManifestParser {
   }
 
  private:
-  struct Section {
-    TestCase test_case;
-    std::int64_t line = 0;
-    std::map<std::string, std::int64_t> keys;  // key -> line it was set on
-  };
-
   using KeySetter = void (ManifestParser::*)(TestCase&, std::string_view);
-
-  static std::string_view strip_byte_order_mark(std::string_view line) {
-    constexpr std::string_view kBom = "\xEF\xBB\xBF";
-    return line.starts_with(kBom) ? line.substr(kBom.size()) : line;
-  }
 
   [[noreturn]] void fail(std::int64_t line, const std::string& what) const {
     throw CaseError(message(location(line), ": ", what));
   }
   [[noreturn]] void fail(const std::string& what) const { fail(line_, what); }
 
-  void parse_line(std::string_view raw) {
-    const std::string_view line = trim(strip_comment(raw));
-    if (line.empty()) {
-      return;
+  TestCase read_case(const ini::Section& section) {
+    line_ = section.line;
+    if (!is_valid_case_name(section.name)) {
+      fail(message("case name \"", section.name, "\": expected ", kCaseNameRule));
     }
-    if (line.front() == '[') {
-      start_section(line);
-      return;
+    case_lines_.emplace(section.name, section.line);
+    TestCase test_case;
+    test_case.name = section.name;
+    test_case.origin = location(section.line);
+    for (const ini::Key& key : section.keys) {
+      line_ = key.line;
+      set_key(test_case, key);
     }
-    const std::size_t equals = line.find('=');
-    if (equals == std::string_view::npos) {
-      fail(message("expected \"key = value\" or \"[case name]\", found \"", line, "\""));
-    }
-    set_key(std::string(trim(line.substr(0, equals))), trim(line.substr(equals + 1)));
+    check_sources(section);
+    return test_case;
   }
 
-  void start_section(std::string_view line) {
-    if (line.back() != ']') {
-      fail(message("expected \"]\" to close the case name, found \"", line, "\""));
-    }
-    const std::string name(trim(line.substr(1, line.size() - 2)));
-    if (name.empty()) {
-      fail("expected a case name between [ and ], found none");
-    }
-    if (!is_valid_case_name(name)) {
-      fail(message("case name \"", name, "\": expected ", kCaseNameRule));
-    }
-    if (const std::int64_t earlier = line_of(name); earlier != 0) {
-      fail(message("case \"", name, "\" is already defined at line ", earlier));
-    }
-    finish_section();
-    case_lines_.emplace(name, line_);
-    Section section;
-    section.test_case.name = name;
-    section.test_case.origin = location(line_);
-    section.line = line_;
-    sections_.push_back(std::move(section));
-  }
-
-  void finish_section() {
-    if (sections_.empty()) {
-      return;
-    }
-    const Section& section = sections_.back();
-    const bool has_file = section.keys.contains("file");
-    const bool has_generator = section.keys.contains("generator");
+  void check_sources(const ini::Section& section) const {
+    const bool has_file = section.find("file") != nullptr;
+    const bool has_generator = section.find("generator") != nullptr;
     if (has_file == has_generator) {
       fail(section.line,
-           message("case \"", section.test_case.name, "\" needs exactly one of \"file\" and ",
+           message("case \"", section.name, "\" needs exactly one of \"file\" and ",
                    "\"generator\", found ", has_file ? "both" : "neither"));
     }
     for (const char* reader_key : {"upper_triangle", "allow_nonfinite"}) {
-      if (const auto it = section.keys.find(reader_key); it != section.keys.end() && has_generator) {
-        fail(it->second, message("key \"", reader_key, "\" says how a Matrix Market file is read; case \"",
-                                 section.test_case.name, "\" is generated, not read from a file"));
+      if (const ini::Key* key = section.find(reader_key); key != nullptr && has_generator) {
+        fail(key->line, message("key \"", reader_key, "\" says how a Matrix Market file is read; case \"",
+                                section.name, "\" is generated, not read from a file"));
       }
     }
   }
 
-  void set_key(const std::string& key, std::string_view value) {
-    if (key.empty()) {
-      fail("expected a key before \"=\", found none");
+  void set_key(TestCase& test_case, const ini::Key& key) {
+    const KeySetter setter = setter_of(key.name);
+    if (key.value.empty() && key.name != "tags") {
+      fail(message("key \"", key.name, "\": expected a value, found none"));
     }
-    if (sections_.empty()) {
-      fail(message("key \"", key, "\" comes before any [case name] section"));
-    }
-    const KeySetter setter = setter_of(key);
-    Section& section = sections_.back();
-    if (const auto [it, added] = section.keys.emplace(key, line_); !added) {
-      fail(message("key \"", key, "\" is already set for case \"", section.test_case.name,
-                   "\" at line ", it->second));
-    }
-    if (value.empty() && key != "tags") {
-      fail(message("key \"", key, "\": expected a value, found none"));
-    }
-    (this->*setter)(section.test_case, value);
+    (this->*setter)(test_case, key.value);
   }
 
   KeySetter setter_of(const std::string& key) const {
@@ -340,7 +272,6 @@ class ManifestParser {
   fs::path manifest_;
   fs::path dir_;
   std::int64_t line_ = 0;
-  std::vector<Section> sections_;
   std::set<fs::path> named_files_;
   std::map<std::string, std::int64_t> case_lines_;  // case name -> its section's line
 };

@@ -7,18 +7,13 @@
 #include <sstream>
 
 #include "rows/row_record.hpp"
+#include "spmv/core/text.hpp"
 #include "spmv/runner/protocol.hpp"
 
 namespace spmv::grade {
 namespace {
 
 constexpr std::string_view kPrefix = "=========";
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())) != 0) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.remove_suffix(1);
-  return text;
-}
 
 bool starts_with(std::string_view text, std::string_view prefix) { return text.substr(0, prefix.size()) == prefix; }
 

@@ -9,20 +9,13 @@
 
 #include "reports/json.hpp"
 #include "reports/provenance.hpp"
+#include "spmv/core/ini.hpp"
 
 namespace spmv::grade {
 namespace {
 
 constexpr std::string_view kCasePrefix = "case.";
 constexpr std::string_view kKernelPrefix = "kernels.";
-constexpr std::string_view kBlanks = " \t\r";
-
-std::string trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(kBlanks);
-  if (first == std::string_view::npos) return {};
-  return std::string(text.substr(first, text.find_last_not_of(kBlanks) - first + 1));
-}
-
 // Reads the file's keys over a base policy (the default), so a key the
 // file leaves out keeps the base's value; the base's kernel list is kept
 // only when the file names no kernel at all.
@@ -34,29 +27,21 @@ class PolicyReader {
     policy_.cases.clear();
   }
 
-  // The syntax of Boost.Program_options' configuration files, read here
-  // line by line so that every error can name its line.
+  // The file is read by the grader's INI reader (spmv/core/ini.hpp); a
+  // section's keys are named "<section>.<key>", and a section given twice
+  // continues the first.
   void read(const std::string& text) {
-    std::istringstream lines(text);
-    std::string section;
-    int number = 0;
-    for (std::string raw; std::getline(lines, raw);) {
-      ++number;
-      line_ = number;
-      const std::string line = trimmed(std::string_view(raw).substr(0, raw.find('#')));
-      if (line.empty()) continue;
-      if (line.front() == '[') {
-        if (line.back() != ']' || trimmed(line.substr(1, line.size() - 2)).empty()) {
-          fail_line("a section header '[name]'", line);
-        }
-        section = trimmed(line.substr(1, line.size() - 2)) + ".";
-        continue;
+    ini::Document document;
+    try {
+      document = ini::parse(text, policy_.source, ini::RepeatedSection::kContinue);
+    } catch (const ini::Error& error) {
+      throw PolicyError(error.what());
+    }
+    for (const ini::Section& section : document.sections) {
+      for (const ini::Key& key : section.keys) {
+        line_ = static_cast<int>(key.line);
+        apply(section.name.empty() ? key.name : section.name + "." + key.name, key.value);
       }
-      const auto equals = line.find('=');
-      if (equals == std::string::npos || trimmed(line.substr(0, equals)).empty()) {
-        fail_line("'key = value' or '[section]'", line);
-      }
-      apply(section + trimmed(line.substr(0, equals)), trimmed(line.substr(equals + 1)));
     }
     line_ = 0;
   }
@@ -76,6 +61,9 @@ class PolicyReader {
 
  private:
   void apply(const std::string& key, const std::string& text) {
+    // The reader refuses a key twice in a section; this catches the same
+    // key spelt both ways ("speedup.review_above" before any section and
+    // review_above in [speedup]).
     if (!policy_.lines.emplace(key, line_).second) {
       fail(key, "is given twice (first on line " + std::to_string(policy_.lines.at(key)) + ")");
     }
@@ -194,11 +182,6 @@ class PolicyReader {
 
   [[noreturn]] void fail(const std::string& key, const std::string& problem) const {
     throw PolicyError(policy_.source + ":" + std::to_string(line_) + ": " + key + " " + problem);
-  }
-
-  [[noreturn]] void fail_line(const std::string& expected, const std::string& found) const {
-    throw PolicyError(policy_.source + ":" + std::to_string(line_) + ": expected " + expected + ", found '" + found +
-                      "'");
   }
 
   static std::string format(double value) {

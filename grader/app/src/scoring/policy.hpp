@@ -1,8 +1,8 @@
 // The scoring policy: which kernels are graded and how much each is worth,
 // the split between correctness and performance points, the speedup band,
 // and per-case weight and visibility overrides. Read from a file in the
-// configuration-file syntax of Boost.Program_options ("key = value" lines,
-// "[section]" headers prefixing the keys after them, '#' comments); the
+// grader's INI dialect (spmv/core/ini.hpp: "key = value" lines, "[section]"
+// headers prefixing the keys after them, ';' or '#' comments); the
 // documented default (grader/policy/default-policy.ini) is compiled into the
 // grader. A file is read over that default: every key it leaves out keeps
 // its default value, and without any [kernels] key the default's kernels

@@ -22,9 +22,10 @@
 //   why = the textbook's worked example
 //
 // Each section needs exactly one of `file` and `generator`; the reader's keys
-// (upper_triangle, allow_nonfinite) go with `file` only. A ';' or '#'
-// starts a comment at the beginning of a line or after whitespace, so
-// "issue#3" in a value is kept. Case names use letters, digits, '_', '-'
+// (upper_triangle, allow_nonfinite) go with `file` only. The file is read by
+// ini::read_file (spmv/core/ini.hpp): a ';' or '#' starts a comment at the
+// beginning of a line or after whitespace, so "issue#3" in a value is kept;
+// a case given twice is an error. Case names use letters, digits, '_', '-'
 // and '.'.
 //
 // Every .mtx/.mtx.gz file directly in the directory that no `file =` line
