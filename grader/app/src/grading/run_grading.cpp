@@ -125,7 +125,8 @@ std::vector<std::pair<std::string, std::string>> grading_settings(double timeout
 // plugins of `setup`, the runner programs of `defaults`, the policy file
 // (none: the built-in policy), the cases' matrices and the GPU.
 Provenance provenance_of(const Setup& setup, const std::optional<std::filesystem::path>& policy_file,
-                         const Defaults& defaults, const GpuInfo& gpu, const std::map<std::string, std::string>& digests) {
+                         const Defaults& defaults, const GpuInfo& gpu,
+                         const std::map<std::string, std::string>& digests) {
   Provenance p;
   p.emplace_back("submission", file_digest(setup.submission.path));
   p.emplace_back("grader", file_digest("/proc/self/exe"));
