@@ -36,6 +36,7 @@ set(allowed
   grader/memory/*
   grader/plugin/*
   grader/sandbox/*
+  grader/cli/*
   grader/runner/*
   grader/app/*
   grader/policy/*
