@@ -60,7 +60,8 @@ set(allowed
 # relative path): the CPU product of every format, and the tests of the
 # reference kernels (which the kit cannot build); editor and Python leftovers.
 set(skipped
-  "^grader/core/(src|include/spmv/core)/cpu_spmv\\.(cpp|hpp)$"
+  "^grader/core/src/cpu_spmv/"
+  "^grader/core/include/spmv/core/cpu_spmv\\.hpp$"
   "^tests/gpu/test_(reference_kernels|merge_scratch|reference_table|csr_auto_rule)\\.cpp$"
   "(^|/)__pycache__/"
   "\\.(swp|pyc|orig|rej)$"
@@ -71,7 +72,7 @@ set(skipped
 set(denied
   "^reference/"
   "(^|/)tuning\\.hpp$"
-  "(^|/)cpu_spmv\\.(cpp|hpp)$"
+  "(^|/)cpu_spmv(\\.(cpp|hpp)$|/)"
   "^grader/hostpath/"
   "(^|/)host_terms\\.hpp$"
   "(^|/)host_plugin\\.cpp$"
