@@ -62,7 +62,7 @@ set(allowed
 set(skipped
   "^grader/core/src/cpu_spmv/"
   "^grader/core/include/spmv/core/cpu_spmv\\.hpp$"
-  "^tests/gpu/test_(reference_kernels|merge_scratch|reference_table|csr_auto_rule)\\.cpp$"
+  "^tests/gpu/test_(reference_kernels|reference_formats|merge_scratch|reference_table|csr_auto_rule)\\.cpp$"
   "(^|/)__pycache__/"
   "\\.(swp|pyc|orig|rej)$"
   "~$")
