@@ -3,8 +3,13 @@
 // looked up here with no change to this file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <regex>
 #include <set>
 #include <string>
 #include <type_traits>
@@ -154,6 +159,31 @@ TEST(FormatTable, NumbersAndNamesAreDistinctAndOthersUnknown) {
     }
   }
   EXPECT_FALSE(with_form(CsrMatrix{}, 0, ConversionLimits{}, [](const auto& /*form*/) { FAIL(); }));
+}
+
+// The contract's formats, read from its header as a compiler would not
+// list them: an SPMV_FORMAT_* enumerator without a format in the table (or
+// one of another name) fails here, before any place that dispatches on the
+// format is reached.
+TEST(FormatTable, HoldsEveryFormatOfTheContract) {
+  std::ifstream header(std::string(SPMV_SOURCE_DIR) + "/contract/include/spmv/contract/plugin.h");
+  ASSERT_TRUE(header) << "contract/include/spmv/contract/plugin.h not found";
+  const std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  const std::regex enumerator(R"(SPMV_FORMAT_([A-Z0-9_]+)\s*=\s*(\d+))");
+  int contract_formats = 0;
+  for (auto match = std::sregex_iterator(text.begin(), text.end(), enumerator); match != std::sregex_iterator();
+       ++match) {
+    ++contract_formats;
+    std::string name = (*match)[1].str();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const int id = std::stoi((*match)[2].str());
+    EXPECT_TRUE(is_format_id(id)) << "SPMV_FORMAT_" << (*match)[1] << " = " << id << " has no format in the table";
+    EXPECT_EQ(format_id_name(id), name) << "SPMV_FORMAT_" << (*match)[1];
+  }
+  int table_formats = 0;
+  for_each_format([&](auto /*tag*/) { ++table_formats; });
+  EXPECT_GT(contract_formats, 0);
+  EXPECT_EQ(table_formats, contract_formats) << "the table holds a format the contract does not number";
 }
 
 }  // namespace
