@@ -14,10 +14,7 @@ void detail::add_coo(const CooMatrix& a, std::span<const float> x, std::vector<d
 }
 
 std::vector<float> cpu_spmv(const CooMatrix& a, std::span<const float> x) {
-  check_inputs("COO", a, a.cols, x);
-  std::vector<double> sums(static_cast<std::size_t>(a.rows), 0.0);
-  add_coo(a, x, sums);
-  return round_rows(sums);
+  return summed_rows(a, a.rows, a.cols, x, [&](std::vector<double>& sums) { add_coo(a, x, sums); });
 }
 
 }  // namespace spmv

@@ -10,14 +10,11 @@ namespace spmv {
 using namespace detail;  // the shared steps of product.hpp
 
 std::vector<float> cpu_spmv(const CsrMatrix& a, std::span<const float> x) {
-  check_inputs("CSR", a, a.cols, x);
-  std::vector<double> sums(static_cast<std::size_t>(a.rows), 0.0);
-  for (index_t r = 0; r < a.rows; ++r) {
-    for (index_t e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) {
-      sums[r] += term(a.values[e], x[a.col_idx[e]]);
+  return summed_rows(a, a.rows, a.cols, x, [&](std::vector<double>& sums) {
+    for (index_t r = 0; r < a.rows; ++r) {
+      for (index_t e = a.row_ptr[r]; e < a.row_ptr[r + 1]; ++e) sums[r] += term(a.values[e], x[a.col_idx[e]]);
     }
-  }
-  return round_rows(sums);
+  });
 }
 
 }  // namespace spmv

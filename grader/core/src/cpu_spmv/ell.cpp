@@ -22,10 +22,7 @@ void detail::add_ell(const EllMatrix& a, std::span<const float> x, std::vector<d
 }
 
 std::vector<float> cpu_spmv(const EllMatrix& a, std::span<const float> x) {
-  check_inputs("ELL", a, a.cols, x);
-  std::vector<double> sums(static_cast<std::size_t>(a.rows), 0.0);
-  add_ell(a, x, sums);
-  return round_rows(sums);
+  return summed_rows(a, a.rows, a.cols, x, [&](std::vector<double>& sums) { add_ell(a, x, sums); });
 }
 
 }  // namespace spmv

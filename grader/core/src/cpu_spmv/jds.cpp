@@ -11,7 +11,7 @@ using namespace detail;  // the shared steps of product.hpp
 
 // Sorted row k accumulates diagonal by diagonal and lands in y[row_perm[k]].
 std::vector<float> cpu_spmv(const JdsMatrix& a, std::span<const float> x) {
-  check_inputs("JDS", a, a.cols, x);
+  check_inputs(FormatTraits<JdsMatrix>::label, a, a.cols, x);
   std::vector<double> sorted_sums(static_cast<std::size_t>(a.rows), 0.0);
   for (index_t d = 0; d < a.num_diagonals(); ++d) {
     const index_t begin = a.jd_ptr[d];

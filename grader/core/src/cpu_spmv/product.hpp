@@ -34,6 +34,17 @@ inline std::vector<float> round_rows(const std::vector<double>& sums) {
   return y;
 }
 
+// y of the rows of `a`: validates `a` and x, lets add(sums) add every
+// stored entry's exact product to its row's fp64 sum, and rounds each sum
+// once.
+template <typename Matrix, typename Add>
+std::vector<float> summed_rows(const Matrix& a, index_t rows, index_t cols, std::span<const float> x, Add&& add) {
+  check_inputs(FormatTraits<Matrix>::label, a, cols, x);
+  std::vector<double> sums(static_cast<std::size_t>(rows), 0.0);
+  add(sums);
+  return round_rows(sums);
+}
+
 // Adds every entry's product to the sums of its row (coo.cpp, ell.cpp).
 void add_coo(const CooMatrix& a, std::span<const float> x, std::vector<double>& sums);
 void add_ell(const EllMatrix& a, std::span<const float> x, std::vector<double>& sums);

@@ -8,6 +8,7 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "message.hpp"
 #include "spmv/core/formats.hpp"
@@ -59,6 +60,19 @@ inline bool column_in_range(index_t column, index_t cols) { return column >= 0 &
   }
   fail(format, "row ", row, " columns not increasing: column ", column, " at ", at,
        " follows column ", previous, " at ", previous_at);
+}
+
+// row_perm (of `rows` entries) names each row of [0, rows) once.
+inline void check_permutation(std::string_view format, const std::vector<index_t>& row_perm, index_t rows) {
+  std::vector<index_t> position(static_cast<std::size_t>(rows), -1);
+  for (index_t k = 0; k < rows; ++k) {
+    const index_t row = row_perm[k];
+    if (row < 0 || row >= rows) fail(format, "row_perm[", k, "] = ", row, " is outside [0, ", rows, ")");
+    if (position[row] >= 0) {
+      fail(format, "row_perm is not a permutation: row ", row, " appears at positions ", position[row], " and ", k);
+    }
+    position[row] = k;
+  }
 }
 
 // The checks of a container that is also a part of another (HYB's ELL and

@@ -8,10 +8,10 @@
 #include "formats/conversion.hpp"
 
 namespace spmv {
-namespace {
 
-using detail::message;
 using namespace detail;  // the shared checks and conversion steps
+
+namespace {
 
 void validate_csr(const CsrMatrix& a) {
   constexpr std::string_view kFormat = "CSR";

@@ -13,10 +13,10 @@
 #include "formats/conversion.hpp"
 
 namespace spmv {
-namespace {
 
-using detail::message;
 using namespace detail;  // the shared checks and conversion steps
+
+namespace {
 
 void check_ell_row_lengths(const EllMatrix& a, std::string_view format) {
   std::int64_t entries = 0;

@@ -11,10 +11,10 @@
 #include "formats/conversion.hpp"
 
 namespace spmv {
-namespace {
 
-using detail::message;
 using namespace detail;  // the shared checks and conversion steps
+
+namespace {
 
 void validate_hyb(const HybMatrix& a) {
   constexpr std::string_view kFormat = "HYB";

@@ -9,10 +9,10 @@
 #include "formats/conversion.hpp"
 
 namespace spmv {
-namespace {
 
-using detail::message;
 using namespace detail;  // the shared checks and conversion steps
+
+namespace {
 
 void check_jds_diagonals(const JdsMatrix& a) {
   constexpr std::string_view kFormat = "JDS";
@@ -47,18 +47,7 @@ void check_jds_diagonals(const JdsMatrix& a) {
 
 void check_jds_permutation(const JdsMatrix& a) {
   constexpr std::string_view kFormat = "JDS";
-  std::vector<index_t> position(static_cast<std::size_t>(a.rows), -1);
-  for (index_t k = 0; k < a.rows; ++k) {
-    const index_t row = a.row_perm[k];
-    if (row < 0 || row >= a.rows) {
-      fail(kFormat, "row_perm[", k, "] = ", row, " is outside [0, ", a.rows, ")");
-    }
-    if (position[row] >= 0) {
-      fail(kFormat, "row_perm is not a permutation: row ", row, " appears at positions ",
-           position[row], " and ", k);
-    }
-    position[row] = k;
-  }
+  check_permutation(kFormat, a.row_perm, a.rows);
   const std::vector<index_t> lengths = detail::jds_sorted_row_lengths(a);
   for (index_t k = 0; k + 1 < a.rows; ++k) {
     if (lengths[k] == lengths[k + 1] && a.row_perm[k] > a.row_perm[k + 1]) {

@@ -12,10 +12,10 @@
 #include "formats/conversion.hpp"
 
 namespace spmv {
-namespace {
 
-using detail::message;
 using namespace detail;  // the shared checks and conversion steps
+
+namespace {
 
 void check_sell_parameters(const SellMatrix& a) {
   constexpr std::string_view kFormat = "SELL";
@@ -62,24 +62,16 @@ void check_sell_permutation(const SellMatrix& a) {
   if (a.row_perm.empty()) return;
   check_size(kFormat, "row_perm", a.row_perm.size(), static_cast<std::size_t>(a.rows),
              "rows (or 0 for the identity)");
-  std::vector<index_t> position(static_cast<std::size_t>(a.rows), -1);
+  check_permutation(kFormat, a.row_perm, a.rows);
   bool identity = true;
   for (index_t p = 0; p < a.rows; ++p) {
     const index_t row = a.row_perm[p];
-    if (row < 0 || row >= a.rows) {
-      fail(kFormat, "row_perm[", p, "] = ", row, " is outside [0, ", a.rows, ")");
-    }
-    if (position[row] >= 0) {
-      fail(kFormat, "row_perm is not a permutation: row ", row, " appears at positions ",
-           position[row], " and ", p);
-    }
     if (row / a.sort_window != p / a.sort_window) {
       const std::int64_t first = std::int64_t{p / a.sort_window} * a.sort_window;
       const std::int64_t last = std::min<std::int64_t>(first + a.sort_window, a.rows) - 1;
       fail(kFormat, "row_perm[", p, "] = ", row, " lies outside the sorting window of position ",
            p, " (rows ", first, " .. ", last, "): rows are sorted only within their window");
     }
-    position[row] = p;
     identity = identity && row == p;
   }
   if (identity && a.rows > 0) {
