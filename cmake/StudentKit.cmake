@@ -6,7 +6,7 @@
 # into <build>/student-kit/: the folder spmv-lab-student-kit/ and
 # spmv-lab-student-kit.tar.gz of it. The kit holds the contract, the stubs of
 # student/, cmake/, the grader's sources (less grader/hostpath/, grader/bench/,
-# grader/ta/, grader/fuzz/ and grader/core/src/cpu_spmv.cpp), the public and
+# grader/ta/, grader/fuzz/ and grader/core/src/cpu_spmv/), the public and
 # edge cases, the student-facing docs, the tests of the student's kernels,
 # and the two reference plugins prebuilt (prebuilt/):
 #

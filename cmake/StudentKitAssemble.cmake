@@ -59,10 +59,13 @@ set(allowed
 
 # Left out of the allowed folders on purpose (regular expressions on the
 # relative path): the CPU product of every format, and the tests of the
-# reference kernels (which the kit cannot build); editor and Python leftovers.
+# reference kernels (which the kit cannot build) with the typed suite that
+# checks kernels against the CPU product; editor and Python leftovers.
 set(skipped
-  "^grader/core/(src|include/spmv/core)/cpu_spmv\\.(cpp|hpp)$"
-  "^tests/gpu/test_(reference_kernels|merge_scratch|reference_table|csr_auto_rule)\\.cpp$"
+  "^grader/core/src/cpu_spmv/"
+  "^grader/core/include/spmv/core/cpu_spmv\\.hpp$"
+  "^tests/gpu/test_(reference_kernels|reference_formats|merge_scratch|reference_table|csr_auto_rule)\\.cpp$"
+  "^tests/gpu/format_suite\\.hpp$"
   "(^|/)__pycache__/"
   "\\.(swp|pyc|orig|rej)$"
   "~$")
@@ -72,7 +75,7 @@ set(skipped
 set(denied
   "^reference/"
   "(^|/)tuning\\.hpp$"
-  "(^|/)cpu_spmv\\.(cpp|hpp)$"
+  "(^|/)cpu_spmv(\\.(cpp|hpp)$|/)"
   "^grader/hostpath/"
   "(^|/)host_terms\\.hpp$"
   "(^|/)host_plugin\\.cpp$"

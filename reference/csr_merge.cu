@@ -187,6 +187,73 @@ __global__ void merge_partition(int tile, std::int32_t rows, std::int32_t nnz, s
   }
 }
 
+// What a thread's walk of its stretch of a tile's merge path leaves to store.
+struct PathWalk {
+  bool first_done;    // whether the thread ended its first row
+  int first_row;      // that row, within the tile
+  float first_total;  // its sum: the thread's part and what the threads before it hold
+  float tile_total;   // in the last thread: the sum of the row the tile stops in, as far as the tile goes
+};
+
+// Thread tid walks kItems steps of the tile's merge path, items [diagonal,
+// diagonal_end), from the staged row ends and products, starting its sum at
+// start_sum. Rows after its first start and end in its stretch: it stores
+// their final sums (tile row i is y[first_tile_row + i]). What it holds of
+// its first row and of the row it stops in is combined across the block by
+// a segmented scan; the caller stores those.
+template <int kThreads, int kItems>
+__device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_entries,
+                                              const std::int32_t* row_end, const float* product, float start_sum,
+                                              std::int32_t first_tile_row, float* y,
+                                              typename RowSumScan<kThreads>::TempStorage& scan_storage) {
+  const int tile_length = tile_rows + tile_entries;
+  const int diagonal = min(tid * kItems, tile_length);
+  const int diagonal_end = min(diagonal + kItems, tile_length);
+  int low = max(0, diagonal - tile_entries);
+  int high = min(diagonal, tile_rows);
+  while (low < high) {
+    const int middle = (low + high) / 2;
+    if (row_end[middle] <= diagonal - middle - 1) {
+      low = middle + 1;
+    } else {
+      high = middle;
+    }
+  }
+  int r = low;               // rows ended so far, within the tile
+  int j = diagonal - low;    // entries consumed so far, within the tile
+  const int first_row = r;
+  bool first_done = false;
+  float first_sum = 0.0F;    // the thread's partial sum of its first row
+  float sum = start_sum;
+  int current_end = row_end[r];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    if (r + j < diagonal_end) {
+      if (j < current_end) {
+        sum += product[j];
+        ++j;
+      } else {
+        if (first_done) {
+          y[first_tile_row + r] = sum;
+        } else {
+          first_sum = sum;
+          first_done = true;
+        }
+        sum = 0.0F;
+        ++r;
+        current_end = row_end[r];
+      }
+    }
+  }
+
+  // What the threads before this one hold of its first row.
+  RowSum carried{};
+  RowSum tile_total{};
+  RowSumScan<kThreads>(scan_storage).ExclusiveScan(RowSum{first_tile_row + r, sum}, carried, ContinueRow{}, tile_total);
+  const float carried_in = (tid > 0 && carried.row == first_tile_row + first_row) ? carried.sum : 0.0F;
+  return PathWalk{first_done, first_row, first_sum + carried_in, tile_total.sum};
+}
+
 template <int kThreads, int kItems, int kMinBlocks>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
@@ -256,63 +323,16 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
 
   // Some row is long: each thread walks kMergeItems steps of the merge
   // path, so a long row is shared by many threads.
-
-  // This thread's stretch of the path: items [diagonal, diagonal_end).
-  const int tile_length = tile_rows + tile_entries;
-  const int diagonal = min(tid * kItems, tile_length);
-  const int diagonal_end = min(diagonal + kItems, tile_length);
-  int low = max(0, diagonal - tile_entries);
-  int high = min(diagonal, tile_rows);
-  while (low < high) {
-    const int middle = (low + high) / 2;
-    if (row_end[middle] <= diagonal - middle - 1) {
-      low = middle + 1;
+  const PathWalk walk =
+      walk_path<kThreads, kItems>(tid, tile_rows, tile_entries, row_end, product, 0.0F, begin.row, y, scan_storage);
+  if (walk.first_done) {
+    if (walk.first_row == 0 && first_row_cut) {
+      atomicAdd(&y[begin.row], walk.first_total);
     } else {
-      high = middle;
+      y[begin.row + walk.first_row] = walk.first_total;
     }
   }
-  int r = low;               // rows ended so far, within the tile
-  int j = diagonal - low;    // entries consumed so far, within the tile
-  const int first_row = r;
-  bool first_done = false;   // whether this thread ended its first row
-  float first_sum = 0.0F;    // its partial sum of that row
-  float sum = 0.0F;
-  int current_end = row_end[r];
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    if (r + j < diagonal_end) {
-      if (j < current_end) {
-        sum += product[j];
-        ++j;
-      } else {
-        // Rows after the first start and end in this thread: final sums.
-        if (first_done) {
-          y[begin.row + r] = sum;
-        } else {
-          first_sum = sum;
-          first_done = true;
-        }
-        sum = 0.0F;
-        ++r;
-        current_end = row_end[r];
-      }
-    }
-  }
-
-  // What the threads before this one hold of its first row.
-  RowSum carried{};
-  RowSum tile_total{};
-  RowSumScan<kThreads>(scan_storage).ExclusiveScan(RowSum{begin.row + r, sum}, carried, ContinueRow{}, tile_total);
-  const float carried_in = (tid > 0 && carried.row == begin.row + first_row) ? carried.sum : 0.0F;
-  if (first_done) {
-    const float total = first_sum + carried_in;
-    if (first_row == 0 && first_row_cut) {
-      atomicAdd(&y[begin.row], total);
-    } else {
-      y[begin.row + first_row] = total;
-    }
-  }
-  if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], tile_total.sum);
+  if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], walk.tile_total);
 }
 
 
@@ -409,50 +429,9 @@ __global__ void __launch_bounds__(kThreads)
 
   // Some row is long: the merge-path walk of merge_tile, with the head
   // carried in by thread 0 as the start of the first row's sum.
-  const int tile_length = tile_rows + tile_entries;
-  const int diagonal = min(tid * kItems, tile_length);
-  const int diagonal_end = min(diagonal + kItems, tile_length);
-  int low = max(0, diagonal - tile_entries);
-  int high = min(diagonal, tile_rows);
-  while (low < high) {
-    const int middle = (low + high) / 2;
-    if (row_end[middle] <= diagonal - middle - 1) {
-      low = middle + 1;
-    } else {
-      high = middle;
-    }
-  }
-  int r = low;
-  int j = diagonal - low;
-  const int first_row = r;
-  bool first_done = false;
-  float first_sum = 0.0F;
-  float sum = tid == 0 ? head : 0.0F;
-  int current_end = row_end[r];
-#pragma unroll
-  for (int k = 0; k < kItems; ++k) {
-    if (r + j < diagonal_end) {
-      if (j < current_end) {
-        sum += product[j];
-        ++j;
-      } else {
-        if (first_done) {
-          y[begin.row + r] = sum;
-        } else {
-          first_sum = sum;
-          first_done = true;
-        }
-        sum = 0.0F;
-        ++r;
-        current_end = row_end[r];
-      }
-    }
-  }
-  RowSum carried{};
-  RowSum tile_total{};
-  RowSumScan<kThreads>(scan_storage).ExclusiveScan(RowSum{begin.row + r, sum}, carried, ContinueRow{}, tile_total);
-  const float carried_in = (tid > 0 && carried.row == begin.row + first_row) ? carried.sum : 0.0F;
-  if (first_done) y[begin.row + first_row] = first_sum + carried_in;
+  const PathWalk walk = walk_path<kThreads, kItems>(tid, tile_rows, tile_entries, row_end, product,
+                                                    tid == 0 ? head : 0.0F, begin.row, y, scan_storage);
+  if (walk.first_done) y[begin.row + walk.first_row] = walk.first_total;
 }
 }  // namespace
 }  // namespace spmv::reference

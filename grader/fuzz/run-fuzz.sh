@@ -23,12 +23,13 @@ if [[ -z "$cxx" ]]; then
   exit 2
 fi
 
-# The reader and what it calls; the rest of spmv_core is not needed.
+# The reader and what it calls (the formats' validation and conversions);
+# the rest of spmv_core is not needed.
 sources=(
   "$root/grader/fuzz/fuzz_matrix_market.cpp"
   "$root/grader/core/src/matrix_market.cpp"
   "$root/grader/core/src/mm_assemble.cpp"
-  "$root/grader/core/src/formats.cpp"
+  "$root/grader/core/src/formats/"*.cpp
   "$root/grader/core/src/memory_fit.cpp"
 )
 binary="$build/fuzz_matrix_market"
@@ -40,7 +41,7 @@ if [[ ! -x "$binary" ]] || [[ -n "$(find "${sources[@]}" "$root/grader/core/src"
   echo "run-fuzz.sh: building $binary with $cxx"
   "$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I "$root/grader/core/include" "${sources[@]}" -lz -o "$binary.tmp"
+    -I "$root/grader/core/include" -I "$root/grader/core/src" "${sources[@]}" -lz -o "$binary.tmp"
   mv "$binary.tmp" "$binary"
 fi
 

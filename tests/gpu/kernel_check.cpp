@@ -104,4 +104,12 @@ std::vector<std::vector<float>> expect_matches_golden(const spmv_kernel_entry& k
   return first_runs;
 }
 
+void expect_matches_product(const spmv_kernel_entry& kernel, const UploadedMatrix& layout, const CsrMatrix& a,
+                            const std::vector<float>& x, const std::vector<float>& product,
+                            runner::Executor& executor) {
+  GoldenResult rounded = golden_spmv(a, x);
+  rounded.y.assign(product.begin(), product.end());
+  EXPECT_EQ(run_once(kernel, layout, executor, a, x, rounded).problems, "");
+}
+
 }  // namespace spmv::test

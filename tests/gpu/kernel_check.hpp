@@ -29,4 +29,14 @@ std::vector<std::vector<float>> expect_matches_golden(const spmv_kernel_entry& k
                                                       const std::vector<UploadedMatrix>& layouts, const CsrMatrix& a,
                                                       const std::vector<float>& x, runner::Executor& executor);
 
+// Runs `kernel` once on `layout` through the run protocol and expects: the
+// launch returns SPMV_SUCCESS, nothing is written around y, the inputs are
+// unchanged, and y passes spmv::check_result against `product`, a sequential
+// product of `a` rounded once per row (the CPU product of the layout's
+// format) in place of golden: the tolerance bound, whose scale and row
+// lengths are golden's, then holds it as it holds golden.
+void expect_matches_product(const spmv_kernel_entry& kernel, const UploadedMatrix& layout, const CsrMatrix& a,
+                            const std::vector<float>& x, const std::vector<float>& product,
+                            runner::Executor& executor);
+
 }  // namespace spmv::test

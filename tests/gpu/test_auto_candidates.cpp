@@ -22,7 +22,7 @@
 #include "sparse_test_support.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
-#include "spmv/memory/buffer.hpp"
+#include "spmv/memory/format_views.hpp"
 #include "spmv/reference/csr_auto.hpp"
 #include "uploaded_matrix.hpp"
 

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "format_suite.hpp"
 #include "kernel_check.hpp"
 #include "matrix_cases.hpp"
 #include "sparse_test_support.hpp"
@@ -146,6 +147,45 @@ TEST(KernelHarness, CatchesAWriteToX) { expect_fault_caught("modifies_input", "i
 TEST(KernelHarness, CatchesAResultThatMovesBetweenRuns) { expect_fault_caught("nondeterministic", "second run"); }
 TEST(KernelHarness, CatchesNotImplemented) { expect_fault_caught("not_implemented", "SPMV_NOT_IMPLEMENTED"); }
 TEST(KernelHarness, CatchesALaunchError) { expect_fault_caught("launch_error", "cudaErrorLaunchFailure"); }
+
+// The typed suite over the format table (format_suite.hpp), on the host
+// reference plugin: the kernels of every format pass it, and a fake whose
+// kernels drop a term of each row fails it in every format.
+template <typename Matrix>
+class HostFormatSuite : public ::testing::Test {
+ protected:
+  // The failures the suite reports for `plugin`'s kernels of this format.
+  static std::vector<std::string> suite_failures(const Plugin& plugin) {
+    const std::vector<const spmv_kernel_entry*> of_format = kernels_of_format<Matrix>(plugin.kernels());
+    EXPECT_FALSE(of_format.empty()) << "the plugin has no kernel of format " << FormatTraits<Matrix>::name;
+    testing::TestPartResultArray results;
+    const std::unique_ptr<runner::Executor> host = runner::make_host_executor();
+    {
+      const testing::ScopedFakeTestPartResultReporter intercept(
+          testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+      expect_kernels_match_cpu_product<Matrix>(of_format, *host, MemorySpace::kHost, 3);
+    }
+    std::vector<std::string> failures;
+    for (int i = 0; i < results.size(); ++i) {
+      if (results.GetTestPartResult(i).failed()) failures.emplace_back(results.GetTestPartResult(i).message());
+    }
+    return failures;
+  }
+};
+TYPED_TEST_SUITE(HostFormatSuite, TableFormats, FormatName);
+
+TYPED_TEST(HostFormatSuite, AcceptsTheHostReference) {
+  const std::vector<std::string> failures = this->suite_failures(load_host_plugin("libspmv_host_reference.so"));
+  EXPECT_TRUE(failures.empty()) << joined(failures);
+}
+
+TYPED_TEST(HostFormatSuite, CatchesAMissingTerm) {
+  const std::vector<std::string> failures =
+      this->suite_failures(load_host_plugin("fakes/libspmv_fake_wrong_element.so"));
+  EXPECT_TRUE(std::any_of(failures.begin(), failures.end(), [](const std::string& message) {
+    return message.find("rows wrong") != std::string::npos;
+  })) << joined(failures);
+}
 
 }  // namespace
 }  // namespace spmv::test

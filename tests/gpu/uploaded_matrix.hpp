@@ -12,7 +12,7 @@
 
 #include "spmv/contract/plugin.h"
 #include "spmv/core/formats.hpp"
-#include "spmv/memory/buffer.hpp"
+#include "spmv/memory/format_views.hpp"
 #include "spmv/runner/matrix_image.hpp"
 #include "spmv/runner/uploaded.hpp"
 

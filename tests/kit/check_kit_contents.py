@@ -37,7 +37,7 @@ RUN = 4
 DENIED_PATHS = [
     r"^reference/",
     r"(^|/)tuning\.hpp$",
-    r"(^|/)cpu_spmv\.(cpp|hpp)$",
+    r"(^|/)cpu_spmv(\.(cpp|hpp)$|/)",
     r"^grader/hostpath/",
     r"(^|/)host_terms\.hpp$",
     r"(^|/)host_plugin\.cpp$",
@@ -51,7 +51,7 @@ DENIED_PATHS = [
 SOLUTION_FILES = [
     "reference/*",
     "reference/include/spmv/reference/*",
-    "grader/core/src/cpu_spmv.cpp",
+    "grader/core/src/cpu_spmv/*",
     "grader/hostpath/src/*",
     "tests/gpu/faults/fault_plugin.cu",
 ]

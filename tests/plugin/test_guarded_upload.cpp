@@ -12,7 +12,7 @@
 
 #include "random_csr.hpp"
 #include "spmv/core/convert.hpp"
-#include "spmv/memory/buffer.hpp"
+#include "spmv/memory/format_views.hpp"
 
 namespace spmv {
 namespace {

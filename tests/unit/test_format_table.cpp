@@ -3,9 +3,16 @@
 // looked up here with no change to this file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <random>
+#include <regex>
+#include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -154,6 +161,83 @@ TEST(FormatTable, NumbersAndNamesAreDistinctAndOthersUnknown) {
     }
   }
   EXPECT_FALSE(with_form(CsrMatrix{}, 0, ConversionLimits{}, [](const auto& /*form*/) { FAIL(); }));
+}
+
+// A toy format, to show what the table's static_assert (TableFormat, in
+// format_table.hpp) demands of a format added to FormatTable: with every
+// piece it qualifies; without its CPU product or its byte model it does not,
+// and the table would not compile with it.
+template <bool kWithProduct, bool kWithByteModel>
+struct ToyMatrix {
+  index_t rows = 0;
+  void validate() const {}
+};
+template <bool kWithProduct, bool kWithByteModel>
+CsrMatrix to_csr(const ToyMatrix<kWithProduct, kWithByteModel>& toy);
+template <bool kWithByteModel>
+std::vector<float> cpu_spmv(const ToyMatrix<true, kWithByteModel>& toy, std::span<const float> x);
+
+}  // namespace
+
+template <bool kWithProduct, bool kWithByteModel>
+struct FormatTraits<ToyMatrix<kWithProduct, kWithByteModel>> {
+  using Toy = ToyMatrix<kWithProduct, kWithByteModel>;
+  static constexpr int id = 100;
+  static constexpr const char* name = "toy";
+  static constexpr const char* label = "TOY";
+  static constexpr const char* byte_model = "none";
+  static Toy from_csr(const CsrMatrix& /*csr*/, const ConversionLimits& /*limits*/) { return {}; }
+  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& /*csr*/, const Toy* /*form*/) { return 0; }
+  template <typename Self, typename Visit>
+  static void for_each_member(Self& toy, Visit&& visit) {
+    visit(toy.rows);
+  }
+};
+template <bool kWithProduct>
+struct FormatTraits<ToyMatrix<kWithProduct, false>> {
+  using Toy = ToyMatrix<kWithProduct, false>;
+  static constexpr int id = 101;
+  static constexpr const char* name = "toy";
+  static constexpr const char* label = "TOY";
+  static Toy from_csr(const CsrMatrix& /*csr*/, const ConversionLimits& /*limits*/) { return {}; }
+  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& /*csr*/, const Toy* /*form*/) { return 0; }
+  template <typename Self, typename Visit>
+  static void for_each_member(Self& toy, Visit&& visit) {
+    visit(toy.rows);
+  }
+};
+
+namespace {
+
+static_assert(TableFormat<ToyMatrix<true, true>>);
+static_assert(!TableFormat<ToyMatrix<false, true>>, "a format without a CPU product must not qualify");
+static_assert(!TableFormat<ToyMatrix<true, false>>, "a format without a byte model must not qualify");
+static_assert(detail::every_format_complete(FormatList<CsrMatrix, ToyMatrix<true, true>>{}));
+static_assert(!detail::every_format_complete(FormatList<CsrMatrix, ToyMatrix<false, true>>{}));
+
+// The contract's formats, read from its header as a compiler would not
+// list them: an SPMV_FORMAT_* enumerator without a format in the table (or
+// one of another name) fails here, before any place that dispatches on the
+// format is reached.
+TEST(FormatTable, HoldsEveryFormatOfTheContract) {
+  std::ifstream header(std::string(SPMV_SOURCE_DIR) + "/contract/include/spmv/contract/plugin.h");
+  ASSERT_TRUE(header) << "contract/include/spmv/contract/plugin.h not found";
+  const std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  const std::regex enumerator(R"(SPMV_FORMAT_([A-Z0-9_]+)\s*=\s*(\d+))");
+  int contract_formats = 0;
+  for (auto match = std::sregex_iterator(text.begin(), text.end(), enumerator); match != std::sregex_iterator();
+       ++match) {
+    ++contract_formats;
+    std::string name = (*match)[1].str();
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+    const int id = std::stoi((*match)[2].str());
+    EXPECT_TRUE(is_format_id(id)) << "SPMV_FORMAT_" << (*match)[1] << " = " << id << " has no format in the table";
+    EXPECT_EQ(format_id_name(id), name) << "SPMV_FORMAT_" << (*match)[1];
+  }
+  int table_formats = 0;
+  for_each_format([&](auto /*tag*/) { ++table_formats; });
+  EXPECT_GT(contract_formats, 0);
+  EXPECT_EQ(table_formats, contract_formats) << "the table holds a format the contract does not number";
 }
 
 }  // namespace

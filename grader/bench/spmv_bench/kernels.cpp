@@ -45,29 +45,11 @@ class ReferenceLauncher final : public Launcher {
   RawBuffer scratch_;  // null when the kernel asks for none, as the contract says
 };
 
-const void* reference_view(DeviceWorkload& w, spmv_format format) {
-  switch (format) {
-    case SPMV_FORMAT_COO: return &w.coo();
-    case SPMV_FORMAT_CSR: return &w.csr();
-    case SPMV_FORMAT_ELL: return &w.ell();
-    case SPMV_FORMAT_HYB: return &w.hyb();
-    case SPMV_FORMAT_JDS: return &w.jds();
-    case SPMV_FORMAT_SELL: return &w.sell();
-    default: break;
-  }
-  throw NotApplicable(std::string("spmv-bench cannot build the ") + format_name(format) +
-                      " format for a plugin kernel");
-}
-
+// What a reference kernel needs besides CSR, which is always there: its
+// format, when the table has it (the workload refuses the others).
 std::optional<HostFormat> host_format_of(spmv_format format) {
-  switch (format) {
-    case SPMV_FORMAT_COO: return HostFormat::kCoo;
-    case SPMV_FORMAT_ELL: return HostFormat::kEll;
-    case SPMV_FORMAT_HYB: return HostFormat::kHyb;
-    case SPMV_FORMAT_JDS: return HostFormat::kJds;
-    case SPMV_FORMAT_SELL: return HostFormat::kSell;
-    default: return std::nullopt;  // CSR is always there; others are n/a
-  }
+  if (format == SPMV_FORMAT_CSR || !is_format_id(format)) return std::nullopt;
+  return host_format(format);
 }
 
 // What the reference "auto" kernel picked for the workload's CSR view.
@@ -145,7 +127,7 @@ KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& 
       /*poison_y=*/true,
       is_auto ? std::function<std::string(DeviceWorkload&)>(auto_choice) : nullptr,
       [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
-        return std::make_unique<ReferenceLauncher>(entry, reference_view(w, entry.format), w, context.stream);
+        return std::make_unique<ReferenceLauncher>(entry, w.view(entry.format), w, context.stream);
       }};
 }
 
@@ -216,7 +198,7 @@ SpMat describe_csr(DeviceWorkload& w) {
 }
 
 SpMat describe_coo(DeviceWorkload& w) {
-  const spmv_coo_view& a = w.coo();
+  const spmv_coo_view& a = w.view_of<CooMatrix>();
   cusparseConstSpMatDescr_t descriptor = nullptr;
   SPMV_CUSPARSE_CHECK(cusparseCreateConstCoo(&descriptor, a.rows, a.cols, a.nnz, a.row_idx, a.col_idx, a.values,
                                              CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
@@ -278,7 +260,7 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
                                     "cuSPARSE CSR, CUSPARSE_SPMV_CSR_ALG2 (bit-wise deterministic)", std::nullopt,
                                     describe_csr, CUSPARSE_SPMV_CSR_ALG2));
   kernels.push_back(cusparse_kernel("cusparse_coo_alg1", "coo", "cuSPARSE COO, CUSPARSE_SPMV_COO_ALG1",
-                                    HostFormat::kCoo, describe_coo, CUSPARSE_SPMV_COO_ALG1));
+                                    host_format(SPMV_FORMAT_COO), describe_coo, CUSPARSE_SPMV_COO_ALG1));
   kernels.push_back(cusparse_kernel("cusparse_sell_alg1", "sell",
                                     "cuSPARSE sliced ELL (slices of 32 rows), CUSPARSE_SPMV_SELL_ALG1",
                                     HostFormat::kSlicedEll, describe_sliced_ell, CUSPARSE_SPMV_SELL_ALG1));

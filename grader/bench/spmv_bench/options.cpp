@@ -31,7 +31,7 @@ Columns:
            the compulsory traffic of CSR: values and column indices, row
            pointers, x read once, y written once. One model for all kernels,
            so GB/s compares kernels on the same matrix; formats with padding
-           (ELL, sliced ELL) or extra indices (COO, JDS) move more than that.
+           or extra indices (row indices, permutations) move more than that.
   %copy    GB/s as a percentage of the measured device-to-device copy
            bandwidth (bytes read + bytes written)
   vs ALG1  speedup over cuSPARSE CSR ALG1 on the same matrix (always run)

@@ -251,7 +251,7 @@ TEST(Catalogue, PutsTheBaselineFirstAndTheTableInOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{kBaselineKernel, "jds_fake", "csr_fake", "cusparse_csr_alg2",
                                              "cusparse_coo_alg1", "cusparse_sell_alg1"}));
   EXPECT_EQ(kernels[1].provider, "fake");
-  EXPECT_EQ(kernels[1].host_format, HostFormat::kJds);
+  EXPECT_EQ(kernels[1].host_format, host_format(SPMV_FORMAT_JDS));
   EXPECT_FALSE(kernels[2].host_format.has_value());  // CSR is always uploaded
   EXPECT_EQ(kernels[5].host_format, HostFormat::kSlicedEll);
 }
@@ -269,7 +269,7 @@ TEST(Catalogue, ASellKernelAsksForTheSellWorkload) {
   ASSERT_GE(kernels.size(), 2U);
   EXPECT_EQ(kernels[1].name, "sell_fake");
   EXPECT_EQ(kernels[1].format, "sell");
-  EXPECT_EQ(kernels[1].host_format, HostFormat::kSell);
+  EXPECT_EQ(kernels[1].host_format, host_format(SPMV_FORMAT_SELL));
 }
 
 TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {

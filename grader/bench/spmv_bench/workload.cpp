@@ -4,6 +4,8 @@
 #include <chrono>
 #include <future>
 #include <span>
+#include <string>
+#include <type_traits>
 
 #include "spmv/core/convert.hpp"
 #include "spmv_bench/cuda_check.hpp"
@@ -35,20 +37,6 @@ MatrixStats stats_of(const CsrMatrix& a) {
   return stats;
 }
 
-// Moves a host format to the device the first time a kernel needs it.
-template <typename Matrix, typename Buffers>
-const Buffers& upload_once(std::optional<Buffers>& device, Converted<Matrix>& host, const char* format) {
-  if (device) return *device;
-  if (!host.requested) {
-    throw std::logic_error(std::string("spmv-bench: the ") + format +
-                           " form was used but never requested from prepare_host_workload");
-  }
-  if (!host.matrix) throw NotApplicable("refused: " + host.refusal);
-  device = upload(MemorySpace::kDevice, *host.matrix);
-  host.matrix.reset();  // the device copy is all the kernels need
-  return *device;
-}
-
 }  // namespace
 
 HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<HostFormat>& formats,
@@ -66,11 +54,13 @@ HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<Ho
     w.x = random_vector(static_cast<std::size_t>(w.csr.cols), seed);
     w.golden = golden_spmv(w.csr, w.x);
   }));
-  tasks.push_back(convert_async(w.coo, wants(HostFormat::kCoo), [&csr] { return to_coo(csr); }));
-  tasks.push_back(convert_async(w.ell, wants(HostFormat::kEll), [&csr] { return to_ell(csr); }));
-  tasks.push_back(convert_async(w.hyb, wants(HostFormat::kHyb), [&csr] { return to_hyb(csr); }));
-  tasks.push_back(convert_async(w.jds, wants(HostFormat::kJds), [&csr] { return to_jds(csr); }));
-  tasks.push_back(convert_async(w.sell, wants(HostFormat::kSell), [&csr] { return to_sell(csr, sell_params_for(csr)); }));
+  for_each_format([&](auto tag) {
+    using Matrix = typename decltype(tag)::type;
+    if constexpr (!std::is_same_v<Matrix, CsrMatrix>) {
+      tasks.push_back(convert_async(w.converted<Matrix>(), wants(host_format(format_of_v<Matrix>)),
+                                    [&csr] { return FormatTraits<Matrix>::from_csr(csr, ConversionLimits{}); }));
+    }
+  });
   tasks.push_back(convert_async(w.sliced_ell, wants(HostFormat::kSlicedEll),
                                 [&csr] { return to_sliced_ell(csr, kSlicedEllSliceSize); }));
   // get() rethrows a task's exception; the futures of std::async join their
@@ -88,13 +78,18 @@ DeviceWorkload::DeviceWorkload(HostWorkload& host)
       x_(MemorySpace::kDevice, std::span<const float>(host.x)),
       y_(MemorySpace::kDevice, static_cast<std::size_t>(host.csr.rows)) {}
 
-const spmv_coo_view& DeviceWorkload::coo() { return upload_once(coo_, host_.coo, "COO").view; }
-const spmv_ell_view& DeviceWorkload::ell() { return upload_once(ell_, host_.ell, "ELL").view; }
-const spmv_hyb_view& DeviceWorkload::hyb() { return upload_once(hyb_, host_.hyb, "HYB").view; }
-const spmv_jds_view& DeviceWorkload::jds() { return upload_once(jds_, host_.jds, "JDS").view; }
-const spmv_sell_view& DeviceWorkload::sell() { return upload_once(sell_, host_.sell, "SELL").view; }
+const void* DeviceWorkload::view(spmv_format format) {
+  const void* view = nullptr;
+  const bool known = visit_format(format, [&](auto tag) { view = &view_of<typename decltype(tag)::type>(); });
+  if (!known) {
+    throw NotApplicable("spmv-bench cannot build format number " + std::to_string(static_cast<int>(format)) +
+                        " for a plugin kernel");
+  }
+  return view;
+}
+
 const SlicedEllBuffers& DeviceWorkload::sliced_ell() {
-  return upload_once(sliced_ell_, host_.sliced_ell, "sliced ELL");
+  return detail::upload_once(sliced_ell_, host_.sliced_ell, "sliced ELL");
 }
 
 void DeviceWorkload::fill_y(std::uint32_t word) {

@@ -1,7 +1,7 @@
 // One matrix's benchmark inputs: built on the host (generated or read once,
-// converted once per format, all formats in parallel), then uploaded to the
-// device format by format as kernels ask for them, and freed as a whole
-// before the next matrix.
+// converted once per format of the format table, all formats in parallel),
+// then uploaded to the device format by format as kernels ask for them, and
+// freed as a whole before the next matrix.
 #pragma once
 
 #include <cstdint>
@@ -9,11 +9,14 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/memory/format_views.hpp"
 #include "spmv_bench/sliced_ell.hpp"
 #include "spmv_bench/suite.hpp"
 
@@ -26,8 +29,11 @@ class NotApplicable : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Formats built from the CSR matrix when a selected kernel needs them.
-enum class HostFormat { kCoo, kEll, kHyb, kJds, kSell, kSlicedEll };
+// A form built from the CSR matrix when a selected kernel needs it: a format
+// of the table, numbered as its spmv_format (host_format(format)), or
+// cuSPARSE's sliced ELL.
+enum class HostFormat : int { kSlicedEll = -1 };
+constexpr HostFormat host_format(spmv_format format) { return static_cast<HostFormat>(format); }
 
 // Slice height of the sliced ELL given to cuSPARSE: one warp per slice.
 inline constexpr index_t kSlicedEllSliceSize = 32;
@@ -53,13 +59,16 @@ struct HostWorkload {
   std::vector<float> x;
   GoldenResult golden;
   MatrixStats stats;
-  Converted<CooMatrix> coo;
-  Converted<EllMatrix> ell;
-  Converted<HybMatrix> hyb;
-  Converted<JdsMatrix> jds;
-  Converted<SellMatrix> sell;  // default SellParams, as spmv-grade builds it
+  // Every format of the table, converted with the grader's parameters
+  // (FormatTraits<M>::from_csr); CSR's slot stays unrequested (`csr` is it).
+  EachFormatTuple<Converted> formats;
   Converted<SlicedEllMatrix> sliced_ell;
   double prepare_seconds = 0;
+
+  template <typename Matrix>
+  Converted<Matrix>& converted() {
+    return std::get<Converted<Matrix>>(formats);
+  }
 };
 
 // Loads the matrix, draws x from `seed`, computes the golden result and the
@@ -76,12 +85,13 @@ class DeviceWorkload {
 
   [[nodiscard]] const HostWorkload& host() const { return host_; }
   [[nodiscard]] const spmv_csr_view& csr() const { return csr_.view; }
-  // These throw NotApplicable when the conversion was refused.
-  const spmv_coo_view& coo();
-  const spmv_ell_view& ell();
-  const spmv_hyb_view& hyb();
-  const spmv_jds_view& jds();
-  const spmv_sell_view& sell();
+  // The contract view of format `Matrix` (a format of the table), uploaded
+  // on first use. These throw NotApplicable when the conversion was refused.
+  template <typename Matrix>
+  const typename FormatViews<Matrix>::View& view_of();
+  // The same for the format numbered `format`, as a plugin's kernel takes
+  // it; NotApplicable too when the table has no such format.
+  const void* view(spmv_format format);
   const SlicedEllBuffers& sliced_ell();
 
   [[nodiscard]] const float* x() const { return x_.data(); }
@@ -95,12 +105,37 @@ class DeviceWorkload {
   HostWorkload& host_;
   CsrBuffers csr_;
   Buffer<float> x_, y_;
-  std::optional<CooBuffers> coo_;
-  std::optional<EllBuffers> ell_;
-  std::optional<HybBuffers> hyb_;
-  std::optional<JdsBuffers> jds_;
-  std::optional<SellBuffers> sell_;
+  template <typename Matrix>
+  using DeviceForm = std::optional<typename FormatViews<Matrix>::Buffers>;
+  EachFormatTuple<DeviceForm> device_forms_;  // CSR's slot unused: csr_ is it
   std::optional<SlicedEllBuffers> sliced_ell_;
 };
+
+namespace detail {
+// Moves a host form to the device the first time a kernel needs it.
+template <typename Matrix, typename Buffers>
+const Buffers& upload_once(std::optional<Buffers>& device, Converted<Matrix>& host, const char* format) {
+  if (device) return *device;
+  if (!host.requested) {
+    throw std::logic_error(std::string("spmv-bench: the ") + format +
+                           " form was used but never requested from prepare_host_workload");
+  }
+  if (!host.matrix) throw NotApplicable("refused: " + host.refusal);
+  device = upload(MemorySpace::kDevice, *host.matrix);
+  host.matrix.reset();  // the device copy is all the kernels need
+  return *device;
+}
+}  // namespace detail
+
+template <typename Matrix>
+const typename FormatViews<Matrix>::View& DeviceWorkload::view_of() {
+  if constexpr (std::is_same_v<Matrix, CsrMatrix>) {
+    return csr_.view;
+  } else {
+    return detail::upload_once(std::get<DeviceForm<Matrix>>(device_forms_), host_.converted<Matrix>(),
+                               FormatTraits<Matrix>::label)
+        .view;
+  }
+}
 
 }  // namespace spmv::bench

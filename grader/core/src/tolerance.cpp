@@ -237,7 +237,7 @@ std::string describe_cause(const ToleranceVerdict& verdict) {
              "or two launches each adding the full row).";
     case LikelyCause::kUnknown:
       return "the errors match no single missing, repeated or doubled term. Check the indexing "
-             "against the format's layout (row pointers, column-major ELL slots, the JDS row "
+             "against the format's layout (row pointers, column-major ELL slots, a sorted format's row "
              "permutation) and that each row's sum lands in y at its original row index.";
   }
   return "unknown";

@@ -90,61 +90,6 @@ void RawBuffer::fill_words(std::uint32_t word) {
   copy_from_host(pattern.data(), bytes_);
 }
 
-namespace {
-
-template <typename T>
-Buffer<T> upload_array(MemorySpace space, const std::vector<T>& values, std::size_t guard_words) {
-  const std::uint32_t bits = std::is_floating_point_v<T> ? kValueGuardBits : kIndexGuardBits;
-  return Buffer<T>(space, std::span<const T>(values), guard_words, bits);
-}
-
-}  // namespace
-
-CooBuffers upload(MemorySpace space, const CooMatrix& a, std::size_t guard_words) {
-  CooBuffers b{upload_array(space, a.row_idx, guard_words), upload_array(space, a.col_idx, guard_words),
-               upload_array(space, a.values, guard_words), {}};
-  b.view = {a.rows, a.cols, a.nnz(), b.row_idx.data(), b.col_idx.data(), b.values.data()};
-  return b;
-}
-
-CsrBuffers upload(MemorySpace space, const CsrMatrix& a, std::size_t guard_words) {
-  CsrBuffers b{upload_array(space, a.row_ptr, guard_words), upload_array(space, a.col_idx, guard_words),
-               upload_array(space, a.values, guard_words), {}};
-  b.view = {a.rows, a.cols, a.nnz(), b.row_ptr.data(), b.col_idx.data(), b.values.data()};
-  return b;
-}
-
-EllBuffers upload(MemorySpace space, const EllMatrix& a, std::size_t guard_words) {
-  EllBuffers b{upload_array(space, a.row_length, guard_words), upload_array(space, a.col_idx, guard_words),
-               upload_array(space, a.values, guard_words), {}};
-  b.view = {a.rows, a.cols, a.width, b.row_length.data(), b.col_idx.data(), b.values.data()};
-  return b;
-}
-
-HybBuffers upload(MemorySpace space, const HybMatrix& a, std::size_t guard_words) {
-  HybBuffers b{upload(space, a.ell, guard_words), upload(space, a.coo, guard_words), {}};
-  b.view = {b.ell.view, b.coo.view};
-  return b;
-}
-
-JdsBuffers upload(MemorySpace space, const JdsMatrix& a, std::size_t guard_words) {
-  JdsBuffers b{upload_array(space, a.row_perm, guard_words), upload_array(space, a.jd_ptr, guard_words),
-               upload_array(space, a.col_idx, guard_words), upload_array(space, a.values, guard_words), {}};
-  b.view = {a.rows,          a.cols,          a.nnz(),         a.num_diagonals(),
-            b.row_perm.data(), b.jd_ptr.data(), b.col_idx.data(), b.values.data()};
-  return b;
-}
-
-SellBuffers upload(MemorySpace space, const SellMatrix& a, std::size_t guard_words) {
-  SellBuffers b{upload_array(space, a.slice_ptr, guard_words), upload_array(space, a.row_perm, guard_words),
-                upload_array(space, a.col_idx, guard_words), upload_array(space, a.values, guard_words), {}};
-  // The contract's NULL stands for the identity order.
-  const index_t* row_perm = a.row_perm.empty() ? nullptr : b.row_perm.data();
-  b.view = {a.rows, a.cols, a.nnz, a.slice_height, a.sort_window, a.slices(),
-            b.slice_ptr.data(), row_perm, b.col_idx.data(), b.values.data()};
-  return b;
-}
-
 int cuda_device_count() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "spmv/memory/buffer.hpp"
+#include "spmv/memory/formats/csr.hpp"
 
 namespace spmv::runner {
 namespace {

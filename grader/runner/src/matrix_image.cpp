@@ -72,70 +72,41 @@ class Reader {
   std::size_t offset_ = 0;
 };
 
-void put(Writer& w, const CsrMatrix& a) {
-  w.scalar(a.rows), w.scalar(a.cols), w.array(a.row_ptr), w.array(a.col_idx), w.array(a.values);
-}
-void put(Writer& w, const CooMatrix& a) {
-  w.scalar(a.rows), w.scalar(a.cols), w.array(a.row_idx), w.array(a.col_idx), w.array(a.values);
-}
-void put(Writer& w, const EllMatrix& a) {
-  w.scalar(a.rows), w.scalar(a.cols), w.scalar(a.width), w.array(a.row_length), w.array(a.col_idx),
-      w.array(a.values);
-}
-void put(Writer& w, const HybMatrix& a) { put(w, a.ell), put(w, a.coo); }
-void put(Writer& w, const JdsMatrix& a) {
-  w.scalar(a.rows), w.scalar(a.cols), w.array(a.row_perm), w.array(a.jd_ptr), w.array(a.col_idx), w.array(a.values);
-}
-void put(Writer& w, const SellMatrix& a) {
-  w.scalar(a.rows), w.scalar(a.cols), w.scalar(a.nnz), w.scalar(a.slice_height), w.scalar(a.sort_window),
-      w.array(a.slice_ptr), w.array(a.row_perm), w.array(a.col_idx), w.array(a.values);
+template <typename T>
+struct is_vector : std::false_type {};
+template <typename T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+// A container is stored as its members, in the order its FormatTraits lists
+// them: scalars as they are, arrays with their size first, and a container
+// that holds others (HYB's parts) as those containers in turn.
+template <typename Matrix>
+void put(Writer& w, const Matrix& a) {
+  FormatTraits<Matrix>::for_each_member(a, [&w](const auto& member) {
+    using Member = std::decay_t<decltype(member)>;
+    if constexpr (is_vector<Member>::value) {
+      w.array(member);
+    } else if constexpr (std::is_arithmetic_v<Member>) {
+      w.scalar(member);
+    } else {
+      put(w, member);
+    }
+  });
 }
 
-// Each field read in its own statement: the order of reads is the order written.
-void get(Reader& r, CsrMatrix& a) {
-  a.rows = r.scalar<index_t>();
-  a.cols = r.scalar<index_t>();
-  a.row_ptr = r.array<index_t>();
-  a.col_idx = r.array<index_t>();
-  a.values = r.array<value_t>();
-}
-void get(Reader& r, CooMatrix& a) {
-  a.rows = r.scalar<index_t>();
-  a.cols = r.scalar<index_t>();
-  a.row_idx = r.array<index_t>();
-  a.col_idx = r.array<index_t>();
-  a.values = r.array<value_t>();
-}
-void get(Reader& r, EllMatrix& a) {
-  a.rows = r.scalar<index_t>();
-  a.cols = r.scalar<index_t>();
-  a.width = r.scalar<index_t>();
-  a.row_length = r.array<index_t>();
-  a.col_idx = r.array<index_t>();
-  a.values = r.array<value_t>();
-}
-void get(Reader& r, HybMatrix& a) {
-  get(r, a.ell);
-  get(r, a.coo);
-}
-void get(Reader& r, JdsMatrix& a) {
-  a.rows = r.scalar<index_t>();
-  a.cols = r.scalar<index_t>();
-  a.row_perm = r.array<index_t>();
-  a.jd_ptr = r.array<index_t>();
-  a.col_idx = r.array<index_t>();
-  a.values = r.array<value_t>();
-}
-void get(Reader& r, SellMatrix& a) {
-  a.rows = r.scalar<index_t>();
-  a.cols = r.scalar<index_t>();
-  a.nnz = r.scalar<index_t>();
-  a.slice_height = r.scalar<index_t>();
-  a.sort_window = r.scalar<index_t>();
-  a.slice_ptr = r.array<std::int64_t>();
-  a.row_perm = r.array<index_t>();
-  a.col_idx = r.array<index_t>();
-  a.values = r.array<value_t>();
+// Each member read in its own call, in the order put() wrote them.
+template <typename Matrix>
+void get(Reader& r, Matrix& a) {
+  FormatTraits<Matrix>::for_each_member(a, [&r](auto& member) {
+    using Member = std::decay_t<decltype(member)>;
+    if constexpr (is_vector<Member>::value) {
+      member = r.array<typename Member::value_type>();
+    } else if constexpr (std::is_arithmetic_v<Member>) {
+      member = r.scalar<Member>();
+    } else {
+      get(r, member);
+    }
+  });
 }
 
 template <typename Matrix>

@@ -9,6 +9,7 @@
 #include <boost/program_options.hpp>
 
 #include "cli/exit_codes.hpp"
+#include "spmv/core/format_table.hpp"
 
 #ifndef SPMV_GRADE_PLUGIN_DIR_FROM_BIN
 #error "SPMV_GRADE_PLUGIN_DIR_FROM_BIN must give the plugin folder relative to the executable's"
@@ -63,11 +64,9 @@ rows.jsonl (one line per row), run.json (the run's facts: what graded the
 rows, the effective policy; --resume checks it), logs/ (each row's captured
 submission output).
 GB/s counts the bytes a kernel must move at least: the matrix arrays of its
-format, read once (CSR: 4(rows+1) + 8 nnz; COO: 12 nnz; ELL: 4 rows + 8 nnz;
-HYB: its ELL and COO parts; JDS: 4 rows + 4(diagonals+1) + 8 nnz; SELL:
-8(slices+1) + 4 rows if rows are permuted + 4 slots + 4 nnz, as padding is
-told only by its column), x read once (4 cols) and y written once (4 rows).
-)";
+format, read once, x read once (4 cols) and y written once (4 rows). The
+arrays of each format:
+  )" + byte_models("\n  ") + "\n";
 }
 
 // Each waiting runner holds a CUDA context (some hundred MB of device

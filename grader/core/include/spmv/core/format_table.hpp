@@ -1,9 +1,10 @@
 // The format table: every sparse format the grader knows, named once.
 //
-// FormatTable lists the host containers; FormatTraits<Matrix> holds what the
-// host side knows of each: its number (the spmv_format enumerator of the
-// contract, contract/include/spmv/contract/plugin.h), its name, its
-// conversion from CSR with the grader's parameters and its byte model.
+// FormatTable lists the host containers; FormatTraits<Matrix>, next to each
+// container in spmv/core/formats/<format>.hpp, holds what the host side
+// knows of it: its number (the spmv_format enumerator of the contract,
+// contract/include/spmv/contract/plugin.h), its name, its conversion from
+// CSR with the grader's parameters, its byte model and its members.
 // Code that dispatches on a format visits the list (for_each_format,
 // visit_format) instead of switching, so a format added here reaches every
 // such place, and a place that needs more of a format than the table holds
@@ -14,13 +15,17 @@
 // upload and checks there that the number is the view's enumerator.
 #pragma once
 
+#include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
-#include "spmv/core/convert.hpp"
 #include "spmv/core/formats.hpp"
 
 namespace spmv {
@@ -28,98 +33,56 @@ namespace spmv {
 template <typename... Matrices>
 struct FormatList {};
 
-template <typename Matrix>
-struct FormatTraits;
-
-// Bytes of the arrays a kernel reads once. FormatTraits<M>::matrix_bytes takes
-// the CSR form and, where the model depends on the layout, the converted
-// form (null when it was not built: then the model is unknown).
-namespace detail {
-inline std::uint64_t u64(std::int64_t n) { return static_cast<std::uint64_t>(n); }
-}  // namespace detail
-
-template <>
-struct FormatTraits<CsrMatrix> {
-  static constexpr int id = 2;  // SPMV_FORMAT_CSR
-  static constexpr const char* name = "csr";
-  static constexpr const char* label = "CSR";
-  static CsrMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& /*limits*/) { return csr; }
-  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const CsrMatrix* /*form*/) {
-    return 4 * (detail::u64(csr.rows) + 1) + 8 * detail::u64(csr.nnz());
-  }
-};
-
-template <>
-struct FormatTraits<CooMatrix> {
-  static constexpr int id = 1;  // SPMV_FORMAT_COO
-  static constexpr const char* name = "coo";
-  static constexpr const char* label = "COO";
-  static CooMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& /*limits*/) { return to_coo(csr); }
-  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const CooMatrix* /*form*/) {
-    return 12 * detail::u64(csr.nnz());
-  }
-};
-
-template <>
-struct FormatTraits<EllMatrix> {
-  static constexpr int id = 3;  // SPMV_FORMAT_ELL
-  static constexpr const char* name = "ell";
-  static constexpr const char* label = "ELL";
-  static EllMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& limits) { return to_ell(csr, limits); }
-  // ELLPACK-R: a row's length tells where its padding starts, which is not read.
-  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const EllMatrix* /*form*/) {
-    return 4 * detail::u64(csr.rows) + 8 * detail::u64(csr.nnz());
-  }
-};
-
-template <>
-struct FormatTraits<HybMatrix> {
-  static constexpr int id = 4;  // SPMV_FORMAT_HYB
-  static constexpr const char* name = "hyb";
-  static constexpr const char* label = "HYB";
-  static HybMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& limits) {
-    HybOptions options;
-    options.limits = limits;
-    return to_hyb(csr, options);
-  }
-  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const HybMatrix* form) {
-    if (form == nullptr) return std::nullopt;
-    return 4 * detail::u64(csr.rows) + 8 * detail::u64(form->ell.nnz()) + 12 * detail::u64(form->coo.nnz());
-  }
-};
-
-template <>
-struct FormatTraits<JdsMatrix> {
-  static constexpr int id = 5;  // SPMV_FORMAT_JDS
-  static constexpr const char* name = "jds";
-  static constexpr const char* label = "JDS";
-  static JdsMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& /*limits*/) { return to_jds(csr); }
-  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const JdsMatrix* form) {
-    if (form == nullptr) return std::nullopt;
-    return 4 * detail::u64(csr.rows) + 4 * (detail::u64(form->num_diagonals()) + 1) + 8 * detail::u64(csr.nnz());
-  }
-};
-
-template <>
-struct FormatTraits<SellMatrix> {
-  static constexpr int id = 6;  // SPMV_FORMAT_SELL
-  static constexpr const char* name = "sell";
-  static constexpr const char* label = "SELL";
-  static SellMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& limits) {
-    return to_sell(csr, sell_params_for(csr), limits);
-  }
-  // Padding is told only by its column, so every slot's column is read;
-  // values only of real entries.
-  static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const SellMatrix* form) {
-    if (form == nullptr) return std::nullopt;
-    const std::uint64_t row_perm = form->row_perm.empty() ? 0 : 4 * detail::u64(csr.rows);
-    return 8 * (detail::u64(form->slices()) + 1) + row_perm + 4 * detail::u64(form->slice_ptr.back()) +
-           4 * detail::u64(csr.nnz());
-  }
-};
-
 // Every format; runner::AnyMatrix's alternatives follow this order.
 using FormatTable = FormatList<CsrMatrix, CooMatrix, EllMatrix, HybMatrix, JdsMatrix, SellMatrix>;
+
+namespace detail {
+// A visitor of any member, for the checks below.
+struct AnyMember {
+  template <typename Member>
+  void operator()(Member& /*member*/) const {}
+};
+}  // namespace detail
+
+// Every piece a format of the table must provide, so that a format added to
+// the list without one of them does not compile here (and not only at the
+// first place that needs it).
+template <typename Matrix>
+concept TableFormat = requires(const Matrix& form, Matrix& target, const CsrMatrix& csr,
+                               const ConversionLimits& limits, std::span<const float> x) {
+  { FormatTraits<Matrix>::id } -> std::convertible_to<int>;
+  { FormatTraits<Matrix>::name } -> std::convertible_to<const char*>;
+  { FormatTraits<Matrix>::label } -> std::convertible_to<const char*>;
+  { FormatTraits<Matrix>::byte_model } -> std::convertible_to<const char*>;
+  { FormatTraits<Matrix>::from_csr(csr, limits) } -> std::same_as<Matrix>;
+  { FormatTraits<Matrix>::matrix_bytes(csr, &form) } -> std::same_as<std::optional<std::uint64_t>>;
+  FormatTraits<Matrix>::for_each_member(form, detail::AnyMember{});
+  FormatTraits<Matrix>::for_each_member(target, detail::AnyMember{});
+  form.validate();
+  requires std::same_as<Matrix, CsrMatrix> || requires {
+    { to_csr(form) } -> std::same_as<CsrMatrix>;
+  };
+  { cpu_spmv(form, x) } -> std::same_as<std::vector<float>>;
+};
+
+namespace detail {
+template <typename... Matrices>
+constexpr bool every_format_complete(FormatList<Matrices...> /*list*/) {
+  return (TableFormat<Matrices> && ...);
+}
+template <typename... Matrices>
+constexpr bool numbers_distinct(FormatList<Matrices...> /*list*/) {
+  constexpr int ids[] = {FormatTraits<Matrices>::id...};
+  for (std::size_t i = 0; i < sizeof...(Matrices); ++i) {
+    for (std::size_t j = i + 1; j < sizeof...(Matrices); ++j) {
+      if (ids[i] == ids[j]) return false;
+    }
+  }
+  return true;
+}
+static_assert(every_format_complete(FormatTable{}), "a format of the table lacks a piece TableFormat lists");
+static_assert(numbers_distinct(FormatTable{}), "two formats of the table share a number");
+}  // namespace detail
 
 // A format as a value: visitors receive FormatTag<Matrix>{}.
 template <typename Matrix>
@@ -178,6 +141,17 @@ bool with_form(const CsrMatrix& csr, int id, const ConversionLimits& limits, Use
       use(FormatTraits<Matrix>::from_csr(csr, limits));
     }
   });
+}
+
+// "CSR: 4(rows+1) + 8 nnz<separator>COO: 12 nnz...": every format's byte model.
+inline std::string byte_models(std::string_view separator) {
+  std::string text;
+  for_each_format([&](auto tag) {
+    using Traits = FormatTraits<typename decltype(tag)::type>;
+    if (!text.empty()) text += separator;
+    text += std::string(Traits::label) + ": " + Traits::byte_model;
+  });
+  return text;
 }
 
 // Template<M> of every format, as a tuple (std::optional: one slot each).

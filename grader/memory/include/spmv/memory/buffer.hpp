@@ -1,6 +1,7 @@
 // Typed buffers in device memory (cudaMalloc) or host memory (for host-path
-// plugins that run on the CPU), and matrices of every format uploaded into
-// them with the contract view that points at them.
+// plugins that run on the CPU). Matrices of every format are uploaded into
+// them by spmv/memory/formats/<format>.hpp (all of them:
+// spmv/memory/format_views.hpp).
 //
 // Errors of the CUDA runtime throw CudaError with the call and its message.
 #pragma once
@@ -10,16 +11,11 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "spmv/contract/coo.h"
-#include "spmv/contract/csr.h"
-#include "spmv/contract/ell.h"
-#include "spmv/contract/hyb.h"
-#include "spmv/contract/jds.h"
 #include "spmv/contract/plugin.h"
-#include "spmv/contract/sell.h"
-#include "spmv/core/formats.hpp"
+#include "spmv/core/format_base.hpp"
 
 namespace spmv {
 
@@ -143,50 +139,16 @@ class Buffer {
   std::uint32_t guard_bits_ = 0;
 };
 
-// A matrix of one format copied into buffers, with its contract view.
-// The view's pointers stay valid as long as this object lives (it is
-// move-only; moving keeps the allocations).
-struct CooBuffers {
-  Buffer<index_t> row_idx, col_idx;
-  Buffer<value_t> values;
-  spmv_coo_view view{};
-};
-struct CsrBuffers {
-  Buffer<index_t> row_ptr, col_idx;
-  Buffer<value_t> values;
-  spmv_csr_view view{};
-};
-struct EllBuffers {
-  Buffer<index_t> row_length, col_idx;
-  Buffer<value_t> values;
-  spmv_ell_view view{};
-};
-struct HybBuffers {
-  EllBuffers ell;
-  CooBuffers coo;
-  spmv_hyb_view view{};
-};
-struct JdsBuffers {
-  Buffer<index_t> row_perm, jd_ptr, col_idx;
-  Buffer<value_t> values;
-  spmv_jds_view view{};
-};
-struct SellBuffers {
-  Buffer<std::int64_t> slice_ptr;
-  Buffer<index_t> row_perm, col_idx;  // row_perm empty (view NULL) for the identity
-  Buffer<value_t> values;
-  spmv_sell_view view{};
-};
-
-// With `guard_words` > 0, every nonempty array lies between guard zones of
-// that many words: kIndexGuardBits around index arrays, kValueGuardBits
-// around values (an even number: 64-bit arrays stay aligned).
-CooBuffers upload(MemorySpace space, const CooMatrix& a, std::size_t guard_words = 0);
-CsrBuffers upload(MemorySpace space, const CsrMatrix& a, std::size_t guard_words = 0);
-EllBuffers upload(MemorySpace space, const EllMatrix& a, std::size_t guard_words = 0);
-HybBuffers upload(MemorySpace space, const HybMatrix& a, std::size_t guard_words = 0);
-JdsBuffers upload(MemorySpace space, const JdsMatrix& a, std::size_t guard_words = 0);
-SellBuffers upload(MemorySpace space, const SellMatrix& a, std::size_t guard_words = 0);
+// `values` in a buffer of `space` for a matrix upload: with `guard_words`
+// > 0 a nonempty array lies between guard zones of that many words,
+// kIndexGuardBits around index arrays, kValueGuardBits around values (an
+// even number: 64-bit arrays stay aligned). Each format's upload
+// (spmv/memory/formats/<format>.hpp) is made of these.
+template <typename T>
+Buffer<T> upload_array(MemorySpace space, const std::vector<T>& values, std::size_t guard_words) {
+  const std::uint32_t bits = std::is_floating_point_v<T> ? kValueGuardBits : kIndexGuardBits;
+  return Buffer<T>(space, std::span<const T>(values), guard_words, bits);
+}
 
 // Number of CUDA devices; 0 when there is no GPU or no driver (never throws).
 int cuda_device_count();

@@ -1,7 +1,8 @@
 // The format table (spmv/core/format_table.hpp) extended with each
-// container's upload and contract view: FormatViews<Matrix>::Buffers is what
-// upload() makes of it, View the contract view it fills, and format the
-// view's spmv_format, checked here against the number the core table holds.
+// container's upload and contract view (spmv/memory/formats/<format>.hpp):
+// FormatViews<Matrix>::Buffers is what upload() makes of it, View the
+// contract view it fills, and format the view's spmv_format, checked here
+// against the number the core table holds.
 #pragma once
 
 #include <type_traits>
@@ -10,6 +11,12 @@
 #include "spmv/contract/plugin_table.hpp"
 #include "spmv/core/format_table.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/memory/formats/coo.hpp"
+#include "spmv/memory/formats/csr.hpp"
+#include "spmv/memory/formats/ell.hpp"
+#include "spmv/memory/formats/hyb.hpp"
+#include "spmv/memory/formats/jds.hpp"
+#include "spmv/memory/formats/sell.hpp"
 
 namespace spmv {
 

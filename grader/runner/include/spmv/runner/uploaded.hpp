@@ -3,11 +3,15 @@
 // it was.
 #pragma once
 
+#include <array>
+#include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "spmv/memory/buffer.hpp"
+#include "spmv/memory/format_views.hpp"
 #include "spmv/runner/matrix_image.hpp"
 
 namespace spmv::runner {
@@ -28,13 +32,74 @@ class UploadedMatrix {
 // input.
 inline constexpr std::size_t kMatrixGuardWords = 4096;
 
+// Whether `buffer`, from byte `start`, still holds the `bytes` bytes at `original`.
+bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes, std::size_t start = 0);
+
+namespace upload_detail {
+
+struct ArrayRecord {
+  std::string name;
+  const RawBuffer* buffer;
+  std::size_t offset;  // of the values in the buffer, after its guard zone
+  const void* original;
+  std::size_t bytes;
+  std::function<bool()> guards_intact;
+};
+
+// Every array of `buffers` with the host array it was uploaded from, as the
+// format's Buffers::for_each_array names them.
+template <typename Buffers, typename Matrix>
+std::vector<ArrayRecord> arrays_of(const Buffers& buffers, const Matrix& matrix) {
+  std::vector<ArrayRecord> arrays;
+  buffers.for_each_array(matrix, [&arrays](std::string name, const auto& buffer, const auto& original) {
+    using T = typename std::decay_t<decltype(original)>::value_type;
+    arrays.push_back({std::move(name), &buffer.raw(), buffer.offset_bytes(), original.data(),
+                      original.size() * sizeof(T), [&buffer] { return buffer.guards_intact(); }});
+  });
+  return arrays;
+}
+
+// Buffers of one format and the host matrix they came from. A kernel gets
+// a pointer to the view, so the view's bytes are kept to compare with too
+// (bytes, not a copy: a copy need not preserve the padding).
+template <typename Matrix>
+class Uploaded final : public UploadedMatrix {
+ public:
+  using Buffers = typename FormatViews<Matrix>::Buffers;
+
+  Uploaded(MemorySpace space, const Matrix& matrix)
+      : buffers_(upload(space, matrix, kMatrixGuardWords)), arrays_(arrays_of(buffers_, matrix)) {
+    std::memcpy(original_view_.data(), &buffers_.view, sizeof buffers_.view);
+  }
+
+  [[nodiscard]] const void* view() const override { return &buffers_.view; }
+
+  [[nodiscard]] std::vector<std::string> modified_arrays() const override {
+    std::vector<std::string> modified;
+    if (std::memcmp(&buffers_.view, original_view_.data(), sizeof buffers_.view) != 0) {
+      modified.emplace_back("the view struct");
+    }
+    for (const auto& array : arrays_) {
+      if (!same_contents(*array.buffer, array.original, array.bytes, array.offset)) modified.push_back(array.name);
+      if (!array.guards_intact()) modified.push_back("the guard zones around " + array.name);
+    }
+    return modified;
+  }
+
+ private:
+  Buffers buffers_;
+  std::vector<ArrayRecord> arrays_;
+  std::array<unsigned char, sizeof(Buffers::view)> original_view_{};
+};
+
+}  // namespace upload_detail
+
 // The matrix is kept (by reference) to compare with: it must outlive the result.
 std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix);
 // The same for a matrix of one format (any alternative of AnyMatrix).
 template <typename Matrix>
-std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const Matrix& matrix);
-
-// Whether `buffer`, from byte `start`, still holds the `bytes` bytes at `original`.
-bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes, std::size_t start = 0);
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const Matrix& matrix) {
+  return std::make_unique<upload_detail::Uploaded<Matrix>>(space, matrix);
+}
 
 }  // namespace spmv::runner

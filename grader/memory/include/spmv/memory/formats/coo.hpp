@@ -1,0 +1,33 @@
+// CooMatrix uploaded: its arrays in buffers and the contract view of them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "spmv/contract/coo.h"
+#include "spmv/core/formats/coo.hpp"
+#include "spmv/memory/buffer.hpp"
+
+namespace spmv {
+
+// The view's pointers stay valid as long as this object lives (it is
+// move-only; moving keeps the allocations).
+struct CooBuffers {
+  Buffer<index_t> row_idx, col_idx;
+  Buffer<value_t> values;
+  spmv_coo_view view{};
+
+  // visit(name, buffer, host array) for every array uploaded from `a`.
+  template <typename Visit>
+  void for_each_array(const CooMatrix& a, Visit&& visit) const {
+    visit("row_idx", row_idx, a.row_idx);
+    visit("col_idx", col_idx, a.col_idx);
+    visit("values", values, a.values);
+  }
+};
+
+// With `guard_words` > 0, every nonempty array lies between guard zones
+// (spmv/memory/buffer.hpp: upload_array).
+CooBuffers upload(MemorySpace space, const CooMatrix& a, std::size_t guard_words = 0);
+
+}  // namespace spmv
