@@ -124,8 +124,8 @@ cudaError_t enqueue_csr_rows(const spmv_csr_view& A, const float* x, float* y, c
 // tuning::kMergeItems slots, each finding its own ends (kept in scratch
 // like csr_merge's and checked before use). merge_single_scratch_size is
 // the scratch that needs.
-cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y,
-                                     void* scratch, cudaStream_t stream);
+cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y, void* scratch,
+                                     cudaStream_t stream);
 std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads);
 
 }  // namespace spmv::reference

@@ -119,7 +119,6 @@ spmv_status spmv_coo_segmented(const spmv_coo_view* A, const float* x, float* y,
   if (zeroed != cudaSuccess) return zeroed;
   if (A->nnz == 0) return SPMV_SUCCESS;
   const std::int64_t tiles = (static_cast<std::int64_t>(A->nnz) + kTile - 1) / kTile;
-  coo_tile<<<static_cast<unsigned int>(tiles), kThreads, 0, stream>>>(A->nnz, A->row_idx, A->col_idx, A->values, x,
-                                                                       y);
+  coo_tile<<<static_cast<unsigned int>(tiles), kThreads, 0, stream>>>(A->nnz, A->row_idx, A->col_idx, A->values, x, y);
   return cudaGetLastError();
 }

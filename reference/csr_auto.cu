@@ -68,8 +68,8 @@ struct Remembered {
 };
 
 bool same_matrix(const spmv_csr_view& a, const spmv_csr_view& b) {
-  return a.rows == b.rows && a.cols == b.cols && a.nnz == b.nnz && a.row_ptr == b.row_ptr &&
-         a.col_idx == b.col_idx && a.values == b.values;
+  return a.rows == b.rows && a.cols == b.cols && a.nnz == b.nnz && a.row_ptr == b.row_ptr && a.col_idx == b.col_idx &&
+         a.values == b.values;
 }
 
 // The last few matrices auto has seen, most recent first.

@@ -19,8 +19,7 @@ std::string CsrAutoChoice::describe() const {
       if (loads_per_lane == 1) {
         std::snprintf(text, sizeof text, "csr_vector (%d threads/row)", threads_per_row);
       } else {
-        std::snprintf(text, sizeof text, "csr_vector (%d threads/row, %d loads/lane)", threads_per_row,
-                      loads_per_lane);
+        std::snprintf(text, sizeof text, "csr_vector (%d threads/row, %d loads/lane)", threads_per_row, loads_per_lane);
       }
       return text;
     }
@@ -33,9 +32,10 @@ std::string CsrAutoChoice::describe() const {
     }
     case Kernel::kRowBlocks: {
       char text[64];
-      std::snprintf(text, sizeof text, block_long_rows ? "csr_stream (%d rows/block, long rows by the block)"
-                                                       : "csr_stream (%d rows/block)",
-                    rows_per_block);
+      std::snprintf(
+          text, sizeof text,
+          block_long_rows ? "csr_stream (%d rows/block, long rows by the block)" : "csr_stream (%d rows/block)",
+          rows_per_block);
       return text;
     }
   }
@@ -58,7 +58,8 @@ CsrAutoChoice row_blocks(const RowLengthStats& stats) {
 // slower path.
 CsrAutoChoice row_blocks_by_mean(const RowLengthStats& stats) {
   const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
-  const std::int64_t mean = std::max<std::int64_t>(1, (stats.nnz + stats.rows - 1) / std::max<std::int64_t>(stats.rows, 1));
+  const std::int64_t mean =
+      std::max<std::int64_t>(1, (stats.nnz + stats.rows - 1) / std::max<std::int64_t>(stats.rows, 1));
   return {CsrAutoChoice::Kernel::kRowBlocks, 1,
           static_cast<int>(std::clamp<std::int64_t>(stage / mean, 1, tuning::kRowBlockMaxRows))};
 }
@@ -82,7 +83,8 @@ bool is_small(const RowLengthStats& stats) { return stats.rows + stats.nnz <= tu
 // the long rows are summed by the whole block.
 CsrAutoChoice row_blocks_with_long_rows(const RowLengthStats& stats) {
   const std::int64_t stage = static_cast<std::int64_t>(tuning::kRowBlockThreads) * tuning::kRowBlockItems;
-  const std::int64_t mean = std::max<std::int64_t>(1, (stats.nnz + stats.rows - 1) / std::max<std::int64_t>(stats.rows, 1));
+  const std::int64_t mean =
+      std::max<std::int64_t>(1, (stats.nnz + stats.rows - 1) / std::max<std::int64_t>(stats.rows, 1));
   const std::int64_t room = std::max<std::int64_t>(stage - stats.max_row, 0);
   CsrAutoChoice choice{CsrAutoChoice::Kernel::kRowBlocks, 1,
                        static_cast<int>(std::clamp<std::int64_t>(room / (2 * mean), 1, tuning::kRowBlockMaxRows))};

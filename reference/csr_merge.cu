@@ -73,7 +73,7 @@ struct PathPoint {
 // their 128-byte lines, TileEntries can load them line-aligned (its `lead`
 // always fits).
 template <int kThreads, int kItems>
-inline constexpr int kTileItems = kThreads * kItems - kWarpSize;
+inline constexpr int kTileItems = kThreads* kItems - kWarpSize;
 
 std::int64_t tile_count(const spmv_csr_view& A, int tile) {
   const std::int64_t path = static_cast<std::int64_t>(A.rows) + A.nnz;
@@ -202,10 +202,9 @@ struct PathWalk {
 // its first row and of the row it stops in is combined across the block by
 // a segmented scan; the caller stores those.
 template <int kThreads, int kItems>
-__device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_entries,
-                                              const std::int32_t* row_end, const float* product, float start_sum,
-                                              std::int32_t first_tile_row, float* y,
-                                              typename RowSumScan<kThreads>::TempStorage& scan_storage) {
+__device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_entries, const std::int32_t* row_end,
+                                              const float* product, float start_sum, std::int32_t first_tile_row,
+                                              float* y, typename RowSumScan<kThreads>::TempStorage& scan_storage) {
   const int tile_length = tile_rows + tile_entries;
   const int diagonal = min(tid * kItems, tile_length);
   const int diagonal_end = min(diagonal + kItems, tile_length);
@@ -219,11 +218,11 @@ __device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_e
       high = middle;
     }
   }
-  int r = low;               // rows ended so far, within the tile
-  int j = diagonal - low;    // entries consumed so far, within the tile
+  int r = low;             // rows ended so far, within the tile
+  int j = diagonal - low;  // entries consumed so far, within the tile
   const int first_row = r;
   bool first_done = false;
-  float first_sum = 0.0F;    // the thread's partial sum of its first row
+  float first_sum = 0.0F;  // the thread's partial sum of its first row
   float sum = start_sum;
   int current_end = row_end[r];
 #pragma unroll
@@ -334,7 +333,6 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   }
   if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], walk.tile_total);
 }
-
 
 template <int kThreads, int kItems>
 __global__ void __launch_bounds__(kThreads)
@@ -454,8 +452,8 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
   constexpr int kTile = kTileItems<kThreads, kItems>;
   const std::int64_t tiles = tile_count(A, kTile);
   auto* starts = static_cast<PathPoint*>(scratch);
-  merge_partition<<<grid_blocks(tiles + 1), tuning::kBlockSize, 0, stream>>>(
-      kTile, A.rows, A.nnz, tiles, A.row_ptr, starts, y);
+  merge_partition<<<grid_blocks(tiles + 1), tuning::kBlockSize, 0, stream>>>(kTile, A.rows, A.nnz, tiles, A.row_ptr,
+                                                                             starts, y);
   const cudaError_t partitioned = cudaGetLastError();
   if (partitioned != cudaSuccess) return partitioned;
 
@@ -468,10 +466,9 @@ cudaError_t enqueue_merge(const spmv_csr_view& A, const float* x, float* y, void
   overlap.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &overlap;
   config.numAttrs = supports_dependent_launch() ? 1 : 0;
-  return cudaLaunchKernelEx(&config, merge_tile<kThreads, kItems, kMinBlocks>, A.rows, A.row_ptr, A.col_idx,
-                            A.values, x, static_cast<const PathPoint*>(starts), y);
+  return cudaLaunchKernelEx(&config, merge_tile<kThreads, kItems, kMinBlocks>, A.rows, A.row_ptr, A.col_idx, A.values,
+                            x, static_cast<const PathPoint*>(starts), y);
 }
-
 
 template <int kThreads>
 cudaError_t enqueue_single(const spmv_csr_view& A, const float* x, float* y, void* scratch, cudaStream_t stream) {
@@ -484,8 +481,8 @@ cudaError_t enqueue_single(const spmv_csr_view& A, const float* x, float* y, voi
 
 }  // namespace
 
-cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y,
-                                     void* scratch, cudaStream_t stream) {
+cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y, void* scratch,
+                                     cudaStream_t stream) {
   if (A.rows == 0) return cudaSuccess;
   if (tile_threads == tuning::kMergeSingleLargeThreads) {
     return enqueue_single<tuning::kMergeSingleLargeThreads>(A, x, y, scratch, stream);

@@ -132,19 +132,18 @@ cudaError_t enqueue_csr_row_blocks(const spmv_csr_view& A, int rows_per_block, c
   const std::int64_t row_blocks = (static_cast<std::int64_t>(A.rows) + rows_per_block - 1) / rows_per_block;
   const auto blocks = static_cast<unsigned int>(row_blocks);
   if (long_rows) {
-    row_block_kernel<true><<<blocks, kThreads, 0, stream>>>(A.rows, rows_per_block, group, A.row_ptr, A.col_idx,
-                                                            A.values, x, y);
+    row_block_kernel<true>
+        <<<blocks, kThreads, 0, stream>>>(A.rows, rows_per_block, group, A.row_ptr, A.col_idx, A.values, x, y);
   } else {
-    row_block_kernel<false><<<blocks, kThreads, 0, stream>>>(A.rows, rows_per_block, group, A.row_ptr, A.col_idx,
-                                                             A.values, x, y);
+    row_block_kernel<false>
+        <<<blocks, kThreads, 0, stream>>>(A.rows, rows_per_block, group, A.row_ptr, A.col_idx, A.values, x, y);
   }
   return cudaGetLastError();
 }
 
 }  // namespace spmv::reference
 
-spmv_status spmv_csr_stream(const spmv_csr_view* A, const float* x, float* y, void* /*scratch*/,
-                            cudaStream_t stream) {
+spmv_status spmv_csr_stream(const spmv_csr_view* A, const float* x, float* y, void* /*scratch*/, cudaStream_t stream) {
   using namespace spmv::reference;
   if (A->rows == 0) return SPMV_SUCCESS;
   // As many rows a block as fit when rows are up to kStreamRowSlack times

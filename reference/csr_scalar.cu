@@ -27,11 +27,10 @@ __global__ void csr_scalar_kernel(std::int32_t rows, const std::int32_t* __restr
 
 }  // namespace
 
-cudaError_t spmv::reference::enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y,
-                                                cudaStream_t stream) {
+cudaError_t spmv::reference::enqueue_csr_scalar(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream) {
   if (A.rows == 0) return cudaSuccess;
-  csr_scalar_kernel<<<grid_blocks(A.rows), tuning::kBlockSize, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values,
-                                                                          x, y);
+  csr_scalar_kernel<<<grid_blocks(A.rows), tuning::kBlockSize, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values, x,
+                                                                            y);
   return cudaGetLastError();
 }
 

@@ -77,14 +77,12 @@ int threads_per_row(const spmv_csr_view& A) {
 template <int G, int kLoads>
 cudaError_t launch(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream) {
   const auto blocks = spmv::reference::grid_blocks(static_cast<std::int64_t>(A.rows) * G);
-  csr_vector_kernel<G, kLoads><<<blocks, tuning::kBlockSize, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values,
-                                                                          x, y);
+  csr_vector_kernel<G, kLoads><<<blocks, tuning::kBlockSize, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values, x, y);
   return cudaGetLastError();
 }
 
 template <int kLoads>
-cudaError_t launch_group(const spmv_csr_view& A, int threads_per_row, const float* x, float* y,
-                         cudaStream_t stream) {
+cudaError_t launch_group(const spmv_csr_view& A, int threads_per_row, const float* x, float* y, cudaStream_t stream) {
   switch (threads_per_row) {
     case 2: return launch<2, kLoads>(A, x, y, stream);
     case 4: return launch<4, kLoads>(A, x, y, stream);

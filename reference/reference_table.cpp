@@ -20,7 +20,8 @@ constexpr spmv_kernel_entry kKernels[] = {
     kernel_entry<&spmv_coo_segmented>("coo_segmented", "COO, equal tiles of entries, block segmented scan"),
     kernel_entry<&spmv_sell>("sell", "SELL-C-sigma, one thread per sorted row, slices of C rows"),
     kernel_entry<&spmv_csr_auto, &spmv_csr_auto_scratch_size>(
-        "auto", "CSR, picks a thread per row, csr_vector, csr_merge (one launch when small) or csr_stream by the row lengths"),
+        "auto",
+        "CSR, picks a thread per row, csr_vector, csr_merge (one launch when small) or csr_stream by the row lengths"),
 };
 
 constexpr spmv_plugin kPlugin = spmv::contract::make_plugin("reference", kKernels);

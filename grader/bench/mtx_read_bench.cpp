@@ -58,8 +58,7 @@ class SplitMix64 {
     return static_cast<spmv::index_t>(next() % static_cast<std::uint64_t>(bound));
   }
   float symmetric_unit() {  // uniform in [-1, 1)
-    return static_cast<float>(static_cast<double>(next() >> 40) / static_cast<double>(1ULL << 23) -
-                              1.0);
+    return static_cast<float>(static_cast<double>(next() >> 40) / static_cast<double>(1ULL << 23) - 1.0);
   }
 
  private:
@@ -73,10 +72,8 @@ void append_chars(std::string& out, Args... args) {
 }
 
 std::string random_coordinate_text(std::int64_t entries) {
-  std::string text =
-      "%%MatrixMarket matrix coordinate real general\n% mtx-read-bench random entries\n";
-  text += std::to_string(kDimension) + ' ' + std::to_string(kDimension) + ' ' +
-          std::to_string(entries) + '\n';
+  std::string text = "%%MatrixMarket matrix coordinate real general\n% mtx-read-bench random entries\n";
+  text += std::to_string(kDimension) + ' ' + std::to_string(kDimension) + ' ' + std::to_string(entries) + '\n';
   text.reserve(text.size() + static_cast<std::size_t>(entries) * 32);
   SplitMix64 random(20240607);
   for (std::int64_t k = 0; k < entries; ++k) {
@@ -92,8 +89,7 @@ std::string random_coordinate_text(std::int64_t entries) {
 
 void write_file(const std::filesystem::path& path, const std::string& text) {
   std::FILE* file = std::fopen(path.c_str(), "wb");
-  if (file == nullptr || std::fwrite(text.data(), 1, text.size(), file) != text.size() ||
-      std::fclose(file) != 0) {
+  if (file == nullptr || std::fwrite(text.data(), 1, text.size(), file) != text.size() || std::fclose(file) != 0) {
     throw std::runtime_error("cannot write " + path.string());
   }
 }
@@ -127,9 +123,8 @@ Timing best_of(const std::function<void()>& run) {
 }
 
 void report(const char* what, const Timing& timing, double megabytes) {
-  std::printf("%-38s wall %.3f s = %4.0f MB/s, cpu %.3f s = %4.0f MB/s (best of %d)\n", what,
-              timing.wall_s, megabytes / timing.wall_s, timing.cpu_s, megabytes / timing.cpu_s,
-              kRepetitions);
+  std::printf("%-38s wall %.3f s = %4.0f MB/s, cpu %.3f s = %4.0f MB/s (best of %d)\n", what, timing.wall_s,
+              megabytes / timing.wall_s, timing.cpu_s, megabytes / timing.cpu_s, kRepetitions);
 }
 
 // Verify before timing: the shape as written, every entry present unless
@@ -139,17 +134,15 @@ void verify(const spmv::CsrMatrix& a, std::int64_t entries) {
   const bool shape_ok = a.rows == kDimension && a.cols == kDimension;
   const bool count_ok = a.nnz() <= entries && a.nnz() >= entries - entries / 1000;
   if (!shape_ok || !count_ok) {
-    throw std::runtime_error("parsed " + std::to_string(a.rows) + " x " + std::to_string(a.cols) +
-                             " with " + std::to_string(a.nnz()) + " entries, expected " +
-                             std::to_string(kDimension) + " x " + std::to_string(kDimension) +
-                             " with about " + std::to_string(entries));
+    throw std::runtime_error("parsed " + std::to_string(a.rows) + " x " + std::to_string(a.cols) + " with " +
+                             std::to_string(a.nnz()) + " entries, expected " + std::to_string(kDimension) + " x " +
+                             std::to_string(kDimension) + " with about " + std::to_string(entries));
   }
 }
 
 Options parse_options(int argc, char** argv) {
   Options options;
-  options.file = std::filesystem::temp_directory_path() /
-                 ("mtx-read-bench-" + std::to_string(::getpid()) + ".mtx");
+  options.file = std::filesystem::temp_directory_path() / ("mtx-read-bench-" + std::to_string(::getpid()) + ".mtx");
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--entries" && i + 1 < argc) {
@@ -197,10 +190,9 @@ int main(int argc, char** argv) {
 
     verify(spmv::parse_matrix_market(text, options.file.string()), options.entries);
     report("parse_matrix_market (text in memory):",
-           best_of([&] { (void)spmv::parse_matrix_market(text, options.file.string()); }),
+           best_of([&] { (void)spmv::parse_matrix_market(text, options.file.string()); }), megabytes);
+    report("read_matrix_market (file, cached):", best_of([&] { (void)spmv::read_matrix_market(options.file); }),
            megabytes);
-    report("read_matrix_market (file, cached):",
-           best_of([&] { (void)spmv::read_matrix_market(options.file); }), megabytes);
     return 0;
   } catch (const std::exception& error) {
     std::fprintf(stderr, "mtx-read-bench: %s\n", error.what());

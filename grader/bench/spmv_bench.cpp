@@ -65,8 +65,8 @@ void print_list(const std::vector<KernelInfo>& catalogue) {
   }
   std::cout << "\nKernels (--kernel TEXT selects names containing TEXT)\n";
   for (const KernelInfo& kernel : catalogue) {
-    std::cout << "  " << kernel.name << " [" << kernel.provider << ", " << kernel.format
-              << "]: " << kernel.description << '\n';
+    std::cout << "  " << kernel.name << " [" << kernel.provider << ", " << kernel.format << "]: " << kernel.description
+              << '\n';
   }
 }
 
@@ -83,15 +83,15 @@ void print_setup(const BenchOptions& options, cusparseHandle_t cusparse) {
             << " SMs, " << properties.l2CacheSize / (1 << 20) << " MiB L2, "
             << properties.totalGlobalMem / (std::size_t{1} << 20) << " MiB memory, compute capability "
             << properties.major << '.' << properties.minor << "\nCUDA runtime " << runtime << ", driver " << driver
-            << ", cuSPARSE " << cusparse_version << "\nx seed " << options.seed << "; timing: " << options.timing.warmup_runs
-            << " warm-up calls, then at least " << options.timing.min_runs << " calls and "
-            << options.timing.min_seconds << " s per kernel (at most " << options.timing.max_seconds << " s)\n";
+            << ", cuSPARSE " << cusparse_version << "\nx seed " << options.seed
+            << "; timing: " << options.timing.warmup_runs << " warm-up calls, then at least " << options.timing.min_runs
+            << " calls and " << options.timing.min_seconds << " s per kernel (at most " << options.timing.max_seconds
+            << " s)\n";
 }
 
 void print_copy_bandwidth(const CopyBandwidth& copy) {
-  std::cout << "device-to-device copy of " << (copy.bytes_per_copy >> 20) << " MiB: median "
-            << copy.timing.median_ms << " ms over " << copy.timing.samples << " copies = " << copy.gb_per_s
-            << " GB/s (bytes read + written)\n"
+  std::cout << "device-to-device copy of " << (copy.bytes_per_copy >> 20) << " MiB: median " << copy.timing.median_ms
+            << " ms over " << copy.timing.samples << " copies = " << copy.gb_per_s << " GB/s (bytes read + written)\n"
             << std::flush;
 }
 
@@ -124,8 +124,8 @@ struct KernelRun {
   bool device_lost = false;
 };
 
-KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchContext& context, runner::Executor& executor,
-                     const TimingOptions& timing) {
+KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchContext& context,
+                     runner::Executor& executor, const TimingOptions& timing) {
   KernelRun run;
   ResultRow& row = run.row;
   row.matrix = w.host().source.label;
@@ -145,7 +145,8 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
       row.detail = first->describe();
       return run;
     }
-    row.timing = time_calls(executor, [&launcher] { return launcher->enqueue(); }, timing);
+    row.timing = time_calls(
+        executor, [&launcher] { return launcher->enqueue(); }, timing);
     const ToleranceVerdict last = check_y(w);
     if (!last.passed) {
       row.outcome = Outcome::kWrong;
@@ -168,8 +169,7 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
 
 // False when the device was lost and the run must stop.
 bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels, bool candidates,
-                const BenchContext& context, runner::Executor& executor, const TimingOptions& timing,
-                Report& report) {
+                const BenchContext& context, runner::Executor& executor, const TimingOptions& timing, Report& report) {
   report.begin_matrix(host);
   // The copy of the same bytes first: model_bytes / 2 read and as many
   // written, timed as the kernels are.
@@ -194,9 +194,8 @@ bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernel
 
 std::future<HostWorkload> prepare_async(const MatrixSource& source, const std::set<HostFormat>& formats,
                                         std::uint64_t seed) {
-  return std::async(std::launch::async, [&source, &formats, seed] {
-    return prepare_host_workload(source, formats, seed);
-  });
+  return std::async(std::launch::async,
+                    [&source, &formats, seed] { return prepare_host_workload(source, formats, seed); });
 }
 
 void run_all(const std::vector<MatrixSource>& sources, const std::vector<const KernelInfo*>& kernels,

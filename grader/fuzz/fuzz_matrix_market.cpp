@@ -58,10 +58,9 @@ bool same_value(float a, float b) {
 }
 
 void check_round_trip(const spmv::CsrMatrix& a) {
-  const spmv::CsrMatrix back = spmv::parse_matrix_market(
-      spmv::format_matrix_market(a, "round trip"), "round-trip", {.allow_nonfinite = true});
-  if (back.rows != a.rows || back.cols != a.cols || back.row_ptr != a.row_ptr ||
-      back.col_idx != a.col_idx) {
+  const spmv::CsrMatrix back =
+      spmv::parse_matrix_market(spmv::format_matrix_market(a, "round trip"), "round-trip", {.allow_nonfinite = true});
+  if (back.rows != a.rows || back.cols != a.cols || back.row_ptr != a.row_ptr || back.col_idx != a.col_idx) {
     finding("written matrix reads back with another shape or structure");
   }
   for (std::size_t k = 0; k < a.values.size(); ++k) {

@@ -75,8 +75,8 @@ inline CsrMatrix fresh_table_matrix(std::mt19937_64& rng) {
 // Each of `kernels` (all of format Matrix) against the CPU product on
 // `rounds` fresh matrices, uploaded to `space` (the executor's).
 template <typename Matrix>
-void expect_kernels_match_cpu_product(const std::vector<const spmv_kernel_entry*>& kernels,
-                                      runner::Executor& executor, MemorySpace space, int rounds) {
+void expect_kernels_match_cpu_product(const std::vector<const spmv_kernel_entry*>& kernels, runner::Executor& executor,
+                                      MemorySpace space, int rounds) {
   const std::uint64_t seed = fresh_seed();
   SPMV_TRACE_SEED(seed);
   std::mt19937_64 rng(seed);

@@ -36,7 +36,6 @@ std::vector<std::vector<float>> expect_matches_golden(const spmv_kernel_entry& k
 // format) in place of golden: the tolerance bound, whose scale and row
 // lengths are golden's, then holds it as it holds golden.
 void expect_matches_product(const spmv_kernel_entry& kernel, const UploadedMatrix& layout, const CsrMatrix& a,
-                            const std::vector<float>& x, const std::vector<float>& product,
-                            runner::Executor& executor);
+                            const std::vector<float>& x, const std::vector<float>& product, runner::Executor& executor);
 
 }  // namespace spmv::test

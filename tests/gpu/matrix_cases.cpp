@@ -119,8 +119,7 @@ const std::vector<MatrixCase>& matrix_cases() {
       // whole tiles of empty rows; rows that end exactly at, just before
       // and just after tile boundaries (a row of n entries is n + 1 merge
       // path items).
-      {"single_row_of_3m_entries",
-       [](std::uint64_t seed) { return rows_of_lengths(1, 3'000'000, {3'000'000}, seed); }},
+      {"single_row_of_3m_entries", [](std::uint64_t seed) { return rows_of_lengths(1, 3'000'000, {3'000'000}, seed); }},
       {"mostly_empty_rows",
        [](std::uint64_t seed) {
          const CsrMatrix a = gen::uniform_random(300'000, 1000, 3, seed);
@@ -128,8 +127,8 @@ const std::vector<MatrixCase>& matrix_cases() {
        }},
       {"rows_at_tile_edges",
        [](std::uint64_t seed) {
-         return rows_of_lengths(60, 9000,
-                                {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2527, 2526, 2528, 5055, 2016}, seed);
+         return rows_of_lengths(
+             60, 9000, {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2527, 2526, 2528, 5055, 2016}, seed);
        }},
       // More rows than one grid has threads: one thread per row loops.
       {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},

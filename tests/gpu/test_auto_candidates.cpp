@@ -10,11 +10,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
-#include <span>
-#include <utility>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernel_check.hpp"
@@ -48,11 +48,10 @@ CsrAutoChoice single_launch(int threads) {
 // ends of their range, every vector group).
 const std::vector<CsrAutoChoice>& choices() {
   static const std::vector<CsrAutoChoice> kChoices{
-      {Kernel::kScalar, 1},         {Kernel::kRows, 1},          {Kernel::kVector, 2, 1, 4},
-      {Kernel::kVector, 8, 1, 4},   {Kernel::kRowBlocks, 1, 1},  {Kernel::kRowBlocks, 1, 64},
-      {Kernel::kRowBlocks, 1, 511}, long_row_blocks(1),           long_row_blocks(48),
-      long_row_blocks(511),         {Kernel::kMerge, 1},         single_launch(128),
-      single_launch(256),           single_launch(512)};
+      {Kernel::kScalar, 1},       {Kernel::kRows, 1},          {Kernel::kVector, 2, 1, 4},   {Kernel::kVector, 8, 1, 4},
+      {Kernel::kRowBlocks, 1, 1}, {Kernel::kRowBlocks, 1, 64}, {Kernel::kRowBlocks, 1, 511}, long_row_blocks(1),
+      long_row_blocks(48),        long_row_blocks(511),        {Kernel::kMerge, 1},          single_launch(128),
+      single_launch(256),         single_launch(512)};
   return kChoices;
 }
 
@@ -157,8 +156,8 @@ TEST(AutoCandidateScratch, SingleLaunchMergeChecksWhatScratchHolds) {
       const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
       Buffer<float> dx(MemorySpace::kDevice, std::span<const float>(x));
       Buffer<float> dy(MemorySpace::kDevice, static_cast<std::size_t>(a.rows));
-      ASSERT_EQ(reference::csr_launch_choice(single_launch(threads), pair->view, dx.data(), dy.data(),
-                                             scratch.data(), nullptr),
+      ASSERT_EQ(reference::csr_launch_choice(single_launch(threads), pair->view, dx.data(), dy.data(), scratch.data(),
+                                             nullptr),
                 0);
       ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
       const ToleranceVerdict verdict = check_result(a, x, golden_spmv(a, x), dy.download());

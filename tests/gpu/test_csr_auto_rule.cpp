@@ -129,8 +129,7 @@ TEST(CsrAutoRule, DenseBandsGetGroupsWithLoadsInFlight) {
 TEST(CsrAutoRule, ShortEvenRowsGetAThreadEach) {
   // 2D 5-point and 3D 7-point stencils.
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096}).kernel, Kernel::kScalar);
-  EXPECT_EQ(choose_csr_kernel(RowLengthStats{3'375'000, 3'375'000, 23'490'000, 7, 45'000}).kernel,
-            Kernel::kScalar);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{3'375'000, 3'375'000, 23'490'000, 7, 45'000}).kernel, Kernel::kScalar);
 }
 
 TEST(CsrAutoRule, LongerRowsShareThreadsByLengthAndLocality) {
@@ -159,8 +158,7 @@ TEST(CsrAutoRule, LongerRowsShareThreadsByLengthAndLocality) {
   // Group sizes are powers of two from 2 to 8, growing with the mean.
   int previous = 0;
   for (std::int64_t mean = 13; mean <= 4096; mean *= 2) {
-    const CsrAutoChoice choice =
-        choose_csr_kernel(RowLengthStats{100'000, 1'000'000, 100'000 * mean, mean, 100'000});
+    const CsrAutoChoice choice = choose_csr_kernel(RowLengthStats{100'000, 1'000'000, 100'000 * mean, mean, 100'000});
     ASSERT_EQ(choice.kernel, Kernel::kVector) << "mean " << mean;
     EXPECT_GE(choice.threads_per_row, previous) << "mean " << mean;
     EXPECT_GE(choice.threads_per_row, 2);

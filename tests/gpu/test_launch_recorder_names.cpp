@@ -69,8 +69,7 @@ TEST(LaunchRecorderNames, CubinKernelsAreItsEntryFunctions) {
   const std::vector<unsigned char> cubin = small_cubin();
   EXPECT_EQ(cubin_kernel_names(cubin.data(), cubin.size()),
             (std::vector<std::string>{"kernel_a", "static_kernel_def(float*)"}));
-  EXPECT_EQ(plugin_file_names(cubin),
-            (std::vector<std::string>{"helper_b", "kernel_a", "static_kernel_def(float*)"}));
+  EXPECT_EQ(plugin_file_names(cubin), (std::vector<std::string>{"helper_b", "kernel_a", "static_kernel_def(float*)"}));
 }
 
 TEST(LaunchRecorderNames, DamagedFilesGiveFewerNamesNeverAFault) {

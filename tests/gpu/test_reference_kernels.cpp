@@ -48,8 +48,8 @@ std::vector<UploadedMatrix> example_layouts(spmv_format format) {
 template <typename Example>
 void expect_example_result(const spmv_kernel_entry& kernel, const std::vector<float>& expected,
                            runner::Executor& executor) {
-  const auto results = expect_matches_golden(kernel, example_layouts<Example>(kernel.format), Example::csr(),
-                                             kOneToFour, executor);
+  const auto results =
+      expect_matches_golden(kernel, example_layouts<Example>(kernel.format), Example::csr(), kOneToFour, executor);
   for (const std::vector<float>& y : results) EXPECT_EQ(y, expected);
 }
 

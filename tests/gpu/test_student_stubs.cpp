@@ -59,7 +59,8 @@ runner::LaunchStatus launch_as_stub(const spmv_kernel_entry& kernel, const CsrMa
   EXPECT_EQ(launched.error, 0) << "a stub left a CUDA error behind: " << runner::cuda_error_name(launched.error);
   const std::vector<std::uint32_t> slot = area.slot();
   std::size_t rows_written = 0;
-  for (const float y : runner::y_of_slot(slot, a.rows)) rows_written += std::bit_cast<std::uint32_t>(y) == kPoisonBits ? 0 : 1;
+  for (const float y : runner::y_of_slot(slot, a.rows))
+    rows_written += std::bit_cast<std::uint32_t>(y) == kPoisonBits ? 0 : 1;
   EXPECT_EQ(rows_written, 0U) << "the kernel reports SPMV_NOT_IMPLEMENTED but wrote " << rows_written << " of "
                               << a.rows << " rows of y: once a kernel is written, it must return the launch's "
                               << "status, not SPMV_NOT_IMPLEMENTED";

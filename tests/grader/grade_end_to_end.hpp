@@ -19,9 +19,7 @@ namespace spmv::test {
 inline const std::filesystem::path kHostReference = SPMV_HOST_REFERENCE;
 inline const std::filesystem::path kFakesDir = SPMV_FAKES_DIR;
 
-inline std::filesystem::path fake(const std::string& fault) {
-  return kFakesDir / ("libspmv_fake_" + fault + ".so");
-}
+inline std::filesystem::path fake(const std::string& fault) { return kFakesDir / ("libspmv_fake_" + fault + ".so"); }
 
 // Verdict and cause fields of a row or a results.json test's extra_data.
 inline std::string verdict_of(const grade::Json& row) { return row.at("verdict").get<std::string>(); }
@@ -71,10 +69,14 @@ class GradeEndToEnd : public ::testing::Test {
   // Quick timing settings: these tests are about verdicts, not speed.
   [[nodiscard]] std::vector<std::string> args(const std::filesystem::path& submission,
                                               std::vector<std::string> more = {}) const {
-    std::vector<std::string> all{"--submission", submission.string(), "--reference", kHostReference.string(),
-                                 "--cases", cases_dir().string(), "--output-dir", output_dir().string(),
-                                 "--min-runs", "2", "--min-time-ms", "0", "--warmup-runs", "1",
-                                 "--seed", std::to_string(seed_)};
+    std::vector<std::string> all{"--submission",  submission.string(),
+                                 "--reference",   kHostReference.string(),
+                                 "--cases",       cases_dir().string(),
+                                 "--output-dir",  output_dir().string(),
+                                 "--min-runs",    "2",
+                                 "--min-time-ms", "0",
+                                 "--warmup-runs", "1",
+                                 "--seed",        std::to_string(seed_)};
     all.insert(all.end(), more.begin(), more.end());
     return all;
   }

@@ -15,11 +15,11 @@
 #include <random>
 #include <thread>
 
-#include "rows/correctness.hpp"
-#include "spmv/runner/chain.hpp"
-#include "runners/process.hpp"
-#include "rows/row_record.hpp"
 #include "random_csr.hpp"
+#include "rows/correctness.hpp"
+#include "rows/row_record.hpp"
+#include "runners/process.hpp"
+#include "spmv/runner/chain.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -106,7 +106,8 @@ Burst honest_burst(const PreparedCase& p, std::uint64_t seed, int links) {
     std::vector<float> x(static_cast<std::size_t>(p.csr.cols));
     const std::uint64_t link_seed = runner::link_seed(seed, static_cast<std::uint64_t>(link), previous_digest);
     for (std::size_t i = 0; i < x.size(); ++i) {
-      const std::uint32_t before = link == 1 ? 0U : std::bit_cast<std::uint32_t>(burst.ys.back()[i % burst.ys.back().size()]);
+      const std::uint32_t before =
+          link == 1 ? 0U : std::bit_cast<std::uint32_t>(burst.ys.back()[i % burst.ys.back().size()]);
       x[i] = std::bit_cast<float>(runner::link_x_bits(link_seed, before, i));
     }
     const GoldenResult golden = golden_spmv(p.csr, x);
@@ -123,7 +124,9 @@ Burst honest_burst(const PreparedCase& p, std::uint64_t seed, int links) {
 // The result area after kCopyLink of `link`: y_(link-1) and y_link.
 void copy_link(const Burst& burst, int link, Area& area) {
   for (std::size_t i = 0; i < burst.ys[0].size(); ++i) {
-    if (link > 1) area.word(runner::kPreviousLinkSlot, static_cast<std::int64_t>(i)) = std::bit_cast<std::uint32_t>(burst.ys[link - 2][i]);
+    if (link > 1)
+      area.word(runner::kPreviousLinkSlot, static_cast<std::int64_t>(i)) =
+          std::bit_cast<std::uint32_t>(burst.ys[link - 2][i]);
     area.word(runner::kLinkSlot, static_cast<std::int64_t>(i)) = std::bit_cast<std::uint32_t>(burst.ys[link - 1][i]);
   }
 }
@@ -276,7 +279,6 @@ TEST(Isolation, OutputGoesToTheLogNotToTheGrader) {
   EXPECT_EQ(line, "from the child");
   std::filesystem::remove(log);
 }
-
 
 }  // namespace
 }  // namespace spmv::grade

@@ -29,19 +29,23 @@ TEST_F(GradeEndToEnd, HostReferencePassesEveryKernelOnEveryCase) {
   const auto all_rows = rows();
   ASSERT_EQ(all_rows.size(), 12U) << "6 kernels x 2 cases\n" << context_;
   for (const auto& row : all_rows) {
-    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").get<std::string>() << " / " << row.at("case").get<std::string>() << ": "
-                                       << row.at("summary").get<std::string>() << "\n" << context_;
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").get<std::string>() << " / "
+                                       << row.at("case").get<std::string>() << ": "
+                                       << row.at("summary").get<std::string>() << "\n"
+                                       << context_;
     // Timed: a speedup, or the reason its speed is not scored (these cases'
     // launches take microseconds on the CPU).
     EXPECT_TRUE(row.at("speedup").is_number() || !row.at("correctness_only").get<std::string>().empty())
-        << "a correct row is timed\n" << context_;
+        << "a correct row is timed\n"
+        << context_;
   }
   const Json report = results();
   ASSERT_EQ(report.at("tests").size(), 12U) << context_;
   for (const auto& test : report.at("tests")) {
     EXPECT_EQ(test.at("status").get<std::string>(), "passed") << test.at("name").get<std::string>();
     // Correctness alone earns the policy's correctness share (0.7).
-    EXPECT_GE(test.at("score").get<double>(), 0.7 * test.at("max_score").get<double>() - 0.01) << test.at("name").get<std::string>();
+    EXPECT_GE(test.at("score").get<double>(), 0.7 * test.at("max_score").get<double>() - 0.01)
+        << test.at("name").get<std::string>();
   }
   EXPECT_NEAR(report.at("extra_data").at("max_score").get<double>(), 100, 0.05);
   EXPECT_GE(report.at("score").get<double>(), 69.9) << context_;
@@ -140,7 +144,8 @@ TEST_F(GradeEndToEnd, EachRowKeepsItsOwnVerdict) {
   EXPECT_EQ(run.exit_code, 3) << "a case that cannot be read is a setup problem\n" << context_;
 
   std::map<std::pair<std::string, std::string>, std::string> verdicts;
-  for (const auto& row : rows()) verdicts[{row.at("kernel").get<std::string>(), row.at("case").get<std::string>()}] = verdict_of(row);
+  for (const auto& row : rows())
+    verdicts[{row.at("kernel").get<std::string>(), row.at("case").get<std::string>()}] = verdict_of(row);
   ASSERT_EQ(verdicts.size(), 8U) << "2 kernels x 4 cases\n" << context_;
   EXPECT_EQ((verdicts[{"ell", "one_long_row"}]), "not_applicable") << context_;
   EXPECT_EQ((verdicts[{"csr_scalar", "one_long_row"}]), "crash") << context_;
@@ -153,7 +158,8 @@ TEST_F(GradeEndToEnd, EachRowKeepsItsOwnVerdict) {
   for (const auto& test : report.at("tests")) {
     const std::string verdict = test.at("extra_data").at("verdict").get<std::string>();
     if (verdict == "not_applicable" || verdict == "case_error") {
-      EXPECT_EQ(test.at("max_score").get<double>(), 0) << "left out of the maximum: " << test.at("name").get<std::string>();
+      EXPECT_EQ(test.at("max_score").get<double>(), 0)
+          << "left out of the maximum: " << test.at("name").get<std::string>();
     }
   }
 }
@@ -207,12 +213,13 @@ TEST_F(GradeEndToEnd, JournalsAggregateIntoOneReport) {
     ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
     EXPECT_FALSE(std::filesystem::exists(output_dir() / "results.json")) << "journal mode writes only the journal";
   }
-  const auto run = run_grade({"--aggregate", rows_dir.string(), "--output-dir", output_dir().string()}, scratch_.path());
+  const auto run =
+      run_grade({"--aggregate", rows_dir.string(), "--output-dir", output_dir().string()}, scratch_.path());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   EXPECT_NE(run.out.find("Score:"), std::string::npos) << run.out;
   const Json report = results();
-  EXPECT_EQ(names_of_tests(report), (std::set<std::string>{"coo / mixed_rows", "coo / tiny_wide", "jds / mixed_rows",
-                                                            "jds / tiny_wide"}));
+  EXPECT_EQ(names_of_tests(report),
+            (std::set<std::string>{"coo / mixed_rows", "coo / tiny_wide", "jds / mixed_rows", "jds / tiny_wide"}));
   EXPECT_NEAR(report.at("extra_data").at("max_score").get<double>(), 100, 0.05);
 }
 
@@ -230,9 +237,8 @@ TEST_F(GradeEndToEnd, TheAggregatedReportSaysHowTheRunsGraded) {
   ASSERT_EQ(weak.exit_code, 0) << weak.out << weak.err;
   // Times as long runs would leave them: the report's time is theirs added
   // up, the first run's once although it graded two kernels.
-  for (const auto& [kernel, seconds] : {std::pair<std::string, std::string>{"coo", "1000.25"},
-                                        {"jds", "1000.25"},
-                                        {"csr_scalar", "500.5"}}) {
+  for (const auto& [kernel, seconds] :
+       {std::pair<std::string, std::string>{"coo", "1000.25"}, {"jds", "1000.25"}, {"csr_scalar", "500.5"}}) {
     std::string run_info = read_text(rows_dir / (kernel + ".run.json"));
     const auto at = run_info.find("\"elapsed_s\": ");
     ASSERT_NE(at, std::string::npos) << run_info;
@@ -240,7 +246,8 @@ TEST_F(GradeEndToEnd, TheAggregatedReportSaysHowTheRunsGraded) {
     run_info.replace(at, end - at, "\"elapsed_s\": " + seconds);
     write_text(rows_dir / (kernel + ".run.json"), run_info);
   }
-  const auto run = run_grade({"--aggregate", rows_dir.string(), "--output-dir", output_dir().string()}, scratch_.path());
+  const auto run =
+      run_grade({"--aggregate", rows_dir.string(), "--output-dir", output_dir().string()}, scratch_.path());
   ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
   const Json extra = results().at("extra_data");
   EXPECT_EQ(extra.at("isolation").get<std::string>(), "user");
@@ -286,8 +293,7 @@ TEST_F(GradeEndToEnd, AnUnprivilegedUserGradesOnlyWhenAllowedAndTheReportsSaySo)
 TEST_F(GradeEndToEnd, AggregationReadsOnlyThePlannedRowFiles) {
   const auto rows_dir = scratch_ / "rows";
   const auto run_coo = run_grade(
-      args(fake("wrong_element"), {"--kernel", "coo", "--journal", rows_dir.string(), "--quiet"}),
-      scratch_.path());
+      args(fake("wrong_element"), {"--kernel", "coo", "--journal", rows_dir.string(), "--quiet"}), scratch_.path());
   ASSERT_EQ(run_coo.exit_code, 0) << "a journal run succeeds once every row has a verdict\n"
                                   << run_coo.out << run_coo.err;
   // A forged file: the same rows, all passing.
@@ -498,14 +504,15 @@ TEST_P(UsageErrors, ExitTwoWithOneLineNamingTheOption) {
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << "one line: " << run.err;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Options, UsageErrors,
-    ::testing::Values(UsageCase{{"--bogus"}, "--bogus"}, UsageCase{{"--timeout", "abc"}, "timeout"},
-                      UsageCase{{"--timeout", "-1"}, "timeout"}, UsageCase{{"--seed", "-5"}, "--seed"},
-                      UsageCase{{"--min-runs", "0"}, "min-runs"}, UsageCase{{"--prestart", "9"}, "prestart"},
-                      UsageCase{{"stray"}, "stray"},
-                      UsageCase{{"--config", "/nonexistent/grade.cfg"}, "/nonexistent/grade.cfg"},
-                      UsageCase{{"--policy", "/nonexistent/policy.ini"}, "policy"}));
+INSTANTIATE_TEST_SUITE_P(Options, UsageErrors,
+                         ::testing::Values(UsageCase{{"--bogus"}, "--bogus"},
+                                           UsageCase{{"--timeout", "abc"}, "timeout"},
+                                           UsageCase{{"--timeout", "-1"}, "timeout"},
+                                           UsageCase{{"--seed", "-5"}, "--seed"},
+                                           UsageCase{{"--min-runs", "0"}, "min-runs"},
+                                           UsageCase{{"--prestart", "9"}, "prestart"}, UsageCase{{"stray"}, "stray"},
+                                           UsageCase{{"--config", "/nonexistent/grade.cfg"}, "/nonexistent/grade.cfg"},
+                                           UsageCase{{"--policy", "/nonexistent/policy.ini"}, "policy"}));
 
 TEST_F(GradeEndToEnd, UnknownKernelAndUnmatchedCaseAreUsageErrors) {
   auto run = grade(kHostReference, {"--kernel", "sell_c_sigma"});
@@ -543,8 +550,8 @@ TEST_F(GradeEndToEnd, WithoutAGpuDeviceRowsAreSkipped) {
   const std::filesystem::path student = SPMV_STUDENT_PLUGIN;
   const std::filesystem::path reference = SPMV_DEVICE_REFERENCE;
   if (student.empty() || reference.empty()) GTEST_SKIP() << "the device plugins are not part of this build";
-  std::vector<std::string> arguments{"--submission", student.string(), "--reference", reference.string(),
-                                     "--cases", cases_dir().string(), "--output-dir", output_dir().string()};
+  std::vector<std::string> arguments{"--submission", student.string(),     "--reference",  reference.string(),
+                                     "--cases",      cases_dir().string(), "--output-dir", output_dir().string()};
   const std::vector<std::pair<std::string, std::string>> no_gpu{{"CUDA_VISIBLE_DEVICES", ""}};
   auto run = run_grade(arguments, scratch_.path(), no_gpu);
   EXPECT_EQ(run.exit_code, 0) << run.out << run.err;

@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <netinet/in.h>
-#include <unistd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -179,7 +179,8 @@ TEST_P(HostileSubmission, GetsItsVerdictAndReachesNothing) {
       EXPECT_EQ(cause_of(row), expected.cause) << row.at("summary").get<std::string>();
     }
     if (expected.attack == "abort_at_load") {
-      EXPECT_NE(row.at("summary").get<std::string>().find("SIGABRT"), std::string::npos) << row.at("summary").get<std::string>();
+      EXPECT_NE(row.at("summary").get<std::string>().find("SIGABRT"), std::string::npos)
+          << row.at("summary").get<std::string>();
       EXPECT_EQ(row.at("stage").get<std::string>(), "loading the submission's plugin");
     }
     if (!expected.flag.empty()) {

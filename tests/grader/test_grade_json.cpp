@@ -2,19 +2,19 @@
 // rows, results and run facts written and read back.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <random>
-#include <unistd.h>
 
+#include "random_csr.hpp"
 #include "reports/journal.hpp"
 #include "reports/json.hpp"
-#include "scoring/policy.hpp"
 #include "reports/provenance.hpp"
 #include "reports/report.hpp"
-#include "random_csr.hpp"
 #include "reports/row_json.hpp"
+#include "scoring/policy.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -29,7 +29,8 @@ TEST(JsonText, PrettyAndCompactLayouts) {
   doc["ok"] = true;
   doc["nothing"] = nullptr;
   doc["list"] = Json::array({1, Json::object(), Json::array()});
-  EXPECT_EQ(json_text(doc, 0), R"({"name":"csr / a","count":3,"ratio":0.125,"ok":true,"nothing":null,"list":[1,{},[]]})");
+  EXPECT_EQ(json_text(doc, 0),
+            R"({"name":"csr / a","count":3,"ratio":0.125,"ok":true,"nothing":null,"list":[1,{},[]]})");
   EXPECT_EQ(json_text(doc),
             "{\n"
             "  \"name\": \"csr / a\",\n"
@@ -141,9 +142,9 @@ TEST(JsonParser, ReadsEscapesAndSurrogatePairs) {
 }
 
 TEST(JsonParser, RejectsWhatRfc8259Rejects) {
-  for (const std::string bad :
-       {"", "{", "[1,]", "{\"a\":1,}", "{'a':1}", "[01]", "[1.]", "[-]", "[.5]", "[1e]", "\"\\x\"", "\"\\ud800\"",
-        "\"\\udc00\"", "\"a\nb\"", "[1] x", "{\"a\" 1}", "tru", "nul", "[1e999]", "\"\xFF\""}) {
+  for (const std::string bad : {"",      "{",         "[1,]", "{\"a\":1,}", "{'a':1}",     "[01]",        "[1.]",
+                                "[-]",   "[.5]",      "[1e]", "\"\\x\"",    "\"\\ud800\"", "\"\\udc00\"", "\"a\nb\"",
+                                "[1] x", "{\"a\" 1}", "tru",  "nul",        "[1e999]",     "\"\xFF\""}) {
     EXPECT_THROW(parse_json(bad), JsonError) << "accepted: " << bad;
   }
 }
@@ -340,8 +341,8 @@ TEST(RunInfoJson, MergedRunsKeepTheWeakestIsolationAndEveryNote) {
   // One run's facts are beside each of its kernels' journals: it counts once.
   const JournalRun full_run{"run-full", full};
   const JournalRun user_run{"run-user", user};
-  for (const auto& runs : {std::vector<JournalRun>{full_run, user_run, full_run},
-                           std::vector<JournalRun>{user_run, full_run, user_run}}) {
+  for (const auto& runs :
+       {std::vector<JournalRun>{full_run, user_run, full_run}, std::vector<JournalRun>{user_run, full_run, user_run}}) {
     const RunInfo merged = merge_run_infos(runs);
     EXPECT_EQ(merged.isolation, "user");
     EXPECT_EQ(merged.isolation_detail, "an ordinary user's sandbox");

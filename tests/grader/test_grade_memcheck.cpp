@@ -39,16 +39,19 @@ Made memcheck_report(std::mt19937_64& random, bool newer_frames) {
   made.address = hex(0x7f0000000000ULL + random() % 0x100000000ULL);
   made.errors = 1 + static_cast<int>(random() % 40);
   const int size = 4 << (random() % 2);
-  made.text = "========= COMPUTE-SANITIZER\n"
-              "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
-              "cudaMemcpy.\n"
-              "=========     Saved host backtrace up to driver entry point at error\n";
+  made.text =
+      "========= COMPUTE-SANITIZER\n"
+      "========= Program hit cudaErrorInvalidValue (error 1) due to \"invalid argument\" on CUDA API call to "
+      "cudaMemcpy.\n"
+      "=========     Saved host backtrace up to driver entry point at error\n";
   for (int e = 0; e < std::min(made.errors, 3); ++e) {
     made.text += "========= Invalid __global__ read of size " + std::to_string(size) + " bytes\n";
-    made.text += newer_frames ? "=========     at " + made.kernel + "(int, const int *, const float *, float *)+0x" +
-                                    std::to_string(100 + e) + "0 in /src/kernels/csr.cu:" + std::to_string(40 + e) + "\n"
-                              : "=========     at 0x" + std::to_string(70 + e) + " in /src/kernels/csr.cu:" +
-                                    std::to_string(40 + e) + ":" + made.kernel + "(int, const float *, float *)\n";
+    made.text += newer_frames
+                     ? "=========     at " + made.kernel + "(int, const int *, const float *, float *)+0x" +
+                           std::to_string(100 + e) + "0 in /src/kernels/csr.cu:" + std::to_string(40 + e) + "\n"
+                     : "=========     at 0x" + std::to_string(70 + e) +
+                           " in /src/kernels/csr.cu:" + std::to_string(40 + e) + ":" + made.kernel +
+                           "(int, const float *, float *)\n";
     made.text += "=========     by thread (" + std::to_string(random() % 256) + ",0,0) in block (" +
                  std::to_string(random() % 64) + ",0,0)\n";
     made.text += "=========     Address " + (e == 0 ? made.address : hex(random())) +
@@ -56,7 +59,8 @@ Made memcheck_report(std::mt19937_64& random, bool newer_frames) {
                  "=========     and is 4 bytes after the nearest allocation at 0x7f00 of size 400 bytes\n"
                  "=========\n";
   }
-  made.text += "========= ERROR SUMMARY: " + std::to_string(made.errors) + " error" + (made.errors == 1 ? "" : "s") + "\n";
+  made.text +=
+      "========= ERROR SUMMARY: " + std::to_string(made.errors) + " error" + (made.errors == 1 ? "" : "s") + "\n";
   return made;
 }
 
@@ -99,11 +103,15 @@ TEST(SanitizerReport, RacecheckHazardNamesItsKernel) {
   const int hazards = 1 + static_cast<int>(random() % 9);
   const SanitizerReport report = parse_sanitizer_report(
       "========= COMPUTE-SANITIZER\n"
-      "========= Error: Race reported between Write access at " + kernel + "(int, const int *)+0x3f0 in /src/v.cu:61\n"
-      "=========     and Read access at " + kernel + "(int, const int *)+0x420 in /src/v.cu:66 [1024 hazards]\n"
+      "========= Error: Race reported between Write access at " +
+      kernel +
+      "(int, const int *)+0x3f0 in /src/v.cu:61\n"
+      "=========     and Read access at " +
+      kernel +
+      "(int, const int *)+0x420 in /src/v.cu:66 [1024 hazards]\n"
       "=========\n"
-      "========= RACECHECK SUMMARY: " + std::to_string(hazards) + " hazards displayed (" + std::to_string(hazards) +
-      " errors, 0 warnings)\n");
+      "========= RACECHECK SUMMARY: " +
+      std::to_string(hazards) + " hazards displayed (" + std::to_string(hazards) + " errors, 0 warnings)\n");
   EXPECT_TRUE(report.complete);
   EXPECT_EQ(report.errors, hazards);
   ASSERT_EQ(report.findings.size(), 1U);

@@ -82,7 +82,8 @@ TEST_F(StaffMistake, ResumeRefusesAnotherPolicySeedOrSetting) {
                  {"the effective policy differs", "'correctness_share = 0.7' there, 'correctness_share = 0.5' now"});
   // A policy file that restates the defaults is the same policy.
   const auto same = file("same-policy.ini", "# the defaults\ntotal_points = 100\n");
-  auto args = this->args(kHostReference, {"--kernel", "coo,csr_scalar", "--quiet", "--resume", "--policy", same.string()});
+  auto args =
+      this->args(kHostReference, {"--kernel", "coo,csr_scalar", "--quiet", "--resume", "--policy", same.string()});
   auto run = run_grade(args, scratch_.path());
   EXPECT_EQ(run.exit_code, 0) << run.err;
 
@@ -101,7 +102,8 @@ TEST_F(StaffMistake, ResumeRefusesAnotherCaseSet) {
   grade_first();
   // A case changed since: the folder's rows are of the old matrix.
   write_case(cases_dir(), "tiny_wide", gen::uniform_random(5, 9, 3, seed_ + 7));
-  expect_refused(kHostReference, {}, {"the case set differs", "changed since (matrix or cases.ini section): tiny_wide"});
+  expect_refused(kHostReference, {},
+                 {"the case set differs", "changed since (matrix or cases.ini section): tiny_wide"});
   grade_first();
   write_case(scratch_ / "more", "extra", gen::uniform_random(6, 6, 2, seed_));
   expect_refused(kHostReference, {"--cases", (scratch_ / "more").string()}, {"only now: extra"});
@@ -116,8 +118,8 @@ TEST_F(StaffMistake, ResumeRefusesAnotherSecretSeed) {
       << "the run's facts hold a check of the secret, never the secret";
   expect_refused(kHostReference, {"--secret-seed-file", other.string()}, {"the secret seed differs"});
   expect_refused(kHostReference, {}, {"it was graded with a secret seed (--secret-seed-file), this run has none"});
-  const auto run =
-      grade(kHostReference, {"--kernel", "coo,csr_scalar", "--quiet", "--resume", "--secret-seed-file", secret.string()});
+  const auto run = grade(kHostReference,
+                         {"--kernel", "coo,csr_scalar", "--quiet", "--resume", "--secret-seed-file", secret.string()});
   EXPECT_EQ(run.exit_code, 0) << context_;
   EXPECT_EQ(rows().size(), 4U) << context_;
 }
@@ -125,9 +127,14 @@ TEST_F(StaffMistake, ResumeRefusesAnotherSecretSeed) {
 // Without --seed, a resumed run takes the folder's seed: its rows are of
 // the same x vectors as the rows it keeps.
 TEST_F(StaffMistake, ResumeKeepsTheFoldersSeed) {
-  const std::vector<std::string> common{"--submission", kHostReference.string(), "--reference", kHostReference.string(),
-                                        "--cases", cases_dir().string(), "--output-dir", output_dir().string(),
-                                        "--min-runs", "2", "--min-time-ms", "0", "--kernel", "coo,csr_scalar", "--quiet"};
+  const std::vector<std::string> common{"--submission",  kHostReference.string(),
+                                        "--reference",   kHostReference.string(),
+                                        "--cases",       cases_dir().string(),
+                                        "--output-dir",  output_dir().string(),
+                                        "--min-runs",    "2",
+                                        "--min-time-ms", "0",
+                                        "--kernel",      "coo,csr_scalar",
+                                        "--quiet"};
   ASSERT_EQ(run_grade(common, scratch_.path()).exit_code, 0);
   const auto first = rows();
   ASSERT_EQ(first.size(), 4U);
@@ -147,7 +154,8 @@ TEST_F(StaffMistake, ResumeKeepsTheFoldersSeed) {
              r.at("case").get<std::string>() == row.at("case").get<std::string>();
     });
     ASSERT_NE(same, first.end());
-    EXPECT_EQ(row.at("x_seed").get<std::string>(), same->at("x_seed").get<std::string>()) << "another seed in the resumed run";
+    EXPECT_EQ(row.at("x_seed").get<std::string>(), same->at("x_seed").get<std::string>())
+        << "another seed in the resumed run";
   }
 }
 
@@ -197,7 +205,8 @@ TEST_F(StaffMistake, APolicyWhoseWeightsGiveNoPointsIsAnError) {
   const auto policy = file("zero.ini", "[case.mixed_rows]\nweight = 0\n\n[case.tiny_wide]\nweight = 0\n");
   const auto run = grade(kHostReference, {"--policy", policy.string(), "--quiet"});
   EXPECT_EQ(run.exit_code, 2) << context_;
-  EXPECT_NE(run.err.find("weighs 0 under the policy (" + policy.string() + ") and the manifests, so no row could earn "
+  EXPECT_NE(run.err.find("weighs 0 under the policy (" + policy.string() +
+                         ") and the manifests, so no row could earn "
                          "a point"),
             std::string::npos)
       << context_;
@@ -221,8 +230,9 @@ TEST_F(StaffMistake, AMistypedForbiddenLibraryIsAnError) {
 }
 
 TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {
-  const auto policy = file("course.ini", "correctness_share = 0.5\n[libraries]\nforbidden = cusparse, cufft\n"
-                                         "[case.tiny_wide]\nvisibility = hidden\n");
+  const auto policy = file("course.ini",
+                           "correctness_share = 0.5\n[libraries]\nforbidden = cusparse, cufft\n"
+                           "[case.tiny_wide]\nvisibility = hidden\n");
   auto run = grade(kHostReference, {"--policy", policy.string(), "--show-policy"});
   ASSERT_EQ(run.exit_code, 0) << context_;
   for (const std::string line : {"correctness_share = 0.5\n", "full_credit_at = 0.9\n", "forbidden = cusparse, cufft\n",
@@ -242,7 +252,8 @@ TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {
   EXPECT_EQ(json.at("libraries").at("forbidden").size(), 2U);
 
   // With --cases, its case sections are checked against them.
-  run = grade(kHostReference, {"--policy", file("typo.ini", "[case.tiny_wid]\nweight = 2\n").string(), "--show-policy"});
+  run =
+      grade(kHostReference, {"--policy", file("typo.ini", "[case.tiny_wid]\nweight = 2\n").string(), "--show-policy"});
   EXPECT_EQ(run.exit_code, 2) << context_;
   EXPECT_NE(run.err.find("no case named tiny_wid"), std::string::npos) << context_;
 }

@@ -37,8 +37,8 @@ TEST_F(Newcomer, PolicyWithoutKernelsSectionGradesTheSixKernels) {
   EXPECT_NE(run.out.find("Kernels (6):"), std::string::npos) << context_;
   EXPECT_EQ(run.out.find("  sell  "), std::string::npos) << "a kernel outside the default policy\n" << context_;
 
-  const auto graded = grade(kHostReference, {"--policy", policy("correctness_share = 1\n").string(), "--case",
-                                             "tiny_wide", "--quiet"});
+  const auto graded =
+      grade(kHostReference, {"--policy", policy("correctness_share = 1\n").string(), "--case", "tiny_wide", "--quiet"});
   ASSERT_EQ(graded.exit_code, 0) << context_;
   const Json report = results();
   EXPECT_EQ(report.at("tests").size(), 6U) << context_;
@@ -136,8 +136,8 @@ TEST_F(Newcomer, CaseErrorsShowStudentsNoFolderPath) {
   EXPECT_NE(output.find("case broken: broken.mtx:3: "), std::string::npos) << output;
   EXPECT_EQ(read_text(output_dir() / "results.json").find(scratch_.path().string()), std::string::npos)
       << read_text(output_dir() / "results.json");
-  EXPECT_NE(run.out.find(cases_dir().string() + "/broken.mtx:3: "), std::string::npos)
-      << "the console keeps the path\n" << context_;
+  EXPECT_NE(run.out.find(cases_dir().string() + "/broken.mtx:3: "), std::string::npos) << "the console keeps the path\n"
+                                                                                       << context_;
   EXPECT_NE(rows().at(0).at("summary").get<std::string>().find(cases_dir().string()), std::string::npos) << context_;
 }
 
@@ -183,10 +183,13 @@ TEST_F(Newcomer, ReaderKeysOfACaseReachTheGrader) {
   EXPECT_EQ(run.exit_code, 0) << context_;
   std::size_t graded = 0;
   for (const auto& row : rows()) {
-    if (row.at("case").get<std::string>() != "full_storage" && row.at("case").get<std::string>() != "nonfinite") continue;
+    if (row.at("case").get<std::string>() != "full_storage" && row.at("case").get<std::string>() != "nonfinite")
+      continue;
     ++graded;
-    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").get<std::string>() << " / " << row.at("case").get<std::string>() << ": "
-                                       << row.at("summary").get<std::string>() << "\n" << context_;
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("kernel").get<std::string>() << " / "
+                                       << row.at("case").get<std::string>() << ": "
+                                       << row.at("summary").get<std::string>() << "\n"
+                                       << context_;
     if (row.at("case").get<std::string>() == "full_storage") {
       EXPECT_EQ(row.at("nnz").get<double>(), lower.nnz());
     }

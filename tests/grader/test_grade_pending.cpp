@@ -19,9 +19,9 @@
 #include <thread>
 
 #include "grade_process.hpp"
+#include "random_csr.hpp"
 #include "runners/probe.hpp"
 #include "runners/process.hpp"
-#include "random_csr.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -77,8 +77,9 @@ TEST(PolicyFile, KeysLeftOutKeepTheirDefaults) {
 TEST(PolicyFile, ForbiddenLibrariesDefaultAndReplace) {
   EXPECT_EQ(default_policy().forbidden_libraries, kDefaultForbiddenLibraries);
   EXPECT_EQ(parse_policy("total_points = 10\n", "p.ini").forbidden_libraries, kDefaultForbiddenLibraries);
-  EXPECT_EQ(parse_policy("[libraries]\nforbidden = cusparse, cublasLt ,cusolver, cusparse\n", "p.ini").forbidden_libraries,
-            (std::vector<std::string>{"cusparse", "cublasLt", "cusolver"}))
+  EXPECT_EQ(
+      parse_policy("[libraries]\nforbidden = cusparse, cublasLt ,cusolver, cusparse\n", "p.ini").forbidden_libraries,
+      (std::vector<std::string>{"cusparse", "cublasLt", "cusolver"}))
       << "a name given twice counts once";
   EXPECT_TRUE(parse_policy("[libraries]\nforbidden =\n", "p.ini").forbidden_libraries.empty());
   try {
@@ -131,10 +132,10 @@ TEST(PolicyFile, TheResolvedTextReadsBackToTheSamePolicy) {
       "course.ini");
   const std::string text = policy_text(policy);
   EXPECT_EQ(text.rfind("# The effective policy: course.ini", 0), 0U) << text;
-  for (const std::string line : {"total_points = 40\n", "correctness_share = 0.55\n", "full_credit_at = 0.9\n",
-                                 "no_credit_below = 0.3\n", "review_above = 10\n", "accept = speedup_review\n",
-                                 "forbidden = cusparse, cufft\n", "[kernels]\njds = 2\ncoo = 0.5\n",
-                                 "[case.big]\nweight = 3\n", "[case.secret_one]\nvisibility = hidden\n"}) {
+  for (const std::string line :
+       {"total_points = 40\n", "correctness_share = 0.55\n", "full_credit_at = 0.9\n", "no_credit_below = 0.3\n",
+        "review_above = 10\n", "accept = speedup_review\n", "forbidden = cusparse, cufft\n",
+        "[kernels]\njds = 2\ncoo = 0.5\n", "[case.big]\nweight = 3\n", "[case.secret_one]\nvisibility = hidden\n"}) {
     EXPECT_NE(text.find(line), std::string::npos) << line << " missing from:\n" << text;
   }
   const Policy again = parse_policy(text, "again.ini");
@@ -208,17 +209,16 @@ TEST(PolicyFile, ErrorsNameTheFileTheLineAndTheKey) {
 }
 
 TEST(PolicyFile, CaseSectionsMustNameALoadedCase) {
-  const Policy policy =
-      parse_policy("total_points = 10\n[case.poisson]\nweight = 2\n\n[case.poison]\nvisibility = hidden\n",
-                   "course.ini");
+  const Policy policy = parse_policy(
+      "total_points = 10\n[case.poisson]\nweight = 2\n\n[case.poison]\nvisibility = hidden\n", "course.ini");
   EXPECT_NO_THROW(policy.check_case_names({"poisson", "poison", "other"}, "--cases here"));
   try {
     policy.check_case_names({"poisson", "other"}, "--cases testcases/public");
     ADD_FAILURE() << "a section naming no case was accepted";
   } catch (const PolicyError& e) {
     const std::string message = e.what();
-    EXPECT_EQ(message.rfind("course.ini:6: case.poison.visibility: no case named poison in --cases testcases/public", 0),
-              0U)
+    EXPECT_EQ(
+        message.rfind("course.ini:6: case.poison.visibility: no case named poison in --cases testcases/public", 0), 0U)
         << message;
     EXPECT_NE(message.find("poisson, other"), std::string::npos) << "the message lists the cases: " << message;
   }
@@ -253,9 +253,9 @@ Policy two_kernel_policy() {
 }
 
 TEST(Scoring, KernelsShareThePointsByWeightAndCasesWithinAKernel) {
-  const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0),
-                                                        row("coo", "b", Verdict::kPass, 1.0, 3),
-                                                        row("ell", "a", Verdict::kPass, 1.0)});
+  const auto summary =
+      score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0), row("coo", "b", Verdict::kPass, 1.0, 3),
+                                       row("ell", "a", Verdict::kPass, 1.0)});
   EXPECT_DOUBLE_EQ(summary.rows[0].max_score, 25 * 0.25);
   EXPECT_DOUBLE_EQ(summary.rows[1].max_score, 25 * 0.75);
   EXPECT_DOUBLE_EQ(summary.rows[2].max_score, 75);
@@ -264,11 +264,10 @@ TEST(Scoring, KernelsShareThePointsByWeightAndCasesWithinAKernel) {
 }
 
 TEST(Scoring, CorrectnessAndPerformanceParts) {
-  const auto summary = score_rows(two_kernel_policy(), {row("ell", "fast", Verdict::kPass, 2.0),
-                                                        row("ell", "mid", Verdict::kPass, 0.575),
-                                                        row("ell", "slow", Verdict::kPass, 0.1),
-                                                        row("ell", "untimed", Verdict::kPass),
-                                                        row("ell", "wrong", Verdict::kWrong, 3.0)});
+  const auto summary = score_rows(two_kernel_policy(),
+                                  {row("ell", "fast", Verdict::kPass, 2.0), row("ell", "mid", Verdict::kPass, 0.575),
+                                   row("ell", "slow", Verdict::kPass, 0.1), row("ell", "untimed", Verdict::kPass),
+                                   row("ell", "wrong", Verdict::kWrong, 3.0)});
   // Only ell is present, so its share is all 100 points, over 5 cases.
   EXPECT_DOUBLE_EQ(summary.rows[0].max_score, 100.0 / 5);
   EXPECT_DOUBLE_EQ(summary.rows[0].score, summary.rows[0].max_score);
@@ -280,10 +279,9 @@ TEST(Scoring, CorrectnessAndPerformanceParts) {
 }
 
 TEST(Scoring, RowsLeftOutHandTheirShareToTheOthers) {
-  const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0),
-                                                        row("ell", "a", Verdict::kNotApplicable),
-                                                        row("ell", "b", Verdict::kPass, 1.0),
-                                                        row("ell", "c", Verdict::kCaseError)});
+  const auto summary =
+      score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 1.0), row("ell", "a", Verdict::kNotApplicable),
+                                       row("ell", "b", Verdict::kPass, 1.0), row("ell", "c", Verdict::kCaseError)});
   EXPECT_FALSE(summary.rows[1].counted);
   EXPECT_EQ(summary.rows[1].max_score, 0);
   EXPECT_DOUBLE_EQ(summary.rows[2].max_score, 75) << "ell's whole share on its one counted row";
@@ -297,7 +295,8 @@ TEST(Scoring, RowsLeftOutHandTheirShareToTheOthers) {
 TEST(Scoring, FailuresOfEveryKindScoreZeroButCount) {
   for (const Verdict verdict : {Verdict::kWrong, Verdict::kCrash, Verdict::kTimeout, Verdict::kNotImplemented,
                                 Verdict::kSkipped, Verdict::kLoadError, Verdict::kNotRun}) {
-    const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", verdict, 1.0), row("coo", "b", Verdict::kPass, 1.0)});
+    const auto summary =
+        score_rows(two_kernel_policy(), {row("coo", "a", verdict, 1.0), row("coo", "b", Verdict::kPass, 1.0)});
     EXPECT_TRUE(summary.rows[0].counted) << describe(verdict);
     EXPECT_EQ(summary.rows[0].score, 0) << describe(verdict);
     EXPECT_DOUBLE_EQ(summary.score, 50) << describe(verdict);
@@ -305,10 +304,9 @@ TEST(Scoring, FailuresOfEveryKindScoreZeroButCount) {
 }
 
 TEST(Scoring, GeometricMeanSpeedupOfCorrectTimedRows) {
-  const auto summary = score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 2.0),
-                                                        row("coo", "b", Verdict::kPass, 0.5),
-                                                        row("coo", "c", Verdict::kPass, 4.0),
-                                                        row("coo", "d", Verdict::kWrong, 100.0)});
+  const auto summary =
+      score_rows(two_kernel_policy(), {row("coo", "a", Verdict::kPass, 2.0), row("coo", "b", Verdict::kPass, 0.5),
+                                       row("coo", "c", Verdict::kPass, 4.0), row("coo", "d", Verdict::kWrong, 100.0)});
   ASSERT_TRUE(summary.geomean_speedup);
   EXPECT_NEAR(*summary.geomean_speedup, std::cbrt(4.0), 1e-12);
   EXPECT_EQ(summary.timed_rows, 3);

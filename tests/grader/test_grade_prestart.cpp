@@ -24,11 +24,10 @@ constexpr int kNeverStartedStatus = 70;
 
 // Fields whose values are measured times (or follow from them), or drawn at
 // random (which timed launches were checked).
-const std::set<std::string> kTimingFields{"submission_ms", "reference_ms",       "cusparse_ms",
-                                          "speedup",       "gbps",               "percent_of_copy",
-                                          "cusparse_gbps", "submission_samples", "reference_samples",
-                                          "checked_launches", "bound_use", "phase_ms",
-                                          "timing_parts_ms", "correctness_only"};
+const std::set<std::string> kTimingFields{
+    "submission_ms",   "reference_ms",  "cusparse_ms",        "speedup",           "gbps",
+    "percent_of_copy", "cusparse_gbps", "submission_samples", "reference_samples", "checked_launches",
+    "bound_use",       "phase_ms",      "timing_parts_ms",    "correctness_only"};
 
 std::string render(const Json& value) {
   if (value.is_null()) return "null";
@@ -146,11 +145,12 @@ TEST_F(Prestart, AFailingRowCostsOnlyItself) {
   const auto all_rows = rows();
   ASSERT_EQ(all_rows.size(), 12U) << "6 kernels x 2 cases\n" << context_;
   const std::map<std::string, std::pair<std::string, std::string>> expected{
-      {"coo", {"pass", ""}},          {"csr_scalar", {"crash", "signal"}}, {"csr_vector", {"pass", ""}},
-      {"ell", {"timeout", "timeout"}}, {"hyb", {"crash", "exit"}},         {"jds", {"pass", ""}}};
+      {"coo", {"pass", ""}},           {"csr_scalar", {"crash", "signal"}}, {"csr_vector", {"pass", ""}},
+      {"ell", {"timeout", "timeout"}}, {"hyb", {"crash", "exit"}},          {"jds", {"pass", ""}}};
   for (const auto& row : all_rows) {
     const std::string kernel = row.at("kernel").get<std::string>();
-    const std::string where = kernel + " / " + row.at("case").get<std::string>() + ": " + row.at("summary").get<std::string>();
+    const std::string where =
+        kernel + " / " + row.at("case").get<std::string>() + ": " + row.at("summary").get<std::string>();
     EXPECT_EQ(verdict_of(row), expected.at(kernel).first) << where << "\n" << context_;
     EXPECT_EQ(cause_of(row), expected.at(kernel).second) << where;
   }
@@ -203,9 +203,9 @@ class PrestartStopped : public Prestart {
       }
       // A runner's sandbox ends by SIGKILL, or by itself when its runner
       // found the grader's channel closed (status 0 or 70).
-      const bool never_ran = (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
-                             (WIFEXITED(status) && (WEXITSTATUS(status) == kNeverStartedStatus ||
-                                                    WEXITSTATUS(status) == 0));
+      const bool never_ran =
+          (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) ||
+          (WIFEXITED(status) && (WEXITSTATUS(status) == kNeverStartedStatus || WEXITSTATUS(status) == 0));
       if (reaped == pid && !never_ran) {
         killed = false;
         report += "child " + std::to_string(pid) + " ended with status " + std::to_string(status) + "\n";
@@ -274,10 +274,16 @@ TEST_F(GradeEndToEnd, CtestRowsShareTheGpuMeasurement) {
   const auto cache = rows_dir / "gpu-probe.json";
   const auto grade_row = [&](const std::string& kernel) -> std::optional<double> {
     const auto journal = rows_dir / (kernel + ".jsonl");
-    const auto run = run_grade({"--submission", reference.string(), "--reference", reference.string(), "--cases",
-                                cases_dir().string(), "--case", "tiny_wide", "--kernel", kernel, "--journal",
-                                rows_dir.string(), "--output-dir", output_dir().string(), "--strict-gpu", "--quiet",
-                                "--min-runs", "2", "--min-time-ms", "0"},
+    const auto run = run_grade({"--submission",  reference.string(),
+                                "--reference",   reference.string(),
+                                "--cases",       cases_dir().string(),
+                                "--case",        "tiny_wide",
+                                "--kernel",      kernel,
+                                "--journal",     rows_dir.string(),
+                                "--output-dir",  output_dir().string(),
+                                "--strict-gpu",  "--quiet",
+                                "--min-runs",    "2",
+                                "--min-time-ms", "0"},
                                scratch_.path());
     context_ = run.out + run.err;
     if (run.exit_code == 77) return std::nullopt;

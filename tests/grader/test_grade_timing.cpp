@@ -3,13 +3,13 @@
 
 #include <chrono>
 #include <random>
-#include <vector>
 #include <string>
 #include <thread>
+#include <vector>
 
-#include "spmv/runner/timing.hpp"
 #include "rows/burst_timing.hpp"
 #include "rows/timing_checks.hpp"
+#include "spmv/runner/timing.hpp"
 
 namespace spmv::runner {
 namespace {
@@ -34,11 +34,11 @@ TEST(TimeInterleaved, WarmsUpThenAlternatesUntilTheMinimumCount) {
                                        }};
   bool timing_started = false;
   std::size_t calls_at_start = 0;
-  const auto results = time_interleaved(sides, {.min_runs = 5, .max_runs = 100, .warmup_runs = 2, .min_time_ms = 0},
-                                        [&] {
-                                          timing_started = true;
-                                          calls_at_start = calls.size();
-                                        });
+  const auto results =
+      time_interleaved(sides, {.min_runs = 5, .max_runs = 100, .warmup_runs = 2, .min_time_ms = 0}, [&] {
+        timing_started = true;
+        calls_at_start = calls.size();
+      });
   EXPECT_TRUE(timing_started);
   EXPECT_EQ(calls_at_start, 4U) << "two warm-up launches per side come first";
   EXPECT_EQ(calls, "ababababababab") << "2 warm-up pairs, then 5 timed pairs";
@@ -53,7 +53,8 @@ TEST(TimeInterleaved, RunsUntilTheMinimumWallClockTime) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     return 0.001;  // what the clock on the device would say: tiny
   };
-  const auto results = time_interleaved({sleepy}, {.min_runs = 1, .max_runs = 1000, .warmup_runs = 0, .min_time_ms = 20});
+  const auto results =
+      time_interleaved({sleepy}, {.min_runs = 1, .max_runs = 1000, .warmup_runs = 0, .min_time_ms = 20});
   EXPECT_GE(results[0].samples, 2) << "stopped before 20 ms of wall-clock time";
   EXPECT_LE(results[0].samples, 10) << "each sample takes at least 2 ms";
 }

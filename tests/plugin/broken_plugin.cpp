@@ -57,7 +57,9 @@ spmv_status mark(const void* /*matrix*/, const float* x, float* y, void* /*scrat
 
 spmv_kernel_entry kernels[] = {
     {"csr_scalar", SPMV_FORMAT_CSR, "first kernel", &mark, nullptr},
-    {kVariant == Variant::duplicate_names ? "csr_scalar" : kVariant == Variant::unnamed_kernel ? "" : "coo",
+    {kVariant == Variant::duplicate_names  ? "csr_scalar"
+     : kVariant == Variant::unnamed_kernel ? ""
+                                           : "coo",
      SPMV_FORMAT_COO, "second kernel", kVariant == Variant::null_launch ? nullptr : &mark, nullptr},
 };
 
@@ -87,7 +89,5 @@ void store_out_of_range(Enum& field, int value) {
 }  // namespace
 
 #if !defined(SPMV_TEST_VARIANT_missing_entry)
-extern "C" SPMV_PLUGIN_EXPORT const spmv_plugin* SPMV_PLUGIN_ENTRY(void) {
-  return table();
-}
+extern "C" SPMV_PLUGIN_EXPORT const spmv_plugin* SPMV_PLUGIN_ENTRY(void) { return table(); }
 #endif

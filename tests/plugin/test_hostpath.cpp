@@ -59,9 +59,8 @@ struct Case {
 
 Case teaching_kit() {
   using spmv::test::TeachingKit;
-  return {"teaching kit 4x4",         TeachingKit::csr(), TeachingKit::coo(),
-          TeachingKit::ell(),         TeachingKit::hyb_width_2(),
-          TeachingKit::jds(),         TeachingKit::sell_c2_sigma4()};
+  return {"teaching kit 4x4",         TeachingKit::csr(), TeachingKit::coo(),           TeachingKit::ell(),
+          TeachingKit::hyb_width_2(), TeachingKit::jds(), TeachingKit::sell_c2_sigma4()};
 }
 
 // SELL with the grader's default parameters, or `sell` when given.
@@ -111,9 +110,9 @@ spmv::runner::AnyMatrix in_format(const Case& c, spmv_format format) {
 // y poisoned, the matrix's arrays between guard zones.
 struct Launch {
   spmv_status status = SPMV_SUCCESS;
-  std::vector<float> y;                   // the rows
-  spmv::runner::GuardDamage guards;       // writes around y
-  std::vector<std::string> modified;      // inputs changed: "x", "values", ...
+  std::vector<float> y;               // the rows
+  spmv::runner::GuardDamage guards;   // writes around y
+  std::vector<std::string> modified;  // inputs changed: "x", "values", ...
 };
 
 // One kernel on one case: launches it and checks results as the grader does.
@@ -137,8 +136,8 @@ class KernelRun {
     result.status = area.launch().status;
     const std::vector<std::uint32_t> slot = area.slot();
     result.y = spmv::runner::y_of_slot(slot, case_.csr.rows);
-    result.guards =
-        spmv::runner::inspect_y_guards(spmv::runner::guard_before(slot), spmv::runner::guard_after(slot, case_.csr.rows));
+    result.guards = spmv::runner::inspect_y_guards(spmv::runner::guard_before(slot),
+                                                   spmv::runner::guard_after(slot, case_.csr.rows));
     result.modified = area.modified_inputs();
     return result;
   }
@@ -272,10 +271,20 @@ void expect_child_signal(const std::string& fault, int signal_number) {
 }
 
 // The faults this file checks; the manifest must list exactly these.
-const std::set<std::string> kCheckedFaults = {
-    "correct",        "wrong_element",       "unwritten_row",   "doubled",      "crash_segfault",
-    "crash_abort",    "exit0",               "hang",            "oob_write",    "modifies_input",
-    "nondeterministic", "not_implemented", "prints_forged_score", "launch_error"};
+const std::set<std::string> kCheckedFaults = {"correct",
+                                              "wrong_element",
+                                              "unwritten_row",
+                                              "doubled",
+                                              "crash_segfault",
+                                              "crash_abort",
+                                              "exit0",
+                                              "hang",
+                                              "oob_write",
+                                              "modifies_input",
+                                              "nondeterministic",
+                                              "not_implemented",
+                                              "prints_forged_score",
+                                              "launch_error"};
 
 TEST(HostReference, EveryKernelPassesTheToleranceCheck) {
   const spmv::Plugin plugin = spmv::Plugin::load(SPMV_HOST_REFERENCE_PLUGIN);
@@ -287,9 +296,15 @@ TEST(HostReference, EveryKernelPassesTheToleranceCheck) {
 }
 
 TEST(HostFakes, ManifestListsEveryCheckedFakeWithAVerdict) {
-  const std::set<std::string> verdicts = {"pass",           "wrong",          "crash",
-                                          "timeout",        "out_of_bounds",  "modified_input",
-                                          "nondeterministic", "not_implemented", "launch_error"};
+  const std::set<std::string> verdicts = {"pass",
+                                          "wrong",
+                                          "crash",
+                                          "timeout",
+                                          "out_of_bounds",
+                                          "modified_input",
+                                          "nondeterministic",
+                                          "not_implemented",
+                                          "launch_error"};
   const auto fakes = read_manifest();
   std::set<std::string> listed;
   for (const auto& [fault, entry] : fakes) {

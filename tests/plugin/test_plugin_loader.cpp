@@ -67,8 +67,9 @@ struct BrokenCase {
 };
 
 std::string vendor_refusal(const std::string& what) {
-  return what + ": submissions must implement SpMV themselves; this vendor library is not allowed "
-                "(the policy's [libraries] forbidden)";
+  return what +
+         ": submissions must implement SpMV themselves; this vendor library is not allowed "
+         "(the policy's [libraries] forbidden)";
 }
 
 class BrokenPlugin : public ::testing::TestWithParam<BrokenCase> {};
@@ -85,23 +86,23 @@ TEST_P(BrokenPlugin, IsRefusedWithItsOwnMessage) {
 
 INSTANTIATE_TEST_SUITE_P(
     Loader, BrokenPlugin,
-    ::testing::Values(
-        BrokenCase{"missing_entry", "no entry point spmv_plugin_entry: not built as an SpMV plugin"},
-        BrokenCase{"null_table", "spmv_plugin_entry returned a null plugin table"},
-        BrokenCase{"wrong_abi", "built for ABI version " + std::to_string(SPMV_PLUGIN_ABI_VERSION + 2) +
-                                    ", this grader speaks version " + std::to_string(SPMV_PLUGIN_ABI_VERSION) +
-                                    ": rebuild the plugin"},
-        BrokenCase{"no_name", "the plugin table has no name"},
-        BrokenCase{"bad_memory", "memory space 7 is neither SPMV_MEMORY_DEVICE (0) nor SPMV_MEMORY_HOST (1)"},
-        BrokenCase{"no_kernels", "the plugin table lists no kernels"},
-        BrokenCase{"null_kernel_array", "kernel_count is 2 but the kernel array is null"},
-        BrokenCase{"unnamed_kernel", "kernel entry 1 has no name"},
-        BrokenCase{"duplicate_names", "kernel name \"csr_scalar\" appears twice (entries 0 and 1)"},
-        BrokenCase{"unknown_format", "kernel \"coo\" (entry 1) has unknown format 42"},
-        BrokenCase{"null_launch", "kernel \"coo\" (entry 1) has a null launch function"},
-        BrokenCase{"unresolved_symbol", "undefined symbol: spmv_test_function_never_defined"},
-        BrokenCase{"links_cusparse", vendor_refusal("links libcusparse.so.99")},
-        BrokenCase{"imports_cublas", vendor_refusal("imports cublasSgemv_v2")}),
+    ::testing::Values(BrokenCase{"missing_entry", "no entry point spmv_plugin_entry: not built as an SpMV plugin"},
+                      BrokenCase{"null_table", "spmv_plugin_entry returned a null plugin table"},
+                      BrokenCase{"wrong_abi", "built for ABI version " + std::to_string(SPMV_PLUGIN_ABI_VERSION + 2) +
+                                                  ", this grader speaks version " +
+                                                  std::to_string(SPMV_PLUGIN_ABI_VERSION) + ": rebuild the plugin"},
+                      BrokenCase{"no_name", "the plugin table has no name"},
+                      BrokenCase{"bad_memory",
+                                 "memory space 7 is neither SPMV_MEMORY_DEVICE (0) nor SPMV_MEMORY_HOST (1)"},
+                      BrokenCase{"no_kernels", "the plugin table lists no kernels"},
+                      BrokenCase{"null_kernel_array", "kernel_count is 2 but the kernel array is null"},
+                      BrokenCase{"unnamed_kernel", "kernel entry 1 has no name"},
+                      BrokenCase{"duplicate_names", "kernel name \"csr_scalar\" appears twice (entries 0 and 1)"},
+                      BrokenCase{"unknown_format", "kernel \"coo\" (entry 1) has unknown format 42"},
+                      BrokenCase{"null_launch", "kernel \"coo\" (entry 1) has a null launch function"},
+                      BrokenCase{"unresolved_symbol", "undefined symbol: spmv_test_function_never_defined"},
+                      BrokenCase{"links_cusparse", vendor_refusal("links libcusparse.so.99")},
+                      BrokenCase{"imports_cublas", vendor_refusal("imports cublasSgemv_v2")}),
     [](const ::testing::TestParamInfo<BrokenCase>& param_info) { return param_info.param.variant; });
 
 TEST(Loader, LoadsAGoodPluginAndFindsItsKernels) {
@@ -137,9 +138,9 @@ TEST(Loader, RequireNamesThePluginAndListsItsKernels) {
     (void)plugin.require("jds");
     FAIL() << "require(\"jds\") found a kernel the plugin does not have";
   } catch (const spmv::PluginError& error) {
-    EXPECT_EQ(std::string(error.what()),
-              loader_plugin("good").string() +
-                  ": plugin \"loader-test\" has no kernel \"jds\" (it has: csr_scalar, coo)");
+    EXPECT_EQ(
+        std::string(error.what()),
+        loader_plugin("good").string() + ": plugin \"loader-test\" has no kernel \"jds\" (it has: csr_scalar, coo)");
   }
 }
 
@@ -254,8 +255,7 @@ TEST_F(ScratchFiles, TruncatedPluginIsRefusedAtEveryLength) {
         write("truncated.so", std::vector<unsigned char>(good.begin(), good.begin() + static_cast<long>(length)));
     const std::string message = load_error(path);
     EXPECT_NE(message.find("not a 64-bit ELF shared object"), std::string::npos)
-        << "truncated to " << length << " of " << good.size() << " bytes: "
-        << (message.empty() ? "loaded" : message);
+        << "truncated to " << length << " of " << good.size() << " bytes: " << (message.empty() ? "loaded" : message);
   }
 }
 

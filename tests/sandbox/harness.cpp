@@ -1,10 +1,10 @@
 #include "harness.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
-#include <grp.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -164,7 +164,11 @@ std::string Outcome::dump() const {
 
 // --- Grader (in the harness) --------------------------------------------------------
 Grader::Grader(const Mode& mode, int report_fd, fs::path scratch, fs::path output, std::string probe)
-    : mode_(mode), report_fd_(report_fd), scratch_(std::move(scratch)), output_(std::move(output)), probe_(std::move(probe)) {}
+    : mode_(mode),
+      report_fd_(report_fd),
+      scratch_(std::move(scratch)),
+      output_(std::move(output)),
+      probe_(std::move(probe)) {}
 
 pid_t Grader::harness_pid() const { return getpid(); }
 uid_t Grader::harness_uid() const { return getuid(); }
@@ -295,9 +299,8 @@ std::string Harness::unavailable() {
   if (!why_unavailable(Level::kUser).empty()) return why_unavailable(Level::kUser);
   if (!mode_.user_namespaces) return "";
   // Asked as the harness's uid: an unprivileged user may be refused what root gets.
-  const Outcome outcome = run([](Grader& run) {
-    run.report("user_namespaces", user_namespaces_usable() ? "" : describe_level(Level::kUser));
-  });
+  const Outcome outcome = run(
+      [](Grader& run) { run.report("user_namespaces", user_namespaces_usable() ? "" : describe_level(Level::kUser)); });
   if (outcome.harness.count("user_namespaces") == 0) return "the harness did not answer:\n" + outcome.dump();
   return outcome.reported("user_namespaces");
 }

@@ -61,7 +61,7 @@ struct ProbeOptions {
 
 // What a run reported.
 struct Outcome {
-  std::map<std::string, std::string> harness;   // the harness's reports (the last of a key wins)
+  std::map<std::string, std::string> harness;     // the harness's reports (the last of a key wins)
   std::multimap<std::string, std::string> probe;  // the probe's output
   std::string probe_output;
   int harness_wait_status = 0;

@@ -18,8 +18,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -116,9 +116,10 @@ StartState record_start() {
 }
 
 std::string describe_fd(int fd) {
-  struct stat info{};
+  struct stat info {};
   if (fstat(fd, &info) != 0) return "errno:" + errno_name(errno);
-  if (S_ISCHR(info.st_mode)) return "chr:" + std::to_string(major(info.st_rdev)) + ":" + std::to_string(minor(info.st_rdev));
+  if (S_ISCHR(info.st_mode))
+    return "chr:" + std::to_string(major(info.st_rdev)) + ":" + std::to_string(minor(info.st_rdev));
   if (S_ISFIFO(info.st_mode)) return "fifo";
   if (S_ISREG(info.st_mode)) return "file";
   if (S_ISSOCK(info.st_mode)) return "socket";
@@ -163,17 +164,18 @@ const std::map<std::string, std::function<long()>>& denied_calls() {
       {"move_mount", [] { return raw(SYS_move_mount, -1, 0, -1, 0, 0); }},
       {"open_tree", [] { return raw(SYS_open_tree, -1, 0, 0); }},
       {"mount_setattr", [] { return raw(SYS_mount_setattr, -1, 0, 0, 0, 0); }},
-      {"reboot", [] { return raw(SYS_reboot, 0, 0, 0, 0); }},  // wrong magic numbers
-      {"kexec_load", [] { return raw(SYS_kexec_load, 0, 0, 0, 0x7FFF0000L); }},  // no such architecture
+      {"reboot", [] { return raw(SYS_reboot, 0, 0, 0, 0); }},                                   // wrong magic numbers
+      {"kexec_load", [] { return raw(SYS_kexec_load, 0, 0, 0, 0x7FFF0000L); }},                 // no such architecture
       {"kexec_file_load", [] { return raw(SYS_kexec_file_load, -1, -1, 0, 0, 0x80000000L); }},  // unknown flag
       {"init_module", [] { return raw(SYS_init_module, 0, 0, 0); }},
       {"finit_module", [] { return raw(SYS_finit_module, -1, 0, 0); }},
       {"delete_module", [] { return raw(SYS_delete_module, 0, 0); }},
       {"swapon", [] { return raw(SYS_swapon, 0, 0); }},
       {"swapoff", [] { return raw(SYS_swapoff, 0); }},
-      {"acct", [] { return raw(SYS_acct, 1); }},  // a bad pointer: EFAULT
+      {"acct", [] { return raw(SYS_acct, 1); }},                     // a bad pointer: EFAULT
       {"settimeofday", [] { return raw(SYS_settimeofday, 0, 0); }},  // both NULL: changes nothing
-      {"clock_settime", [] {
+      {"clock_settime",
+       [] {
          static timespec now{};
          return raw(SYS_clock_settime, CLOCK_MONOTONIC, reinterpret_cast<long>(&now));  // not settable
        }},
@@ -196,12 +198,14 @@ const std::map<std::string, std::function<long()>>& denied_calls() {
       // The kernel reads 32 bits of the command: high bits must not slip past.
       {"ioctl(TIOCSTI|1<<32)", [] { return raw(SYS_ioctl, 0, TIOCSTI | (1L << 32), reinterpret_cast<long>("x")); }},
       {"ioctl(TIOCLINUX)", [] { return raw(SYS_ioctl, 0, TIOCLINUX, reinterpret_cast<long>("x")); }},
-      {"socket(AF_INET)", [] {
+      {"socket(AF_INET)",
+       [] {
          const long fd = raw(SYS_socket, AF_INET, SOCK_STREAM, 0);
          if (fd >= 0) close(static_cast<int>(fd));
          return fd;
        }},
-      {"socket(AF_INET6)", [] {
+      {"socket(AF_INET6)",
+       [] {
          const long fd = raw(SYS_socket, AF_INET6, SOCK_DGRAM, 0);
          if (fd >= 0) close(static_cast<int>(fd));
          return fd;
@@ -265,7 +269,7 @@ void whoami() {
   say("dumpable", std::to_string(prctl(PR_GET_DUMPABLE)));
   say("no_new_privs", std::to_string(prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0)));
   say("seccomp", std::to_string(prctl(PR_GET_SECCOMP)));
-  struct rlimit core{};
+  struct rlimit core {};
   getrlimit(RLIMIT_CORE, &core);
   say("rlimit_core", std::to_string(core.rlim_cur));
 }
@@ -275,7 +279,8 @@ void print_namespaces() {
     char target[256] = {};
     const std::string link = std::string("/proc/self/ns/") + name;
     const ssize_t n = readlink(link.c_str(), target, sizeof target - 1);
-    say(std::string("ns.") + name, n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "errno:" + errno_name(errno));
+    say(std::string("ns.") + name,
+        n > 0 ? std::string(target, static_cast<std::size_t>(n)) : "errno:" + errno_name(errno));
   }
 }
 

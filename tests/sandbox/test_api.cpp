@@ -1,8 +1,8 @@
 // spmv::sandbox's API without hostile programs: level names and
 // availability, uid leases, killing by uid, spawn's refusals and error
 // messages, Process ownership.
-#include <signal.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -95,7 +95,7 @@ TEST(SandboxUidLease, DistinctInRangeAndRootOnlyFolder) {
     EXPECT_LT(lease->uid(), UidLease::kUidBase + UidLease::kUidSlots);
     EXPECT_EQ(lease->gid(), lease->uid());
   }
-  struct stat folder{};
+  struct stat folder {};
   ASSERT_EQ(stat(UidLease::lock_folder().c_str(), &folder), 0);
   EXPECT_EQ(folder.st_uid, 0u);
   EXPECT_EQ(folder.st_mode & 0777, 0700u);
@@ -132,7 +132,9 @@ TEST(SandboxKillUid, KillsEveryProcessOfTheUid) {
     const pid_t child = fork();
     if (child == 0) {
       bound_test_child();
-      if (setresgid(lease.gid(), lease.gid(), lease.gid()) != 0 || setresuid(lease.uid(), lease.uid(), lease.uid()) != 0) _exit(2);
+      if (setresgid(lease.gid(), lease.gid(), lease.gid()) != 0 ||
+          setresuid(lease.uid(), lease.uid(), lease.uid()) != 0)
+        _exit(2);
       if (i == 2) {
         setsid();
         if (fork() != 0) _exit(0);

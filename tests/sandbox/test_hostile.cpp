@@ -28,7 +28,9 @@ extern char g_memory_secret[];
 
 namespace {
 
-std::string errno_text(const char* name, int number) { return std::string("errno:") + name + "(" + std::to_string(number) + ")"; }
+std::string errno_text(const char* name, int number) {
+  return std::string("errno:") + name + "(" + std::to_string(number) + ")";
+}
 const std::string kEacces = errno_text("EACCES", EACCES);
 const std::string kEperm = errno_text("EPERM", EPERM);
 constexpr int kTestErrno = EHWPOISON;  // no kernel path returns it for these calls: only the filter does
@@ -41,9 +43,7 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-std::string own_namespace(const char* name) {
-  return fs::read_symlink(fs::path("/proc/self/ns") / name).string();
-}
+std::string own_namespace(const char* name) { return fs::read_symlink(fs::path("/proc/self/ns") / name).string(); }
 
 class Hostile : public testing::TestWithParam<Mode> {
  protected:
@@ -149,10 +149,10 @@ TEST_P(Hostile, DenyListAnswersWithTheFiltersErrno) {
   const Outcome o = h().probe({"syscalls"}, options);
   expect_clean_exit(o);
   std::vector<std::string> names = denied_syscalls();
-  for (const char* extra : {"execve", "execveat", "prctl(PR_SET_DUMPABLE)", "ioctl(TIOCSTI)", "ioctl(TIOCSTI|1<<32)",
-                            "ioctl(TIOCLINUX)", "socket(AF_INET)", "socket(AF_INET6)", "clone(CLONE_NEWNS)",
-                            "clone(CLONE_NEWCGROUP)", "clone(CLONE_NEWUTS)", "clone(CLONE_NEWIPC)",
-                            "clone(CLONE_NEWUSER)", "clone(CLONE_NEWPID)", "clone(CLONE_NEWNET)"}) {
+  for (const char* extra :
+       {"execve", "execveat", "prctl(PR_SET_DUMPABLE)", "ioctl(TIOCSTI)", "ioctl(TIOCSTI|1<<32)", "ioctl(TIOCLINUX)",
+        "socket(AF_INET)", "socket(AF_INET6)", "clone(CLONE_NEWNS)", "clone(CLONE_NEWCGROUP)", "clone(CLONE_NEWUTS)",
+        "clone(CLONE_NEWIPC)", "clone(CLONE_NEWUSER)", "clone(CLONE_NEWPID)", "clone(CLONE_NEWNET)"}) {
     names.emplace_back(extra);
   }
   for (const auto& name : names) {
@@ -197,8 +197,8 @@ TEST_P(Hostile, DeniedCallsSayEpermByDefault) {
   const Outcome o = h().probe({"syscalls"});
   expect_clean_exit(o);
   if (!mode().restricted()) return;
-  for (const char* name : {"ptrace", "unshare", "mount", "bpf", "io_uring_setup", "execve", "socket(AF_INET)",
-                           "clone(CLONE_NEWUSER)"}) {
+  for (const char* name :
+       {"ptrace", "unshare", "mount", "bpf", "io_uring_setup", "execve", "socket(AF_INET)", "clone(CLONE_NEWUSER)"}) {
     EXPECT_EQ(o["syscall." + std::string(name)], kEperm) << name;
   }
   EXPECT_EQ(o["syscall.clone3"], errno_text("ENOSYS", ENOSYS));
@@ -519,10 +519,12 @@ TEST_P(Hostile, StopFreezesTheSandbox) {
     long stopped[3];
     for (int i = 0; i < 3; ++i) stopped[i] = count(names[i]);
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
-    for (int i = 0; i < 3; ++i) run.report(std::string("frozen.") + names[i], count(names[i]) == stopped[i] ? "1" : "0");
+    for (int i = 0; i < 3; ++i)
+      run.report(std::string("frozen.") + names[i], count(names[i]) == stopped[i] ? "1" : "0");
     process.resume();
     std::this_thread::sleep_for(std::chrono::milliseconds(150));
-    for (int i = 0; i < 3; ++i) run.report(std::string("resumed.") + names[i], count(names[i]) > stopped[i] ? "1" : "0");
+    for (int i = 0; i < 3; ++i)
+      run.report(std::string("resumed.") + names[i], count(names[i]) > stopped[i] ? "1" : "0");
     run.report("running_after_resume", process.poll() ? "0" : "1");
     process.kill_all();
     run.report_leftovers();

@@ -105,10 +105,10 @@ TEST_F(SandboxTool, ExceptedFilesAreUnreadable) {
   const std::string root = (tree_.root() / "toolkit").string();
   for (const Level level : {Level::kContainer, Level::kFull}) {
     if (!why_unavailable(level).empty()) continue;
-    const ToolRun run = tool(tree_, {"--level", level_name(level), "--read", root, "--except", root + "/lib64/libcusparse*",
-                                     "--", "/bin/sh", "-c",
-                                     "cat " + root + "/lib64/libcudart.so.13 " + root + "/lib64/libcusparse.so " + root +
-                                         "/targets/x86_64-linux/lib/libcusparse_static.a; echo end"});
+    const ToolRun run = tool(tree_, {"--level", level_name(level), "--read", root, "--except",
+                                     root + "/lib64/libcusparse*", "--", "/bin/sh", "-c",
+                                     "cat " + root + "/lib64/libcudart.so.13 " + root + "/lib64/libcusparse.so " +
+                                         root + "/targets/x86_64-linux/lib/libcusparse_static.a; echo end"});
     EXPECT_NE(run.output.find("runtime\n"), std::string::npos) << level_name(level) << "\n" << run.output;
     EXPECT_EQ(run.output.find("vendor"), std::string::npos) << level_name(level) << "\n" << run.output;
     EXPECT_NE(run.output.find("end\n"), std::string::npos) << run.output;
@@ -149,18 +149,38 @@ class SandboxBuild : public SandboxTool {
     const fs::path cmake_bin = fs::canonical(SPMV_CMAKE_COMMAND).parent_path();
     const std::string generator = access("/usr/bin/ninja", X_OK) == 0 ? " -G Ninja" : "";
     std::vector<std::string> arguments = level;
-    arguments.insert(arguments.end(), {"--time", "120", "--read", kSource + "/cmake", "--read", kSource + "/contract",
-                        "--read", compiler_bin.parent_path().string(), "--read", cmake_bin.parent_path().string(),
-                        "--except", "/usr/local/cuda*/targets/*/lib/libcusparse*",
-                        "--except", "/usr/local/cuda*/targets/*/lib/libcublas*",
-                        "--except", "/usr/local/cuda*/targets/*/lib/libcusolver*",
-                        "--hide", kSource + "/reference",
-                        "--env", "PATH=" + compiler_bin.string() + ":" + cmake_bin.string() + ":/usr/bin:/bin",
-                        "--copy", submission_.string(), "--scratch", scratch.string(), "--", "/bin/sh", "-c",
-                        "cmake -S " + kSource + "/cmake/submission -B build" + generator +
-                            " -DCMAKE_CUDA_COMPILER=" + SPMV_CUDA_COMPILER +
-                            " -DCMAKE_CUDA_ARCHITECTURES=90 -DSPMV_SUBMISSION_DIR=$PWD/submission >/dev/null &&"
-                            " cmake --build build && test -f build/plugins/libspmv_submission.so"});
+    arguments.insert(arguments.end(),
+                     {"--time",
+                      "120",
+                      "--read",
+                      kSource + "/cmake",
+                      "--read",
+                      kSource + "/contract",
+                      "--read",
+                      compiler_bin.parent_path().string(),
+                      "--read",
+                      cmake_bin.parent_path().string(),
+                      "--except",
+                      "/usr/local/cuda*/targets/*/lib/libcusparse*",
+                      "--except",
+                      "/usr/local/cuda*/targets/*/lib/libcublas*",
+                      "--except",
+                      "/usr/local/cuda*/targets/*/lib/libcusolver*",
+                      "--hide",
+                      kSource + "/reference",
+                      "--env",
+                      "PATH=" + compiler_bin.string() + ":" + cmake_bin.string() + ":/usr/bin:/bin",
+                      "--copy",
+                      submission_.string(),
+                      "--scratch",
+                      scratch.string(),
+                      "--",
+                      "/bin/sh",
+                      "-c",
+                      "cmake -S " + kSource + "/cmake/submission -B build" + generator +
+                          " -DCMAKE_CUDA_COMPILER=" + SPMV_CUDA_COMPILER +
+                          " -DCMAKE_CUDA_ARCHITECTURES=90 -DSPMV_SUBMISSION_DIR=$PWD/submission >/dev/null &&"
+                          " cmake --build build && test -f build/plugins/libspmv_submission.so"});
     return tool(tree_, arguments);
   }
 
@@ -184,8 +204,8 @@ TEST_F(SandboxBuild, IncludeOfTheReferenceFailsToBuild) {
 }
 
 TEST_F(SandboxBuild, IncbinOfAFileOutsideFailsToBuild) {
-  append("coo.cu", "\nasm(\".pushsection .rodata\\n.incbin \\\"" + kSource +
-                       "/reference/csr_scalar.cu\\\"\\n.popsection\");\n");
+  append("coo.cu",
+         "\nasm(\".pushsection .rodata\\n.incbin \\\"" + kSource + "/reference/csr_scalar.cu\\\"\\n.popsection\");\n");
   const ToolRun run = build();
   EXPECT_NE(run.status, 0) << run.output;
   EXPECT_NE(run.output.find("reference/csr_scalar.cu"), std::string::npos) << run.output;

@@ -26,8 +26,7 @@ inline std::uint64_t fresh_seed() {
 }
 
 inline std::string seed_note(std::uint64_t seed) {
-  return "seed " + std::to_string(seed) + " (replay with SPMV_TEST_SEED=" + std::to_string(seed) +
-         ")";
+  return "seed " + std::to_string(seed) + " (replay with SPMV_TEST_SEED=" + std::to_string(seed) + ")";
 }
 
 struct RandomCsrShape {
@@ -58,9 +57,7 @@ inline std::vector<index_t> distinct_columns(std::mt19937_64& rng, index_t count
 inline index_t random_row_length(std::mt19937_64& rng, const RandomCsrShape& shape) {
   std::uniform_real_distribution<double> unit(0.0, 1.0);
   const double kind = unit(rng);
-  auto between = [&rng](index_t low, index_t high) {
-    return std::uniform_int_distribution<index_t>(low, high)(rng);
-  };
+  auto between = [&rng](index_t low, index_t high) { return std::uniform_int_distribution<index_t>(low, high)(rng); };
   if (kind < shape.empty_fraction) {
     return 0;
   }
@@ -84,9 +81,7 @@ inline CsrMatrix random_csr(std::mt19937_64& rng, RandomCsrShape shape) {
   a.rows = shape.rows;
   a.cols = shape.cols;
   for (index_t row = 0; row < shape.rows; ++row) {
-    const index_t length = row == long_row_index
-                               ? shape.long_row
-                               : std::min(random_row_length(rng, shape), shape.cols);
+    const index_t length = row == long_row_index ? shape.long_row : std::min(random_row_length(rng, shape), shape.cols);
     const float scale = std::ldexp(1.0F, exponent(rng));
     for (const index_t column : distinct_columns(rng, length, shape.cols)) {
       a.col_idx.push_back(column);
@@ -110,8 +105,7 @@ inline std::vector<float> random_x(std::mt19937_64& rng, index_t size) {
 }
 
 // Indices of rows whose length lies in [min_length, max_length].
-inline std::vector<index_t> rows_with_length(const CsrMatrix& a, index_t min_length,
-                                             index_t max_length) {
+inline std::vector<index_t> rows_with_length(const CsrMatrix& a, index_t min_length, index_t max_length) {
   std::vector<index_t> rows;
   for (index_t row = 0; row < a.rows; ++row) {
     if (a.row_length(row) >= min_length && a.row_length(row) <= max_length) {

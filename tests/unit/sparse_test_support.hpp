@@ -25,9 +25,8 @@ inline std::uint64_t fresh_seed() {
   return (std::uint64_t{device()} << 32) ^ device();
 }
 
-#define SPMV_TRACE_SEED(seed)       \
-  SCOPED_TRACE(::testing::Message() \
-               << "seed " << (seed) << " (replay: SPMV_TEST_SEED=" << (seed) << ")")
+#define SPMV_TRACE_SEED(seed) \
+  SCOPED_TRACE(::testing::Message() << "seed " << (seed) << " (replay: SPMV_TEST_SEED=" << (seed) << ")")
 
 inline HybOptions hyb_width(index_t ell_width, ConversionLimits limits = {}) {
   HybOptions options;
@@ -108,56 +107,28 @@ inline void expect_same(const JdsMatrix& actual, const JdsMatrix& expected) {
 //   Row 2  0 2 4 1
 //   Row 3  1 0 0 1
 struct TeachingKit {
-  static CsrMatrix csr() {
-    return {4, 4, {0, 2, 2, 5, 7}, {0, 2, 1, 2, 3, 0, 3}, {3, 1, 2, 4, 1, 1, 1}};
-  }
-  static CooMatrix coo() {
-    return {4, 4, {0, 0, 2, 2, 2, 3, 3}, {0, 2, 1, 2, 3, 0, 3}, {3, 1, 2, 4, 1, 1, 1}};
-  }
+  static CsrMatrix csr() { return {4, 4, {0, 2, 2, 5, 7}, {0, 2, 1, 2, 3, 0, 3}, {3, 1, 2, 4, 1, 1, 1}}; }
+  static CooMatrix coo() { return {4, 4, {0, 0, 2, 2, 2, 3, 3}, {0, 2, 1, 2, 3, 0, 3}, {3, 1, 2, 4, 1, 1, 1}}; }
   // Slide "data 3 * 2 1 1 * 4 1 * * 1 *", "col_index 0 * 1 0 2 * 2 3 * * 3 *".
   static EllMatrix ell() {
-    return {4,
-            4,
-            3,
-            {2, 0, 3, 2},
-            {0, -1, 1, 0, 2, -1, 2, 3, -1, -1, 3, -1},
-            {3, 0, 2, 1, 1, 0, 4, 1, 0, 0, 1, 0}};
+    return {4, 4, 3, {2, 0, 3, 2}, {0, -1, 1, 0, 2, -1, 2, 3, -1, -1, 3, -1}, {3, 0, 2, 1, 1, 0, 4, 1, 0, 0, 1, 0}};
   }
   // ELL width 2: row 2's third entry moves to COO.
   static HybMatrix hyb_width_2() {
-    return {{4, 4, 2, {2, 0, 2, 2}, {0, -1, 1, 0, 2, -1, 2, 3}, {3, 0, 2, 1, 1, 0, 4, 1}},
-            {4, 4, {2}, {3}, {1}}};
+    return {{4, 4, 2, {2, 0, 2, 2}, {0, -1, 1, 0, 2, -1, 2, 3}, {3, 0, 2, 1, 1, 0, 4, 1}}, {4, 4, {2}, {3}, {1}}};
   }
   // Rows by decreasing length, ties in original order: 2 (3), 0 (2), 3 (2), 1 (0).
-  static JdsMatrix jds() {
-    return {4, 4, {2, 0, 3, 1}, {0, 3, 6, 7}, {1, 0, 0, 2, 2, 3, 3}, {2, 3, 1, 4, 1, 1, 1}};
-  }
+  static JdsMatrix jds() { return {4, 4, {2, 0, 3, 1}, {0, 3, 6, 7}, {1, 0, 0, 2, 2, 3, 3}, {2, 3, 1, 4, 1, 1, 1}}; }
   // SELL-C-sigma, C = 2, sigma = 4: the one window sorts the rows as JDS
   // does (2, 0, 3, 1); slice 0 (rows 2, 0) is 3 slots wide, slice 1
   // (rows 3, 1) 2 slots: 10 slots where ELL has 12.
   static SellMatrix sell_c2_sigma4() {
-    return {4,
-            4,
-            7,
-            2,
-            4,
-            {0, 6, 10},
-            {2, 0, 3, 1},
-            {1, 0, 2, 2, 3, -1, 0, -1, 3, -1},
-            {2, 3, 4, 1, 1, 0, 1, 0, 1, 0}};
+    return {4, 4, 7, 2, 4, {0, 6, 10}, {2, 0, 3, 1}, {1, 0, 2, 2, 3, -1, 0, -1, 3, -1}, {2, 3, 4, 1, 1, 0, 1, 0, 1, 0}};
   }
   // C = 2, sigma = 1: rows in their own order (row_perm empty); slice 0
   // (rows 0, 1) is 2 slots wide, slice 1 (rows 2, 3) 3 slots.
   static SellMatrix sell_c2_sigma1() {
-    return {4,
-            4,
-            7,
-            2,
-            1,
-            {0, 4, 10},
-            {},
-            {0, -1, 2, -1, 1, 0, 2, 3, 3, -1},
-            {3, 0, 1, 0, 2, 1, 4, 1, 1, 0}};
+    return {4, 4, 7, 2, 1, {0, 4, 10}, {}, {0, -1, 2, -1, 1, 0, 2, 3, 3, -1}, {3, 0, 1, 0, 2, 1, 4, 1, 1, 0}};
   }
 };
 
@@ -167,23 +138,15 @@ struct TeachingKit {
 //   Row 2  . 2 8 .
 //   Row 3  . . . 6
 struct TextbookFigure14_1 {
-  static CsrMatrix csr() {
-    return {4, 4, {0, 2, 5, 7, 8}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}};
-  }
+  static CsrMatrix csr() { return {4, 4, {0, 2, 5, 7, 8}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}}; }
   static CooMatrix coo() {
     return {4, 4, {0, 0, 1, 1, 1, 2, 2, 3}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}};
   }
   static EllMatrix ell() {
-    return {4,
-            4,
-            3,
-            {2, 3, 2, 1},
-            {0, 0, 1, 3, 1, 2, 2, -1, -1, 3, -1, -1},
-            {1, 5, 2, 6, 7, 3, 8, 0, 0, 9, 0, 0}};
+    return {4, 4, 3, {2, 3, 2, 1}, {0, 0, 1, 3, 1, 2, 2, -1, -1, 3, -1, -1}, {1, 5, 2, 6, 7, 3, 8, 0, 0, 9, 0, 0}};
   }
   static HybMatrix hyb_width_2() {
-    return {{4, 4, 2, {2, 2, 2, 1}, {0, 0, 1, 3, 1, 2, 2, -1}, {1, 5, 2, 6, 7, 3, 8, 0}},
-            {4, 4, {1}, {3}, {9}}};
+    return {{4, 4, 2, {2, 2, 2, 1}, {0, 0, 1, 3, 1, 2, 2, -1}, {1, 5, 2, 6, 7, 3, 8, 0}}, {4, 4, {1}, {3}, {9}}};
   }
   // Rows by decreasing length: 1 (3), 0 (2), 2 (2), 3 (1).
   static JdsMatrix jds() {
@@ -191,15 +154,7 @@ struct TextbookFigure14_1 {
   }
   // C = 2, sigma = 4: rows 1, 0 (slice 0, 3 wide), then 2, 3 (slice 1, 2 wide).
   static SellMatrix sell_c2_sigma4() {
-    return {4,
-            4,
-            8,
-            2,
-            4,
-            {0, 6, 10},
-            {1, 0, 2, 3},
-            {0, 0, 2, 1, 3, -1, 1, 3, 2, -1},
-            {5, 1, 3, 7, 9, 0, 2, 6, 8, 0}};
+    return {4, 4, 8, 2, 4, {0, 6, 10}, {1, 0, 2, 3}, {0, 0, 2, 1, 3, -1, 1, 3, 2, -1}, {5, 1, 3, 7, 9, 0, 2, 6, 8, 0}};
   }
 };
 

@@ -51,8 +51,7 @@ class CaseDirectory : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device device;
-    dir_ = fs::temp_directory_path() /
-           ("spmv_cases_" + std::to_string(device()) + std::to_string(device()));
+    dir_ = fs::temp_directory_path() / ("spmv_cases_" + std::to_string(device()) + std::to_string(device()));
     fs::create_directories(dir_);
   }
   void TearDown() override { fs::remove_all(dir_); }
@@ -168,8 +167,7 @@ struct ManifestErrorCase {
 
 void PrintTo(const ManifestErrorCase& param, std::ostream* out) { *out << param.title; }
 
-class ManifestError : public CaseDirectory,
-                      public ::testing::WithParamInterface<ManifestErrorCase> {};
+class ManifestError : public CaseDirectory, public ::testing::WithParamInterface<ManifestErrorCase> {};
 
 TEST_P(ManifestError, NamesTheLineAndTheProblem) {
   matrix_file("present.mtx");
@@ -182,53 +180,38 @@ TEST_P(ManifestError, NamesTheLineAndTheProblem) {
     const std::string what = error.what();
     EXPECT_NE(what.find(manifest_line(param.line)), std::string::npos)
         << "expected " << manifest_line(param.line) << " in: " << what;
-    EXPECT_NE(what.find(param.says), std::string::npos)
-        << "expected \"" << param.says << "\" in: " << what;
+    EXPECT_NE(what.find(param.says), std::string::npos) << "expected \"" << param.says << "\" in: " << what;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(
     CaseDirectory, ManifestError,
     ::testing::Values(
-        ManifestErrorCase{"unknown_key", "[a]\nfile = present.mtx\ncolour = red\n", 3,
-                          "unknown key \"colour\""},
-        ManifestErrorCase{"bad_weight", "[a]\nfile = present.mtx\nweight = heavy\n", 3,
-                          "weight: expected"},
-        ManifestErrorCase{"negative_weight", "[a]\nfile = present.mtx\nweight = -1\n", 3,
-                          "weight: expected"},
+        ManifestErrorCase{"unknown_key", "[a]\nfile = present.mtx\ncolour = red\n", 3, "unknown key \"colour\""},
+        ManifestErrorCase{"bad_weight", "[a]\nfile = present.mtx\nweight = heavy\n", 3, "weight: expected"},
+        ManifestErrorCase{"negative_weight", "[a]\nfile = present.mtx\nweight = -1\n", 3, "weight: expected"},
         ManifestErrorCase{"bad_visibility", "[a]\nfile = present.mtx\nvisibility = secret\n", 3,
                           "visibility: expected"},
-        ManifestErrorCase{"bad_tolerance", "[a]\nfile = present.mtx\ntolerance_c = 0\n", 3,
-                          "tolerance_c: expected"},
-        ManifestErrorCase{"bad_tags", "[a]\nfile = present.mtx\ntags = x,,y\n", 3,
-                          "tags: expected"},
-        ManifestErrorCase{"duplicate_case",
-                          "[a]\nfile = present.mtx\n\n[a]\ngenerator = diagonal n=3\n", 4,
+        ManifestErrorCase{"bad_tolerance", "[a]\nfile = present.mtx\ntolerance_c = 0\n", 3, "tolerance_c: expected"},
+        ManifestErrorCase{"bad_tags", "[a]\nfile = present.mtx\ntags = x,,y\n", 3, "tags: expected"},
+        ManifestErrorCase{"duplicate_case", "[a]\nfile = present.mtx\n\n[a]\ngenerator = diagonal n=3\n", 4,
                           "already defined at line 1"},
         ManifestErrorCase{"duplicate_key", "[a]\nfile = present.mtx\nwhy = x\nwhy = y\n", 4,
                           "key \"why\" is already set in [a] at line 3"},
-        ManifestErrorCase{"both_sources",
-                          "# both\n[a]\nfile = present.mtx\ngenerator = diagonal n=3\n", 2,
+        ManifestErrorCase{"both_sources", "# both\n[a]\nfile = present.mtx\ngenerator = diagonal n=3\n", 2,
                           "found both"},
-        ManifestErrorCase{"no_source", "[a]\nwhy = nothing to run\n[b]\nfile = present.mtx\n", 1,
-                          "found neither"},
-        ManifestErrorCase{"no_source_last", "[b]\nfile = present.mtx\n[a]\nwhy = nothing\n", 3,
-                          "found neither"},
-        ManifestErrorCase{"missing_file", "[a]\nfile = absent.mtx\n", 2,
-                          "\"absent.mtx\" not found"},
-        ManifestErrorCase{"not_a_matrix_file", "[a]\nfile = cases.ini\n", 2,
-                          "expected a .mtx or .mtx.gz file"},
-        ManifestErrorCase{"section_without_name", "[a]\nfile = present.mtx\n[  ]\n", 3,
-                          "expected a section name"},
+        ManifestErrorCase{"no_source", "[a]\nwhy = nothing to run\n[b]\nfile = present.mtx\n", 1, "found neither"},
+        ManifestErrorCase{"no_source_last", "[b]\nfile = present.mtx\n[a]\nwhy = nothing\n", 3, "found neither"},
+        ManifestErrorCase{"missing_file", "[a]\nfile = absent.mtx\n", 2, "\"absent.mtx\" not found"},
+        ManifestErrorCase{"not_a_matrix_file", "[a]\nfile = cases.ini\n", 2, "expected a .mtx or .mtx.gz file"},
+        ManifestErrorCase{"section_without_name", "[a]\nfile = present.mtx\n[  ]\n", 3, "expected a section name"},
         ManifestErrorCase{"unclosed_section", "[a\nfile = present.mtx\n", 1, "expected \"]\""},
         ManifestErrorCase{"bad_case_name", "[a b]\nfile = present.mtx\n", 1, "case name \"a b\""},
         ManifestErrorCase{"line_without_equals", "[a]\nfile = present.mtx\njust words\n", 3,
                           "expected \"key = value\""},
-        ManifestErrorCase{"key_before_section", "why = early\n[a]\nfile = present.mtx\n", 1,
-                          "before any [case name]"},
+        ManifestErrorCase{"key_before_section", "why = early\n[a]\nfile = present.mtx\n", 1, "before any [case name]"},
         ManifestErrorCase{"empty_value", "[a]\nfile = present.mtx\nwhy =\n", 3, "expected a value"},
-        ManifestErrorCase{"bad_generator", "[a]\ngenerator = stencil2d nx=8\n", 2,
-                          "missing key \"ny\""},
+        ManifestErrorCase{"bad_generator", "[a]\ngenerator = stencil2d nx=8\n", 2, "missing key \"ny\""},
         ManifestErrorCase{"unknown_generator", "[a]\ngenerator = spiral n=3\n", 2, "unknown kind"},
         ManifestErrorCase{"dropped_file_clash", "[present]\ngenerator = diagonal n=3\n", 1,
                           "also the name of present.mtx"},
@@ -239,9 +222,7 @@ INSTANTIATE_TEST_SUITE_P(
         ManifestErrorCase{"reader_key_on_generator",
                           "[a]\ngenerator = diagonal n=3\n\nallow_nonfinite = true\n[b]\nfile = present.mtx\n", 4,
                           "key \"allow_nonfinite\" says how a Matrix Market file is read"}),
-    [](const ::testing::TestParamInfo<ManifestErrorCase>& param_info) {
-      return std::string(param_info.param.title);
-    });
+    [](const ::testing::TestParamInfo<ManifestErrorCase>& param_info) { return std::string(param_info.param.title); });
 
 TEST_F(CaseDirectory, TwoDroppedFilesWithOneNameClash) {
   matrix_file("twin.mtx");
@@ -270,8 +251,7 @@ TEST_F(CaseDirectory, BinaryCsrRoundTrip) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_note(seed));
   std::mt19937_64 rng(seed);
-  const CsrMatrix a =
-      test::random_csr(rng, {.rows = 700, .cols = 300, .empty_fraction = 0.2, .long_row = 0});
+  const CsrMatrix a = test::random_csr(rng, {.rows = 700, .cols = 300, .empty_fraction = 0.2, .long_row = 0});
   save_csr_binary(dir_ / "a.csrbin", a, "label text");
   std::string label;
   expect_same_matrix(a, load_csr_binary(dir_ / "a.csrbin", &label));
@@ -284,16 +264,14 @@ TEST_F(CaseDirectory, BinaryCsrRoundTrip) {
   save_csr_binary(dir_ / "empty.csrbin", empty);
   expect_same_matrix(empty, load_csr_binary(dir_ / "empty.csrbin", &label));
   EXPECT_EQ(label, "");
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 2)
-      << "no temporary file may remain";
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}), 2) << "no temporary file may remain";
 }
 
 TEST_F(CaseDirectory, BinaryCsrDamageIsDetected) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_note(seed));
   std::mt19937_64 rng(seed);
-  const CsrMatrix a =
-      test::random_csr(rng, {.rows = 200, .cols = 150, .empty_fraction = 0.1, .long_row = 0});
+  const CsrMatrix a = test::random_csr(rng, {.rows = 200, .cols = 150, .empty_fraction = 0.1, .long_row = 0});
   const fs::path path = dir_ / "a.csrbin";
   save_csr_binary(path, a, "spec");
   const std::string good = read_bytes(path);
@@ -313,8 +291,7 @@ TEST_F(CaseDirectory, BinaryCsrDamageIsDetected) {
   // One flipped bit anywhere past the header's sizes (label, arrays, checksum).
   std::string flipped = good;
   const std::size_t at = std::uniform_int_distribution<std::size_t>(40, good.size() - 1)(rng);
-  flipped[at] =
-      static_cast<char>(flipped[at] ^ (1 << std::uniform_int_distribution<int>(0, 7)(rng)));
+  flipped[at] = static_cast<char>(flipped[at] ^ (1 << std::uniform_int_distribution<int>(0, 7)(rng)));
   expect_rejected(flipped, "checksum");
   std::string bad_magic = good;
   bad_magic[0] = 'X';
@@ -323,8 +300,7 @@ TEST_F(CaseDirectory, BinaryCsrDamageIsDetected) {
   other_version[8] = static_cast<char>(other_version[8] + 1);
   expect_rejected(other_version, "version");
   std::string grown = good;
-  grown[24] =
-      static_cast<char>(grown[24] + 1);  // cols stays plausible; rows/nnz would change the size
+  grown[24] = static_cast<char>(grown[24] + 1);  // cols stays plausible; rows/nnz would change the size
   expect_rejected(grown, "checksum");
   expect_rejected(good + "x", "bytes for the sizes");
 }
@@ -339,8 +315,7 @@ TEST_F(CaseDirectory, GeneratorCaseIsCachedAndRegeneratedWhenDamaged) {
   expect_same_matrix(expected, load_case_matrix(test_case, cache));
   const fs::path path = generator_cache_path(test_case.generator, cache);
   ASSERT_TRUE(fs::is_regular_file(path)) << path;
-  EXPECT_EQ(path, generator_cache_path("diagonal n=40 seed=5", cache))
-      << "spacing and key order do not matter";
+  EXPECT_EQ(path, generator_cache_path("diagonal n=40 seed=5", cache)) << "spacing and key order do not matter";
   EXPECT_NE(path, generator_cache_path("diagonal n=40 seed=6", cache));
 
   // A valid file with the right label is used as it is: the cache is read.
@@ -370,8 +345,9 @@ TEST_F(CaseDirectory, ReaderKeysReachTheReader) {
   write_text(dir_ / "both_triangles.mtx",
              "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n1 2 -1\n3 3 5\n");
   write_text(dir_ / "with_nan.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 nan\n2 2 1\n");
-  manifest("[both_triangles]\nfile = both_triangles.mtx\nupper_triangle = mirror\n\n"
-           "[with_nan]\nfile = with_nan.mtx\nallow_nonfinite = true\n");
+  manifest(
+      "[both_triangles]\nfile = both_triangles.mtx\nupper_triangle = mirror\n\n"
+      "[with_nan]\nfile = with_nan.mtx\nallow_nonfinite = true\n");
   std::vector<TestCase> cases = load_cases(dir_);
   ASSERT_EQ(cases.size(), 2U);
   EXPECT_EQ(cases[0].read_options.upper_triangle, UpperTriangle::kMirror);

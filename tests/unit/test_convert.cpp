@@ -44,9 +44,7 @@ void expect_worked_example() {
 
 TEST(ConvertWorkedExample, TeachingKit4x4) { expect_worked_example<test::TeachingKit>(); }
 
-TEST(ConvertWorkedExample, TextbookFigure14_1) {
-  expect_worked_example<test::TextbookFigure14_1>();
-}
+TEST(ConvertWorkedExample, TextbookFigure14_1) { expect_worked_example<test::TextbookFigure14_1>(); }
 
 TEST(ConvertWorkedExample, TeachingKitSellWithoutSortingKeepsTheRowOrder) {
   const SellMatrix sell = to_sell(test::TeachingKit::csr(), test::sell_params(2, 1));
@@ -136,8 +134,7 @@ TEST(HybDefaultWidth, IsTheSmallestWidthWithASmallTail) {
 
 // An explicit zero at every `period`-th entry: stored, so it must survive.
 CsrMatrix with_explicit_zeros(CsrMatrix a, std::size_t period) {
-  for (std::size_t e = 0; e < a.values.size(); e += period)
-    a.values[e] = (e / period) % 2 == 0 ? 0.0F : -0.0F;
+  for (std::size_t e = 0; e < a.values.size(); e += period) a.values[e] = (e / period) % 2 == 0 ? 0.0F : -0.0F;
   return a;
 }
 
@@ -155,10 +152,8 @@ struct NamedMatrix {
 std::vector<NamedMatrix> round_trip_matrices(std::uint64_t seed) {
   return {
       {"random 300 x 300, 5 per row", gen::uniform_random(300, 300, 5, seed)},
-      {"tall 500 x 40, 7 per row",
-       gen::generate("tall rows=500 cols=40 per_row=7 seed=" + std::to_string(seed))},
-      {"wide 40 x 700, 30 per row",
-       gen::generate("wide rows=40 cols=700 per_row=30 seed=" + std::to_string(seed))},
+      {"tall 500 x 40, 7 per row", gen::generate("tall rows=500 cols=40 per_row=7 seed=" + std::to_string(seed))},
+      {"wide 40 x 700, 30 per row", gen::generate("wide rows=40 cols=700 per_row=30 seed=" + std::to_string(seed))},
       {"power law 3000 rows", gen::power_law(3000, 3000, 1.7, 600, seed)},
       {"35% empty rows", gen::with_empty_rows(gen::uniform_random(400, 250, 9, seed), 0.35, seed)},
       {"all rows empty", gen::with_empty_rows(gen::banded(30, 2, seed), 1.0, seed)},
@@ -203,10 +198,8 @@ TEST(ConvertRoundTrip, EveryFormatIsExact) {
     }
     // Small slices only: a slice of 1024 positions of the 110000-entry
     // rows would fill 900 MB with padding. ConvertSell covers the rest.
-    for (const SellParams& params :
-         {SellParams{}, test::sell_params(1, 1), test::sell_params(7, 5)}) {
-      SCOPED_TRACE("SELL C " + std::to_string(params.slice_height) + ", sigma " +
-                   std::to_string(params.sort_window));
+    for (const SellParams& params : {SellParams{}, test::sell_params(1, 1), test::sell_params(7, 5)}) {
+      SCOPED_TRACE("SELL C " + std::to_string(params.slice_height) + ", sigma " + std::to_string(params.sort_window));
       expect_round_trip(a, to_sell(a, params));
     }
   }
@@ -234,10 +227,9 @@ std::vector<index_t> expected_sell_order(const CsrMatrix& a, index_t window) {
   std::iota(order.begin(), order.end(), index_t{0});
   for (std::size_t first = 0; first < order.size(); first += static_cast<std::size_t>(window)) {
     const std::size_t last = std::min(order.size(), first + static_cast<std::size_t>(window));
-    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first),
-              order.begin() + static_cast<std::ptrdiff_t>(last), [&a](index_t x, index_t y) {
-                return a.row_length(x) != a.row_length(y) ? a.row_length(x) > a.row_length(y)
-                                                          : x < y;
+    std::sort(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(last),
+              [&a](index_t x, index_t y) {
+                return a.row_length(x) != a.row_length(y) ? a.row_length(x) > a.row_length(y) : x < y;
               });
   }
   for (index_t p = 0; p < a.rows; ++p) {
@@ -248,8 +240,7 @@ std::vector<index_t> expected_sell_order(const CsrMatrix& a, index_t window) {
 
 // slice_ptr for rows in `order` (empty: the identity): each slice of C
 // positions is C times its longest row wide.
-std::vector<std::int64_t> expected_slice_ptr(const CsrMatrix& a, const std::vector<index_t>& order,
-                                             index_t height) {
+std::vector<std::int64_t> expected_slice_ptr(const CsrMatrix& a, const std::vector<index_t>& order, index_t height) {
   std::vector<std::int64_t> slice_ptr{0};
   for (index_t first = 0; first < a.rows; first += height) {
     index_t width = 0;
@@ -268,8 +259,7 @@ std::vector<NamedMatrix> sell_matrices(std::uint64_t seed) {
   for (const index_t rows : {1, 2, 31, 33, 1000, 2111}) {
     const index_t cols = 1 + static_cast<index_t>((seed + static_cast<std::uint64_t>(rows)) % 700);
     matrices.push_back({"power law, 20% empty, " + std::to_string(rows) + " rows",
-                        gen::with_empty_rows(gen::power_law(rows, cols, 1.7, cols, seed + 1), 0.2,
-                                             seed + 2)});
+                        gen::with_empty_rows(gen::power_law(rows, cols, 1.7, cols, seed + 1), 0.2, seed + 2)});
   }
   matrices.push_back({"arrow of 3000", gen::arrow(3000, seed)});
   matrices.push_back({"uniform 999 x 999, 9 per row", gen::uniform_random(999, 999, 9, seed)});
@@ -286,8 +276,7 @@ TEST(ConvertSell, RowOrderAndSliceWidthsFollowTheParameters) {
   for (const auto& [name, a] : sell_matrices(seed)) {
     SCOPED_TRACE(name);
     for (const SellParams& params : sell_params_to_test(a.rows)) {
-      SCOPED_TRACE("C " + std::to_string(params.slice_height) + ", sigma " +
-                   std::to_string(params.sort_window));
+      SCOPED_TRACE("C " + std::to_string(params.slice_height) + ", sigma " + std::to_string(params.sort_window));
       const SellMatrix sell = to_sell(a, params);
       ASSERT_NO_THROW(sell.validate());
       EXPECT_EQ(sell.slice_height, params.slice_height);
@@ -338,11 +327,9 @@ TEST(ConvertSell, ParametersForAMatrixSortOnlyWhenUnsortedSlicesPadMuch) {
 
 TEST(ConvertSell, RejectsParametersOutsideTheContract) {
   const CsrMatrix a = test::TeachingKit::csr();
-  for (const SellParams& params :
-       {test::sell_params(0, 1), test::sell_params(1025, 1), test::sell_params(-3, 1),
-        test::sell_params(32, 0), test::sell_params(32, -1)}) {
-    SCOPED_TRACE("C " + std::to_string(params.slice_height) + ", sigma " +
-                 std::to_string(params.sort_window));
+  for (const SellParams& params : {test::sell_params(0, 1), test::sell_params(1025, 1), test::sell_params(-3, 1),
+                                   test::sell_params(32, 0), test::sell_params(32, -1)}) {
+    SCOPED_TRACE("C " + std::to_string(params.slice_height) + ", sigma " + std::to_string(params.sort_window));
     EXPECT_THROW(static_cast<void>(to_sell(a, params)), std::invalid_argument);
   }
   EXPECT_NO_THROW(static_cast<void>(to_sell(a, test::sell_params(1024, 1))));
@@ -382,8 +369,7 @@ CsrMatrix one_full_row(index_t n) {
 
 void expect_message_has(const std::string& message, const std::vector<std::string>& parts) {
   for (const std::string& part : parts) {
-    EXPECT_NE(message.find(part), std::string::npos)
-        << "missing \"" << part << "\" in: " << message;
+    EXPECT_NE(message.find(part), std::string::npos) << "missing \"" << part << "\" in: " << message;
   }
 }
 
@@ -398,10 +384,9 @@ TEST(ConvertLimits, EllOfOneFullRowIsRefusedBeforeAllocating) {
   } catch (const ConversionRefused& refusal) {
     // Filling 16 GiB of padding first would take far longer (or fail).
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
-    expect_message_has(
-        refusal.what(),
-        {"46500 rows", "width 46500", std::to_string(needed) + " bytes",
-         "ConversionLimits::max_bytes", "4.0 GiB", "longest row has 46500 entries", "mean is 2.0"});
+    expect_message_has(refusal.what(),
+                       {"46500 rows", "width 46500", std::to_string(needed) + " bytes", "ConversionLimits::max_bytes",
+                        "4.0 GiB", "longest row has 46500 entries", "mean is 2.0"});
   }
   // HYB keeps the long row in COO and fits.
   const HybMatrix hyb = to_hyb(a);
@@ -425,9 +410,8 @@ TEST(ConvertLimits, HybCountsItsCooPart) {
     static_cast<void>(to_hyb(a, test::hyb_width(2, {.max_bytes = needed - 1})));
     ADD_FAILURE() << "to_hyb ignored the COO part's bytes";
   } catch (const ConversionRefused& refusal) {
-    expect_message_has(refusal.what(),
-                       {"HYB of 4 rows", "ELL width 2", "COO part 12 bytes for 1 entries",
-                        std::to_string(needed) + " bytes", "ConversionLimits::max_bytes"});
+    expect_message_has(refusal.what(), {"HYB of 4 rows", "ELL width 2", "COO part 12 bytes for 1 entries",
+                                        std::to_string(needed) + " bytes", "ConversionLimits::max_bytes"});
   }
 }
 
@@ -442,8 +426,7 @@ TEST(ConvertLimits, SellCountsEverySlotOfItsSlices) {
   } catch (const ConversionRefused& refusal) {
     expect_message_has(refusal.what(),
                        {"SELL-C-sigma (C = 2, sigma = 4) of 4 rows", "10 slots for 7 entries",
-                        std::to_string(needed) + " bytes", "ConversionLimits::max_bytes",
-                        "longest row has 3 entries"});
+                        std::to_string(needed) + " bytes", "ConversionLimits::max_bytes", "longest row has 3 entries"});
   }
 }
 
@@ -461,16 +444,14 @@ TEST(ConvertLimits, EllBytesCountsSlotsAndRowLengthsIn64Bits) {
   EXPECT_EQ(ell_bytes(0, 0), 0U);
   EXPECT_EQ(ell_bytes(46500, 46500), std::size_t{46500} * 46500 * 8 + 46500 * 4);
   constexpr index_t kMax = std::numeric_limits<index_t>::max();
-  EXPECT_EQ(ell_bytes(kMax, 1 << 28),
-            std::size_t{kMax} * (std::size_t{1} << 28) * 8 + std::size_t{kMax} * 4);
+  EXPECT_EQ(ell_bytes(kMax, 1 << 28), std::size_t{kMax} * (std::size_t{1} << 28) * 8 + std::size_t{kMax} * 4);
   // Too large for size_t: saturates above any limit instead of wrapping.
   EXPECT_EQ(ell_bytes(kMax, kMax), std::numeric_limits<std::size_t>::max());
   EXPECT_THROW(static_cast<void>(ell_bytes(-1, 3)), std::invalid_argument);
 }
 
 TEST(ConvertErrors, NegativeHybWidthIsRejected) {
-  EXPECT_THROW(static_cast<void>(to_hyb(test::TeachingKit::csr(), test::hyb_width(-1))),
-               std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(to_hyb(test::TeachingKit::csr(), test::hyb_width(-1))), std::invalid_argument);
 }
 
 TEST(ConvertErrors, InvalidInputIsRejectedNotConverted) {

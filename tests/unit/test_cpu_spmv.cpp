@@ -43,19 +43,16 @@ std::vector<double> fp64_product(const CsrMatrix& a, const std::vector<float>& x
 
 // Within one ulp of the fp64 sum rounded to float: the oracle's summation
 // order may differ from the format's, which can move the rounding by one.
-void expect_rounded(const std::vector<float>& y, const std::vector<double>& expected,
-                    const std::string& format) {
+void expect_rounded(const std::vector<float>& y, const std::vector<double>& expected, const std::string& format) {
   SCOPED_TRACE(format);
   ASSERT_EQ(y.size(), expected.size());
   int reported = 0;
   for (std::size_t r = 0; r < y.size() && reported < 5; ++r) {
     const auto rounded = static_cast<float>(expected[r]);
-    const bool close = y[r] == rounded ||
-                       y[r] == std::nextafter(rounded, std::numeric_limits<float>::infinity()) ||
+    const bool close = y[r] == rounded || y[r] == std::nextafter(rounded, std::numeric_limits<float>::infinity()) ||
                        y[r] == std::nextafter(rounded, -std::numeric_limits<float>::infinity());
     if (!close) {
-      ADD_FAILURE() << "row " << r << ": got " << y[r] << ", expected " << rounded << " (fp64 "
-                    << expected[r] << ")";
+      ADD_FAILURE() << "row " << r << ": got " << y[r] << ", expected " << rounded << " (fp64 " << expected[r] << ")";
       ++reported;
     }
   }
@@ -73,8 +70,7 @@ void expect_all_formats_match(const CsrMatrix& a, std::uint64_t seed) {
   const std::vector<float> csr_y = cpu_spmv(a, x);
   for (const SellParams& params :
        {SellParams{}, test::sell_params(1, 1), test::sell_params(3, 8), test::sell_params(32, 1)}) {
-    SCOPED_TRACE("SELL C " + std::to_string(params.slice_height) + ", sigma " +
-                 std::to_string(params.sort_window));
+    SCOPED_TRACE("SELL C " + std::to_string(params.slice_height) + ", sigma " + std::to_string(params.sort_window));
     EXPECT_EQ(test::bits_of(cpu_spmv(to_sell(a, params), x)), test::bits_of(csr_y));
   }
   try {
@@ -150,8 +146,7 @@ TEST(CpuSpmv, EmptyRowsGiveZero) {
   const std::vector<float> x{1, 2, 3, 4, 5, 6, 7, 8, 9};
   EXPECT_EQ(cpu_spmv(gen::empty(6, 9), x), std::vector<float>(6, 0.0F));
   EXPECT_EQ(cpu_spmv(to_jds(gen::empty(6, 9)), x), std::vector<float>(6, 0.0F));
-  EXPECT_EQ(cpu_spmv(to_sell(gen::empty(6, 9), test::sell_params(4, 1)), x),
-            std::vector<float>(6, 0.0F));
+  EXPECT_EQ(cpu_spmv(to_sell(gen::empty(6, 9), test::sell_params(4, 1)), x), std::vector<float>(6, 0.0F));
 }
 
 template <typename Matrix>

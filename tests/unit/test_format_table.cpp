@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <regex>
-#include <optional>
 #include <set>
 #include <span>
 #include <string>

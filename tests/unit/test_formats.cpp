@@ -16,8 +16,7 @@ using test::TeachingKit;
 using test::TextbookFigure14_1;
 
 template <typename Matrix>
-void expect_rejected(const Matrix& valid, const std::function<void(Matrix&)>& corrupt,
-                     const std::string& expected) {
+void expect_rejected(const Matrix& valid, const std::function<void(Matrix&)>& corrupt, const std::string& expected) {
   Matrix broken = valid;
   corrupt(broken);
   try {
@@ -77,11 +76,9 @@ TEST(FormatsValidate, CsrRejectsEachBrokenInvariant) {
   expect_rejected<CsrMatrix>(
       a, [](auto& m) { m.cols = -2; }, "CSR: negative cols (-2)");
   expect_rejected<CsrMatrix>(
-      a, [](auto& m) { m.row_ptr.pop_back(); },
-      "CSR: row_ptr has 4 entries, expected rows + 1 = 5");
+      a, [](auto& m) { m.row_ptr.pop_back(); }, "CSR: row_ptr has 4 entries, expected rows + 1 = 5");
   expect_rejected<CsrMatrix>(
-      a, [](auto& m) { m.values.pop_back(); },
-      "CSR: values has 6 entries, expected the size of col_idx = 7");
+      a, [](auto& m) { m.values.pop_back(); }, "CSR: values has 6 entries, expected the size of col_idx = 7");
   expect_rejected<CsrMatrix>(
       a, [](auto& m) { m.row_ptr[0] = 1; }, "CSR: row_ptr[0] = 1, expected 0");
   expect_rejected<CsrMatrix>(
@@ -96,8 +93,7 @@ TEST(FormatsValidate, CsrRejectsEachBrokenInvariant) {
       a, [](auto& m) { m.col_idx[3] = 0; },
       "CSR: row 2 columns not increasing: column 0 at entry 3 follows column 1 at entry 2");
   expect_rejected<CsrMatrix>(
-      a, [](auto& m) { m.col_idx[3] = 1; },
-      "CSR: row 2 holds column 1 twice (entry 2 and entry 3)");
+      a, [](auto& m) { m.col_idx[3] = 1; }, "CSR: row 2 holds column 1 twice (entry 2 and entry 3)");
 }
 
 // Teaching-kit COO: row_idx {0,0,2,2,2,3,3}, col_idx {0,2,1,2,3,0,3}.
@@ -106,24 +102,20 @@ TEST(FormatsValidate, CooRejectsEachBrokenInvariant) {
   expect_rejected<CooMatrix>(
       a, [](auto& m) { m.rows = -4; }, "COO: negative rows (-4)");
   expect_rejected<CooMatrix>(
-      a, [](auto& m) { m.col_idx.pop_back(); },
-      "COO: col_idx has 6 entries, expected the size of row_idx = 7");
+      a, [](auto& m) { m.col_idx.pop_back(); }, "COO: col_idx has 6 entries, expected the size of row_idx = 7");
   expect_rejected<CooMatrix>(
-      a, [](auto& m) { m.values.push_back(1); },
-      "COO: values has 8 entries, expected the size of row_idx = 7");
+      a, [](auto& m) { m.values.push_back(1); }, "COO: values has 8 entries, expected the size of row_idx = 7");
   expect_rejected<CooMatrix>(
       a, [](auto& m) { m.row_idx[6] = 4; }, "COO: entry 6 has row 4, outside [0, 4)");
   expect_rejected<CooMatrix>(
       a, [](auto& m) { m.col_idx[5] = 7; }, "COO: row 3: column 7 at entry 5 is outside [0, 4)");
   expect_rejected<CooMatrix>(
-      a, [](auto& m) { m.row_idx[5] = 1; },
-      "COO: entries not sorted by row at entry 5: row 1 follows row 2");
+      a, [](auto& m) { m.row_idx[5] = 1; }, "COO: entries not sorted by row at entry 5: row 1 follows row 2");
   expect_rejected<CooMatrix>(
       a, [](auto& m) { std::swap(m.col_idx[2], m.col_idx[3]); },
       "COO: row 2 columns not increasing: column 1 at entry 3 follows column 2 at entry 2");
   expect_rejected<CooMatrix>(
-      a, [](auto& m) { m.col_idx[1] = 0; },
-      "COO: row 0 holds column 0 twice (entry 0 and entry 1)");
+      a, [](auto& m) { m.col_idx[1] = 0; }, "COO: row 0 holds column 0 twice (entry 0 and entry 1)");
 }
 
 // Teaching-kit ELL, width 3, row_length {2,0,3,2}; slot k of row r at 4k + r:
@@ -135,36 +127,29 @@ TEST(FormatsValidate, EllRejectsEachBrokenInvariant) {
   expect_rejected<EllMatrix>(
       a, [](auto& m) { m.cols = -1; }, "ELL: negative cols (-1)");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.row_length.pop_back(); },
-      "ELL: row_length has 3 entries, expected rows = 4");
+      a, [](auto& m) { m.row_length.pop_back(); }, "ELL: row_length has 3 entries, expected rows = 4");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.col_idx.pop_back(); },
-      "ELL: col_idx has 11 entries, expected rows x width = 4 x 3 = 12");
+      a, [](auto& m) { m.col_idx.pop_back(); }, "ELL: col_idx has 11 entries, expected rows x width = 4 x 3 = 12");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.values.pop_back(); },
-      "ELL: values has 11 entries, expected rows x width = 4 x 3 = 12");
+      a, [](auto& m) { m.values.pop_back(); }, "ELL: values has 11 entries, expected rows x width = 4 x 3 = 12");
   expect_rejected<EllMatrix>(
       a, [](auto& m) { m.row_length[1] = 4; }, "ELL: row_length[1] = 4 exceeds width 3");
   expect_rejected<EllMatrix>(
       a, [](auto& m) { m.row_length[1] = -1; }, "ELL: row_length[1] = -1 is negative");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.row_length[3] = 3; },
-      "ELL: slot 2 of row 3 is padding (column -1) but row_length[3] = 3");
+      a, [](auto& m) { m.row_length[3] = 3; }, "ELL: slot 2 of row 3 is padding (column -1) but row_length[3] = 3");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.col_idx[m.slot(2, 1)] = 9; },
-      "ELL: row 2: column 9 at slot 1 is outside [0, 4)");
+      a, [](auto& m) { m.col_idx[m.slot(2, 1)] = 9; }, "ELL: row 2: column 9 at slot 1 is outside [0, 4)");
   expect_rejected<EllMatrix>(
       a, [](auto& m) { m.col_idx[m.slot(2, 1)] = 0; },
       "ELL: row 2 columns not increasing: column 0 at slot 1 follows column 1 at slot 0");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.col_idx[m.slot(2, 1)] = 1; },
-      "ELL: row 2 holds column 1 twice (slot 0 and slot 1)");
+      a, [](auto& m) { m.col_idx[m.slot(2, 1)] = 1; }, "ELL: row 2 holds column 1 twice (slot 0 and slot 1)");
   expect_rejected<EllMatrix>(
       a, [](auto& m) { m.row_length[2] = 2; },
       "ELL: slot 2 of row 2 is padding (row_length[2] = 2) but holds column 3, expected -1");
   expect_rejected<EllMatrix>(
-      a, [](auto& m) { m.values[m.slot(1, 0)] = 5; },
-      "ELL: padding slot 0 of row 1 holds value 5, expected 0");
+      a, [](auto& m) { m.values[m.slot(1, 0)] = 5; }, "ELL: padding slot 0 of row 1 holds value 5, expected 0");
 }
 
 // Teaching-kit HYB, ELL width 2 (row_length {2,0,2,2}) + COO {(2, 3)}.
@@ -173,8 +158,7 @@ TEST(FormatsValidate, HybRejectsEachBrokenInvariant) {
   expect_rejected<HybMatrix>(
       a, [](auto& m) { m.coo.cols = 5; }, "HYB: ELL part is 4 x 4 but COO part is 4 x 5");
   expect_rejected<HybMatrix>(
-      a, [](auto& m) { m.ell.row_length[0] = 5; },
-      "HYB: ELL part: row_length[0] = 5 exceeds width 2");
+      a, [](auto& m) { m.ell.row_length[0] = 5; }, "HYB: ELL part: row_length[0] = 5 exceeds width 2");
   expect_rejected<HybMatrix>(
       a, [](auto& m) { m.coo.row_idx[0] = 7; }, "HYB: COO part: entry 0 has row 7, outside [0, 4)");
   expect_rejected<HybMatrix>(
@@ -203,8 +187,7 @@ TEST(FormatsValidate, JdsRejectsEachBrokenInvariant) {
   expect_rejected<JdsMatrix>(
       a, [](auto& m) { m.jd_ptr.clear(); }, "JDS: jd_ptr is empty");
   expect_rejected<JdsMatrix>(
-      a, [](auto& m) { m.values.pop_back(); },
-      "JDS: values has 6 entries, expected the size of col_idx = 7");
+      a, [](auto& m) { m.values.pop_back(); }, "JDS: values has 6 entries, expected the size of col_idx = 7");
   expect_rejected<JdsMatrix>(
       a, [](auto& m) { m.jd_ptr[0] = 1; }, "JDS: jd_ptr[0] = 1, expected 0");
   expect_rejected<JdsMatrix>(
@@ -222,20 +205,17 @@ TEST(FormatsValidate, JdsRejectsEachBrokenInvariant) {
   expect_rejected<JdsMatrix>(
       a, [](auto& m) { m.row_perm[1] = 4; }, "JDS: row_perm[1] = 4 is outside [0, 4)");
   expect_rejected<JdsMatrix>(
-      a, [](auto& m) { m.row_perm[3] = 2; },
-      "JDS: row_perm is not a permutation: row 2 appears at positions 0 and 3");
+      a, [](auto& m) { m.row_perm[3] = 2; }, "JDS: row_perm is not a permutation: row 2 appears at positions 0 and 3");
   expect_rejected<JdsMatrix>(
       a, [](auto& m) { std::swap(m.row_perm[1], m.row_perm[2]); },
       "JDS: sorted rows 1 and 2 both have 2 entries but hold rows 3 and 0");
   expect_rejected<JdsMatrix>(
-      a, [](auto& m) { m.col_idx[6] = 4; },
-      "JDS: row 2: column 4 at diagonal 2 (entry 6) is outside [0, 4)");
+      a, [](auto& m) { m.col_idx[6] = 4; }, "JDS: row 2: column 4 at diagonal 2 (entry 6) is outside [0, 4)");
   expect_rejected<JdsMatrix>(
       a, [](auto& m) { m.col_idx[3] = 0; },
       "JDS: row 2 columns not increasing: column 0 at diagonal 1 follows column 1 at diagonal 0");
   expect_rejected<JdsMatrix>(
-      a, [](auto& m) { m.col_idx[5] = 0; },
-      "JDS: row 3 holds column 0 twice (diagonal 0 and diagonal 1)");
+      a, [](auto& m) { m.col_idx[5] = 0; }, "JDS: row 3 holds column 0 twice (diagonal 0 and diagonal 1)");
 }
 
 // Teaching-kit SELL, C = 2, sigma = 4: slice_ptr {0,6,10}, row_perm
@@ -274,16 +254,13 @@ TEST(FormatsValidate, SellRejectsBrokenSlices) {
   expect_rejected<SellMatrix>(
       a, [](auto& m) { m.slice_ptr[2] = 4; }, "SELL: slice_ptr[1] = 6 > slice_ptr[2] = 4");
   expect_rejected<SellMatrix>(
-      a, [](auto& m) { m.slice_ptr[1] = 5; },
-      "SELL: slice 0 holds 5 slots, not a multiple of slice_height 2");
+      a, [](auto& m) { m.slice_ptr[1] = 5; }, "SELL: slice 0 holds 5 slots, not a multiple of slice_height 2");
   expect_rejected<SellMatrix>(
       a, [](auto& m) { m.cols = 2; }, "SELL: slice 0 is 3 slots wide, more than cols = 2");
   expect_rejected<SellMatrix>(
-      a, [](auto& m) { m.col_idx.push_back(-1); },
-      "SELL: col_idx has 11 entries, expected slice_ptr[slices] = 10");
+      a, [](auto& m) { m.col_idx.push_back(-1); }, "SELL: col_idx has 11 entries, expected slice_ptr[slices] = 10");
   expect_rejected<SellMatrix>(
-      a, [](auto& m) { m.values.pop_back(); },
-      "SELL: values has 9 entries, expected slice_ptr[slices] = 10");
+      a, [](auto& m) { m.values.pop_back(); }, "SELL: values has 9 entries, expected slice_ptr[slices] = 10");
   expect_rejected<SellMatrix>(
       a,
       [](auto& m) {
@@ -302,13 +279,15 @@ TEST(FormatsValidate, SellRejectsBrokenPermutations) {
   expect_rejected<SellMatrix>(
       a, [](auto& m) { m.row_perm[1] = 4; }, "SELL: row_perm[1] = 4 is outside [0, 4)");
   expect_rejected<SellMatrix>(
-      a, [](auto& m) { m.row_perm[3] = 2; },
-      "SELL: row_perm is not a permutation: row 2 appears at positions 0 and 3");
+      a, [](auto& m) { m.row_perm[3] = 2; }, "SELL: row_perm is not a permutation: row 2 appears at positions 0 and 3");
   expect_rejected<SellMatrix>(
       a, [](auto& m) { m.sort_window = 2; },
       "SELL: row_perm[0] = 2 lies outside the sorting window of position 0 (rows 0 .. 1)");
   expect_rejected<SellMatrix>(
-      TeachingKit::sell_c2_sigma1(), [](auto& m) { m.row_perm = {0, 1, 2, 3}; },
+      TeachingKit::sell_c2_sigma1(),
+      [](auto& m) {
+        m.row_perm = {0, 1, 2, 3};
+      },
       "SELL: row_perm is the identity: it must then be empty");
 }
 
@@ -343,8 +322,7 @@ TEST(FormatsValidate, SellRejectsBrokenSlots) {
       },
       "SELL: row 1: column 2 at slot 1 follows padding at slot 0");
   expect_rejected<SellMatrix>(
-      a, [](auto& m) { m.col_idx[0] = 4; },
-      "SELL: row 2: column 4 at slot 0 (element 0) is outside [0, 4)");
+      a, [](auto& m) { m.col_idx[0] = 4; }, "SELL: row 2: column 4 at slot 0 (element 0) is outside [0, 4)");
   expect_rejected<SellMatrix>(
       a, [](auto& m) { m.col_idx[2] = 0; },
       "SELL: row 2 columns not increasing: column 0 at slot 1 follows column 1 at slot 0");

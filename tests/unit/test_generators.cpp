@@ -23,9 +23,7 @@ namespace {
 
 using test::expect_same;
 
-std::string with_seed(const std::string& spec, std::uint64_t seed) {
-  return spec + " seed=" + std::to_string(seed);
-}
+std::string with_seed(const std::string& spec, std::uint64_t seed) { return spec + " seed=" + std::to_string(seed); }
 
 // Every kind, small.
 const std::vector<std::string> kSpecs = {
@@ -59,14 +57,12 @@ void expect_values_in_range(const CsrMatrix& a) {
   for (std::size_t e = 0; e < a.values.size() && outside < 5; ++e) {
     const float magnitude = std::fabs(a.values[e]);
     if (!(magnitude >= 0.25F && magnitude <= 1.0F)) {
-      ADD_FAILURE() << "entry " << e << " has value " << a.values[e]
-                    << ", expected [-1, -0.25] U [0.25, 1]";
+      ADD_FAILURE() << "entry " << e << " has value " << a.values[e] << ", expected [-1, -0.25] U [0.25, 1]";
       ++outside;
     }
   }
   if (a.values.size() >= 100) {
-    const auto negative =
-        std::count_if(a.values.begin(), a.values.end(), [](float v) { return v < 0; });
+    const auto negative = std::count_if(a.values.begin(), a.values.end(), [](float v) { return v < 0; });
     EXPECT_GT(negative, 0);
     EXPECT_LT(static_cast<std::size_t>(negative), a.values.size());
   }
@@ -125,8 +121,7 @@ void expect_stencil_structure(const CsrMatrix& a, const Grid& g, bool box) {
     for (index_t y = 0; y < g.ny; ++y) {
       for (index_t x = 0; x < g.nx; ++x) {
         const index_t row = x + g.nx * (y + g.ny * z);
-        const std::vector<index_t> columns(a.col_idx.begin() + a.row_ptr[row],
-                                           a.col_idx.begin() + a.row_ptr[row + 1]);
+        const std::vector<index_t> columns(a.col_idx.begin() + a.row_ptr[row], a.col_idx.begin() + a.row_ptr[row + 1]);
         ASSERT_EQ(columns, stencil_columns(g, x, y, z, box)) << "row " << row;
       }
     }
@@ -193,8 +188,7 @@ TEST(Generators, PowerLawRespectsTheCap) {
   const std::uint64_t seed = test::fresh_seed();
   SPMV_TRACE_SEED(seed);
   // Cap from max_row, then from cols; both reached by some row.
-  for (const auto& [cols, max_row, alpha] :
-       {std::tuple{1000, 40, 2.0}, std::tuple{30, 1000, 1.0}}) {
+  for (const auto& [cols, max_row, alpha] : {std::tuple{1000, 40, 2.0}, std::tuple{30, 1000, 1.0}}) {
     const CsrMatrix a = gen::power_law(20000, cols, alpha, max_row, seed);
     ASSERT_NO_THROW(a.validate());
     const std::vector<index_t> lengths = lengths_of(a);
@@ -210,8 +204,7 @@ TEST(Generators, PowerLawHasAHeavyTail) {
   const CsrMatrix a = gen::power_law(200000, 200000, 2.0, 50000, seed);
   const std::vector<index_t> lengths = lengths_of(a);
   const auto at_least = [&](index_t k) {
-    return static_cast<double>(
-        std::count_if(lengths.begin(), lengths.end(), [k](index_t l) { return l >= k; }));
+    return static_cast<double>(std::count_if(lengths.begin(), lengths.end(), [k](index_t l) { return l >= k; }));
   };
   // P(len >= k) ~ k^(1 - alpha) = 1 / k: a tenth as many rows reach 100 as 10.
   const double ratio = at_least(10) / at_least(100);
@@ -312,24 +305,20 @@ TEST(Generators, WithEmptyRowsEmptiesExactlyTheFractionAndKeepsTheRest) {
 TEST(GeneratorSpecs, ParseSplitsKindAndKeys) {
   const gen::GeneratorSpec spec = gen::parse_spec("  stencil2d   nx=2048 ny=2048\tseed=7 ");
   EXPECT_EQ(spec.kind, "stencil2d");
-  EXPECT_EQ(spec.params,
-            (std::map<std::string, std::string>{{"nx", "2048"}, {"ny", "2048"}, {"seed", "7"}}));
+  EXPECT_EQ(spec.params, (std::map<std::string, std::string>{{"nx", "2048"}, {"ny", "2048"}, {"seed", "7"}}));
 }
 
 TEST(GeneratorSpecs, GenerateMatchesTheFunctions) {
   const std::uint64_t seed = test::fresh_seed();
   SPMV_TRACE_SEED(seed);
-  expect_same(gen::generate(with_seed("stencil2d nx=9 ny=4", seed)),
-              gen::stencil_2d_5pt(9, 4, seed));
-  expect_same(gen::generate(with_seed("stencil3d27 nx=3 ny=4 nz=5", seed)),
-              gen::stencil_3d_27pt(3, 4, 5, seed));
+  expect_same(gen::generate(with_seed("stencil2d nx=9 ny=4", seed)), gen::stencil_2d_5pt(9, 4, seed));
+  expect_same(gen::generate(with_seed("stencil3d27 nx=3 ny=4 nz=5", seed)), gen::stencil_3d_27pt(3, 4, 5, seed));
   expect_same(gen::generate(with_seed("powerlaw rows=300 cols=200 alpha=1.5 max_row=100", seed)),
               gen::power_law(300, 200, 1.5, 100, seed));
   expect_same(gen::generate(with_seed("banded n=30 half_bandwidth=2 empty_fraction=0.5", seed)),
               gen::with_empty_rows(gen::banded(30, 2, seed), 0.5, seed));
   expect_same(gen::generate("diagonal n=5"), gen::diagonal(5, 1));  // seed defaults to 1
-  const gen::GeneratorSpec spec{
-      "blockdiag", {{"blocks", "3"}, {"block_size", "4"}, {"seed", std::to_string(seed)}}};
+  const gen::GeneratorSpec spec{"blockdiag", {{"blocks", "3"}, {"block_size", "4"}, {"seed", std::to_string(seed)}}};
   expect_same(gen::generate(spec), gen::block_diagonal(3, 4, seed));
 }
 
@@ -340,8 +329,7 @@ void expect_spec_rejected(const std::string& text, const std::vector<std::string
     ADD_FAILURE() << "accepted";
   } catch (const std::invalid_argument& error) {
     const std::string message = error.what();
-    EXPECT_NE(message.find("\"" + text + "\""), std::string::npos)
-        << "spec text missing: " << message;
+    EXPECT_NE(message.find("\"" + text + "\""), std::string::npos) << "spec text missing: " << message;
     for (const std::string& part : parts) {
       EXPECT_NE(message.find(part), std::string::npos) << "\"" << part << "\" missing: " << message;
     }
@@ -378,8 +366,7 @@ TEST(GeneratorSpecs, ParseSpecChecksAsMuchAsGenerate) {
     static_cast<void>(gen::generate(unknown_key));
     ADD_FAILURE() << "accepted an unknown key";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("\"arrow n=4 width=2\": unknown key \"width\""),
-              std::string::npos)
+    EXPECT_NE(std::string(error.what()).find("\"arrow n=4 width=2\": unknown key \"width\""), std::string::npos)
         << error.what();
   }
 }
@@ -389,9 +376,9 @@ TEST(GeneratorSpecs, KindsAreListedWithTheirKeys) {
   for (const std::string& line : gen::generator_kinds()) {
     kinds.insert(line.substr(0, line.find_first_of(" :")));
   }
-  const std::set<std::string> documented = {
-      "stencil2d", "stencil3d7", "stencil3d27", "random",   "tall", "wide", "powerlaw",
-      "banded",    "blockdiag",  "arrow",       "diagonal", "one",  "empty"};
+  const std::set<std::string> documented = {"stencil2d", "stencil3d7", "stencil3d27", "random",    "tall",
+                                            "wide",      "powerlaw",   "banded",      "blockdiag", "arrow",
+                                            "diagonal",  "one",        "empty"};
   EXPECT_EQ(kinds, documented);
   for (const std::string& line : gen::generator_kinds()) {
     if (line.starts_with("powerlaw")) {

@@ -91,8 +91,7 @@ TEST(Golden, MatchesExtendedPrecisionSumOnRandomMatrices) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_note(seed));
   std::mt19937_64 rng(seed);
-  const CsrMatrix a =
-      test::random_csr(rng, {.rows = 3000, .cols = 2000, .empty_fraction = 0.1, .long_row = 0});
+  const CsrMatrix a = test::random_csr(rng, {.rows = 3000, .cols = 2000, .empty_fraction = 0.1, .long_row = 0});
   const std::vector<float> x = test::random_x(rng, a.cols);
   const GoldenResult golden = golden_spmv(a, x);
   ASSERT_EQ(golden.y.size(), static_cast<std::size_t>(a.rows));
@@ -107,11 +106,8 @@ TEST(Golden, MatchesExtendedPrecisionSumOnRandomMatrices) {
     const auto i = static_cast<std::size_t>(row);
     // Both sums are far more accurate than fp32; 1e-14 of the scale leaves
     // room for long double being plain double on some platforms.
-    ASSERT_NEAR(golden.y[i], static_cast<double>(sum), 1e-14 * static_cast<double>(abs_sum))
-        << "row " << row;
-    ASSERT_NEAR(golden.abs_sum[i], static_cast<double>(abs_sum),
-                1e-14 * static_cast<double>(abs_sum))
-        << "row " << row;
+    ASSERT_NEAR(golden.y[i], static_cast<double>(sum), 1e-14 * static_cast<double>(abs_sum)) << "row " << row;
+    ASSERT_NEAR(golden.abs_sum[i], static_cast<double>(abs_sum), 1e-14 * static_cast<double>(abs_sum)) << "row " << row;
     ASSERT_EQ(golden.row_nnz[i], a.row_length(row)) << "row " << row;
   }
 }

@@ -76,18 +76,9 @@ TEST(IniReader, CommentRule) {
     std::string value;  // of key k
   };
   const std::vector<Line> lines{
-      {"k = issue#3", "issue#3"},
-      {"k = a;b", "a;b"},
-      {"k = a #b", "a"},
-      {"k = a ;b", "a"},
-      {"k = a\t#b", "a"},
-      {"k = a\t; b # c", "a"},
-      {"k=#x", "#x"},
-      {"k=;x", ";x"},
-      {"k = #x", ""},
-      {"k =", ""},
-      {"k = a = b", "a = b"},
-      {"k = x# y #z", "x# y"},
+      {"k = issue#3", "issue#3"}, {"k = a;b", "a;b"},      {"k = a #b", "a"}, {"k = a ;b", "a"}, {"k = a\t#b", "a"},
+      {"k = a\t; b # c", "a"},    {"k=#x", "#x"},          {"k=;x", ";x"},    {"k = #x", ""},    {"k =", ""},
+      {"k = a = b", "a = b"},     {"k = x# y #z", "x# y"},
   };
   for (const auto& [text, value] : lines) {
     const Document document = parse("[s]\n" + text + "\n");

@@ -38,8 +38,7 @@ std::atomic<std::size_t> largest_allocation{0};
 // meet operator new and delete and warn about a mismatch that is not one.
 [[gnu::noinline]] void* operator new(std::size_t size) {
   std::size_t seen = largest_allocation.load(std::memory_order_relaxed);
-  while (size > seen &&
-         !largest_allocation.compare_exchange_weak(seen, size, std::memory_order_relaxed)) {
+  while (size > seen && !largest_allocation.compare_exchange_weak(seen, size, std::memory_order_relaxed)) {
   }
   if (void* block = std::malloc(size == 0 ? 1 : size)) return block;
   throw std::bad_alloc();
@@ -54,8 +53,7 @@ namespace fs = std::filesystem;
 
 const std::string kSource = "inline.mtx";
 
-CsrMatrix parse(std::string_view text, MatrixMarketOptions options = {},
-                MatrixMarketHeader* header = nullptr) {
+CsrMatrix parse(std::string_view text, MatrixMarketOptions options = {}, MatrixMarketHeader* header = nullptr) {
   return parse_matrix_market(text, kSource, options, header);
 }
 
@@ -98,8 +96,8 @@ MatrixMarketError parse_error(std::string_view text, MatrixMarketOptions options
 class TempDir {
  public:
   TempDir()
-      : path_(fs::temp_directory_path() / ("spmv-mm-test-" + std::to_string(::getpid()) + "-" +
-                                           std::to_string(std::random_device{}()))) {
+      : path_(fs::temp_directory_path() /
+              ("spmv-mm-test-" + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()))) {
     fs::create_directories(path_);
   }
   ~TempDir() {
@@ -117,8 +115,7 @@ class TempDir {
 void write_gz(const fs::path& path, std::string_view text) {
   gzFile file = gzopen(path.c_str(), "wb");
   ASSERT_NE(file, nullptr);
-  ASSERT_EQ(gzwrite(file, text.data(), static_cast<unsigned>(text.size())),
-            static_cast<int>(text.size()));
+  ASSERT_EQ(gzwrite(file, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
   ASSERT_EQ(gzclose(file), Z_OK);
 }
 
@@ -137,8 +134,7 @@ constexpr std::string_view kExampleGeneral =
     "3 3 8\n"
     "2 4 9\n";
 
-const ExpectedCsr kExampleCsr{
-    4, 4, {0, 2, 5, 7, 8}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}};
+const ExpectedCsr kExampleCsr{4, 4, {0, 2, 5, 7, 8}, {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6}};
 
 TEST(MatrixMarketRead, CoordinateRealGeneralOutOfOrder) {
   MatrixMarketHeader header;
@@ -297,10 +293,8 @@ TEST(MatrixMarketRead, ArrayInteger) {
 }
 
 TEST(MatrixMarketRead, NoEntries) {
-  expect_csr(parse("%%MatrixMarket matrix coordinate real general\n3 4 0\n"),
-             {3, 4, {0, 0, 0, 0}, {}, {}});
-  expect_csr(parse("%%MatrixMarket matrix coordinate pattern symmetric\n0 0 0"),
-             {0, 0, {0}, {}, {}});
+  expect_csr(parse("%%MatrixMarket matrix coordinate real general\n3 4 0\n"), {3, 4, {0, 0, 0, 0}, {}, {}});
+  expect_csr(parse("%%MatrixMarket matrix coordinate pattern symmetric\n0 0 0"), {0, 0, {0}, {}, {}});
   expect_csr(parse("%%MatrixMarket matrix array real general\n0 5\n"), {0, 5, {0}, {}, {}});
 }
 
@@ -363,8 +357,7 @@ TEST(MatrixMarketRead, TinyValuesRoundToZeroOrSubnormal) {
       "1 1 1e-50\n"
       "1 2 -1e-400\n"
       "1 3 1.5e-45\n");
-  expect_csr(a,
-             {1, 3, {0, 3}, {0, 1, 2}, {0.0F, -0.0F, std::numeric_limits<value_t>::denorm_min()}});
+  expect_csr(a, {1, 3, {0, 3}, {0, 1, 2}, {0.0F, -0.0F, std::numeric_limits<value_t>::denorm_min()}});
 }
 
 struct Entry {
@@ -378,8 +371,7 @@ struct Entry {
 std::string coordinate_text(std::string_view field_and_symmetry, index_t rows, index_t cols,
                             const std::vector<Entry>& entries) {
   std::string text = "%%MatrixMarket matrix coordinate " + std::string(field_and_symmetry) + "\n";
-  text += std::to_string(rows) + " " + std::to_string(cols) + " " + std::to_string(entries.size()) +
-          "\n";
+  text += std::to_string(rows) + " " + std::to_string(cols) + " " + std::to_string(entries.size()) + "\n";
   char value[32];
   for (const Entry& e : entries) {
     std::snprintf(value, sizeof value, "%.9g", static_cast<double>(e.value));
@@ -390,8 +382,7 @@ std::string coordinate_text(std::string_view field_and_symmetry, index_t rows, i
 
 // The CSR of a map from (row, column) to value: the map orders entries by
 // row, then column, independently of the reader's sorting.
-ExpectedCsr csr_of(index_t rows, index_t cols,
-                   const std::map<std::pair<index_t, index_t>, value_t>& cells) {
+ExpectedCsr csr_of(index_t rows, index_t cols, const std::map<std::pair<index_t, index_t>, value_t>& cells) {
   ExpectedCsr csr{rows, cols, std::vector<index_t>(static_cast<std::size_t>(rows) + 1, 0), {}, {}};
   for (const auto& [position, value] : cells) {
     ++csr.row_ptr[static_cast<std::size_t>(position.first) + 1];
@@ -498,8 +489,7 @@ TEST(MatrixMarketRead, EitherTriangleMirroredWhenAsked) {
     const std::string text = coordinate_text(skew ? "real skew-symmetric" : "real symmetric", n, n, stored);
     expect_csr(parse(text, {.upper_triangle = UpperTriangle::kMirror}), csr_of(n, n, full));
     const MatrixMarketError refused = parse_error(text);
-    EXPECT_NE(std::string(refused.what()).find("needs upper_triangle = mirror"), std::string::npos)
-        << refused.what();
+    EXPECT_NE(std::string(refused.what()).find("needs upper_triangle = mirror"), std::string::npos) << refused.what();
   }
 }
 
@@ -515,9 +505,9 @@ TEST(MatrixMarketRead, BothSidesOfAPlaceMustAgree) {
                    {.upper_triangle = UpperTriangle::kMirror}),
              {2, 2, {0, 2, 3}, {0, 1, 0}, {1, 1, 1}});
 
-  const MatrixMarketError differ = parse_error(
-      "%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n3 1 1.5\n1 3 2\n",
-      {.upper_triangle = UpperTriangle::kMirror});
+  const MatrixMarketError differ =
+      parse_error("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n3 1 1.5\n1 3 2\n",
+                  {.upper_triangle = UpperTriangle::kMirror});
   EXPECT_EQ(differ.line(), 0);
   EXPECT_STREQ(differ.what(),
                "inline.mtx: expected entries (3, 1) and (1, 3) of a symmetric matrix, stored on both sides "
@@ -556,25 +546,13 @@ std::vector<std::string> tricky_decimals(std::mt19937_64& rng, int count) {
   while (static_cast<int>(texts.size()) < count) {
     const auto f = std::bit_cast<float>(bits(rng));
     if (!std::isfinite(f)) continue;
-    const double halfway =
-        (static_cast<double>(f) + static_cast<double>(std::nextafter(f, INFINITY))) / 2;
+    const double halfway = (static_cast<double>(f) + static_cast<double>(std::nextafter(f, INFINITY))) / 2;
     switch (shape(rng)) {
-      case 0:
-        std::snprintf(text, sizeof text, "%.9g", static_cast<double>(f));
-        break;
-      case 1:
-        std::snprintf(text, sizeof text, "%.*e", precision(rng), static_cast<double>(f));
-        break;
-      case 2:
-        std::snprintf(text, sizeof text, "%.17g", halfway);
-        break;
-      case 3:
-        std::snprintf(text, sizeof text, "%.*g", precision(rng), halfway);
-        break;
-      case 4:
-        std::snprintf(text, sizeof text, "%.*f", precision(rng) % 12,
-                      static_cast<double>(f) * 1e-30);
-        break;
+      case 0: std::snprintf(text, sizeof text, "%.9g", static_cast<double>(f)); break;
+      case 1: std::snprintf(text, sizeof text, "%.*e", precision(rng), static_cast<double>(f)); break;
+      case 2: std::snprintf(text, sizeof text, "%.17g", halfway); break;
+      case 3: std::snprintf(text, sizeof text, "%.*g", precision(rng), halfway); break;
+      case 4: std::snprintf(text, sizeof text, "%.*f", precision(rng) % 12, static_cast<double>(f) * 1e-30); break;
       default: {
         std::string digits = digit(rng) % 2 == 0 ? "-" : "";
         const int length = precision(rng);
@@ -592,8 +570,8 @@ TEST(MatrixMarketRead, RealValuesRoundCorrectlyToFloat) {
   SCOPED_TRACE(test::seed_note(seed));
   std::mt19937_64 rng(seed);
   const auto decimals = tricky_decimals(rng, 20000);
-  std::string text = "%%MatrixMarket matrix coordinate real general\n1 " +
-                     std::to_string(decimals.size()) + " " + std::to_string(decimals.size()) + "\n";
+  std::string text = "%%MatrixMarket matrix coordinate real general\n1 " + std::to_string(decimals.size()) + " " +
+                     std::to_string(decimals.size()) + "\n";
   for (std::size_t k = 0; k < decimals.size(); ++k) {
     text += "1 " + std::to_string(k + 1) + " " + decimals[k] + "\n";
   }
@@ -604,8 +582,7 @@ TEST(MatrixMarketRead, RealValuesRoundCorrectlyToFloat) {
     const float expected = std::strtof(decimals[k].c_str(), nullptr);
     if (std::bit_cast<std::uint32_t>(a.values[k]) != std::bit_cast<std::uint32_t>(expected)) {
       ++mismatches;
-      ADD_FAILURE() << "'" << decimals[k] << "' read as " << a.values[k] << ", correctly rounded "
-                    << expected;
+      ADD_FAILURE() << "'" << decimals[k] << "' read as " << a.values[k] << ", correctly rounded " << expected;
     }
   }
 }
@@ -621,8 +598,7 @@ TEST(MatrixMarketRead, DuplicatesOverflowingFloatAreAnError) {
   EXPECT_STREQ(error.what(),
                "inline.mtx: expected duplicate entries summing to a finite fp32 value, found inf "
                "at row 2, column 1");
-  EXPECT_EQ(parse(text, {.allow_nonfinite = true}).values.at(0),
-            std::numeric_limits<value_t>::infinity());
+  EXPECT_EQ(parse(text, {.allow_nonfinite = true}).values.at(0), std::numeric_limits<value_t>::infinity());
 }
 
 TEST(MatrixMarketError, MessageNamesSourceLineExpectedAndFound) {
@@ -639,11 +615,9 @@ TEST(MatrixMarketError, MessageNamesSourceLineExpectedAndFound) {
 
 TEST(MatrixMarketError, FoundTextIsTruncatedAndEscaped) {
   const std::string long_token(100, 'x');
-  const auto long_error =
-      parse_error("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 " + long_token + "\n");
-  EXPECT_STREQ(
-      long_error.what(),
-      ("inline.mtx:3: expected a real value, found '" + std::string(40, 'x') + "'...").c_str());
+  const auto long_error = parse_error("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 " + long_token + "\n");
+  EXPECT_STREQ(long_error.what(),
+               ("inline.mtx:3: expected a real value, found '" + std::string(40, 'x') + "'...").c_str());
   const auto binary_error = parse_error(std::string("\x01\x7f\xff", 3));
   EXPECT_STREQ(binary_error.what(),
                "inline.mtx:1: expected banner '%%MatrixMarket matrix <format> <field> <symmetry>', "
@@ -659,25 +633,21 @@ TEST(MatrixMarketError, EmptyTextHasNoBanner) {
 
 TEST(MatrixMarketError, EndOfFileReportedOnItsLine) {
   // The file ends after its line end, so end of file is on line 5.
-  const auto error =
-      parse_error("%%MatrixMarket matrix coordinate real general\n3 3 9\n1 1 1\n2 2 2\n");
+  const auto error = parse_error("%%MatrixMarket matrix coordinate real general\n3 3 9\n1 1 1\n2 2 2\n");
   EXPECT_EQ(error.line(), 5);
-  EXPECT_STREQ(error.what(),
-               "inline.mtx:5: expected 9 entries (declared on line 2), found 2 before end of file");
+  EXPECT_STREQ(error.what(), "inline.mtx:5: expected 9 entries (declared on line 2), found 2 before end of file");
 }
 
 // A header declaring far more entries than the text holds must fail as
 // "too few entries" without reserving memory for the declared count.
 TEST(MatrixMarketRead, LyingHeaderDoesNotAllocateForDeclaredCount) {
-  const std::string coordinate =
-      "%%MatrixMarket matrix coordinate real general\n1 1 1000000000000\n1 1 1\n";
+  const std::string coordinate = "%%MatrixMarket matrix coordinate real general\n1 1 1000000000000\n1 1 1\n";
   const std::string array = "%%MatrixMarket matrix array real general\n1000000 1000000\n1\n";
   for (const std::string& text : {coordinate, array}) {
     largest_allocation = 0;
     const auto error = parse_error(text);
     EXPECT_EQ(error.line(), 4);
-    EXPECT_NE(std::string(error.what()).find("found 1 before end of file"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("found 1 before end of file"), std::string::npos) << error.what();
     EXPECT_LT(largest_allocation.load(), std::size_t{4096}) << text;
   }
 }
@@ -701,8 +671,7 @@ TEST(MatrixMarketFile, GzipContentErrorsNameThePathAndLine) {
   } catch (const MatrixMarketError& error) {
     EXPECT_EQ(error.source(), path.string());
     EXPECT_EQ(error.line(), 3);
-    EXPECT_STREQ(error.what(),
-                 (path.string() + ":3: expected a row index in 1..2, found '0'").c_str());
+    EXPECT_STREQ(error.what(), (path.string() + ":3: expected a row index in 1..2, found '0'").c_str());
   }
 }
 
@@ -720,8 +689,7 @@ TEST(MatrixMarketFile, TruncatedGzipIsAnError) {
     FAIL() << "read without error";
   } catch (const MatrixMarketError& error) {
     EXPECT_EQ(error.source(), path.string());
-    EXPECT_NE(std::string(error.what()).find("expected intact gzip data"), std::string::npos)
-        << error.what();
+    EXPECT_NE(std::string(error.what()).find("expected intact gzip data"), std::string::npos) << error.what();
   }
 }
 
@@ -735,8 +703,7 @@ TEST(MatrixMarketFile, MissingFileIsAnError) {
     } catch (const MatrixMarketError& error) {
       EXPECT_EQ(error.source(), path.string());
       EXPECT_EQ(error.line(), 0);
-      EXPECT_NE(std::string(error.what()).find(path.string() + ": expected a readable"),
-                std::string::npos)
+      EXPECT_NE(std::string(error.what()).find(path.string() + ": expected a readable"), std::string::npos)
           << error.what();
     }
   }
@@ -827,8 +794,7 @@ class InvalidFile : public testing::TestWithParam<ExpectedError> {};
 
 TEST_P(InvalidFile, FailsWithExpectedLineAndMessage) {
   const ExpectedError& expected = GetParam();
-  ASSERT_FALSE(expected.message_part.empty())
-      << expected.file << ": manifest line lacks the message text";
+  ASSERT_FALSE(expected.message_part.empty()) << expected.file << ": manifest line lacks the message text";
   const fs::path path = kInvalidDir / expected.file;
   ASSERT_TRUE(fs::is_regular_file(path)) << path;
   try {
@@ -839,8 +805,7 @@ TEST_P(InvalidFile, FailsWithExpectedLineAndMessage) {
     EXPECT_EQ(error.source(), path.string());
     EXPECT_EQ(error.line(), expected.line) << what;
     const std::string location =
-        path.string() + (expected.line > 0 ? ":" + std::to_string(expected.line) : std::string()) +
-        ": expected ";
+        path.string() + (expected.line > 0 ? ":" + std::to_string(expected.line) : std::string()) + ": expected ";
     EXPECT_EQ(what.rfind(location, 0), 0U) << what;
     EXPECT_NE(what.find(expected.message_part), std::string::npos) << what << "\ndoes not contain\n"
                                                                    << expected.message_part;
@@ -850,8 +815,7 @@ TEST_P(InvalidFile, FailsWithExpectedLineAndMessage) {
 std::string test_name(const testing::TestParamInfo<ExpectedError>& info) {
   std::string name = info.param.file;
   std::replace_if(
-      name.begin(), name.end(),
-      [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, '_');
+      name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) == 0; }, '_');
   return name;
 }
 
@@ -869,8 +833,7 @@ TEST(InvalidFiles, EveryFileListedOnceAndEveryListedFileExists) {
   for (const auto& entry : fs::directory_iterator(kInvalidDir)) {
     const std::string file = entry.path().filename().string();
     if (file == kManifestName) continue;
-    EXPECT_EQ(listed.count(file), 1U)
-        << file << " is in " << kInvalidDir << " but not in " << kManifestName;
+    EXPECT_EQ(listed.count(file), 1U) << file << " is in " << kInvalidDir << " but not in " << kManifestName;
   }
 }
 

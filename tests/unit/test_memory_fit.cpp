@@ -93,9 +93,10 @@ TEST(MemoryFit, AMistypedSizeLineIsRefusedBeforeAllocating) {
   const MachineOf machine("16G");
   const long before = peak_rss_kib();
   try {
-    parse_matrix_market("%%MatrixMarket matrix coordinate real general\n% typo below\n2000000000 2000000000 3\n"
-                        "1 1 1\n2 2 1\n3 3 1\n",
-                        "cases/typo.mtx");
+    parse_matrix_market(
+        "%%MatrixMarket matrix coordinate real general\n% typo below\n2000000000 2000000000 3\n"
+        "1 1 1\n2 2 1\n3 3 1\n",
+        "cases/typo.mtx");
     ADD_FAILURE() << "a 2e9 x 2e9 matrix was read on a 16 GiB machine";
   } catch (const MatrixMarketError& e) {
     EXPECT_EQ(e.line(), 3) << e.what();

@@ -48,8 +48,9 @@ TEST(Handout, HybWidthRuleIsTheGradersRule) {
   std::smatch match;
   ASSERT_TRUE(std::regex_search(section, match, stated)) << "the handout derives no K for the example";
   EXPECT_EQ(std::stoi(match[1].str()), hyb_default_width(test::TeachingKit::csr()));
-  EXPECT_NE(section.find("With K = " + std::to_string(hyb_default_width(test::TeachingKit::csr())) + " for the example"),
-            std::string::npos)
+  EXPECT_NE(
+      section.find("With K = " + std::to_string(hyb_default_width(test::TeachingKit::csr())) + " for the example"),
+      std::string::npos)
       << "the layouts drawn use another K";
 }
 

@@ -31,8 +31,7 @@ TEST_P(ShippedCaseFolder, EveryCaseLoadsAndIsExplained) {
   ASSERT_FALSE(cases.empty()) << dir << " holds no case";
   for (const TestCase& test_case : cases) {
     SCOPED_TRACE(test_case.origin + " (case " + test_case.name + ")");
-    EXPECT_FALSE(test_case.why.empty())
-        << "every shipped case needs a `why` line in " << dir / kCaseManifestName;
+    EXPECT_FALSE(test_case.why.empty()) << "every shipped case needs a `why` line in " << dir / kCaseManifestName;
     if (test_case.file.empty()) {
       EXPECT_NO_THROW(gen::parse_spec(test_case.generator));
       continue;
@@ -45,8 +44,7 @@ TEST_P(ShippedCaseFolder, EveryCaseLoadsAndIsExplained) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Testcases, ShippedCaseFolder,
-                         ::testing::Values("public", "edge", "hidden.example"),
+INSTANTIATE_TEST_SUITE_P(Testcases, ShippedCaseFolder, ::testing::Values("public", "edge", "hidden.example"),
                          [](const ::testing::TestParamInfo<const char*>& param_info) {
                            std::string name = param_info.param;
                            std::replace(name.begin(), name.end(), '.', '_');
@@ -64,8 +62,8 @@ TEST(ShippedCases, PublicFolderStaysSmall) {
   EXPECT_LT(bytes, std::uintmax_t{5} << 20) << "testcases/public holds " << bytes << " bytes";
 }
 
-void expect_csr(const fs::path& file, const std::vector<index_t>& row_ptr,
-                const std::vector<index_t>& col_idx, const std::vector<value_t>& values) {
+void expect_csr(const fs::path& file, const std::vector<index_t>& row_ptr, const std::vector<index_t>& col_idx,
+                const std::vector<value_t>& values) {
   SCOPED_TRACE(file.string());
   const CsrMatrix a = read_matrix_market(file);
   EXPECT_EQ(a.rows, 4);
@@ -77,8 +75,8 @@ void expect_csr(const fs::path& file, const std::vector<index_t>& row_ptr,
 
 TEST(ShippedCases, WorkedExamplesMatchTheCourseMaterial) {
   // Textbook figure 14.1: row 0: 1 7 . . / row 1: 5 . 3 9 / row 2: . 2 8 . / row 3: . . . 6
-  expect_csr(kTestcases / "public" / "textbook_fig14_1.mtx", {0, 2, 5, 7, 8},
-             {0, 1, 0, 2, 3, 1, 2, 3}, {1, 7, 5, 3, 9, 2, 8, 6});
+  expect_csr(kTestcases / "public" / "textbook_fig14_1.mtx", {0, 2, 5, 7, 8}, {0, 1, 0, 2, 3, 1, 2, 3},
+             {1, 7, 5, 3, 9, 2, 8, 6});
   // Teaching Kit module 10: 3 0 1 0 / 0 0 0 0 / 0 2 4 1 / 1 0 0 1
   expect_csr(kTestcases / "public" / "teaching_kit_4x4.mtx", {0, 2, 2, 5, 7}, {0, 2, 1, 2, 3, 0, 3},
              {3, 1, 2, 4, 1, 1, 1});

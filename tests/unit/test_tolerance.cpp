@@ -56,8 +56,7 @@ float pairwise_sum(std::span<const float> values, std::span<const float> xs) {
     return values[0] * xs[0];
   }
   const std::size_t half = values.size() / 2;
-  return pairwise_sum(values.first(half), xs.first(half)) +
-         pairwise_sum(values.subspan(half), xs.subspan(half));
+  return pairwise_sum(values.first(half), xs.first(half)) + pairwise_sum(values.subspan(half), xs.subspan(half));
 }
 
 // CSR-vector style: 32 lanes each sum a strided share with fmaf, then a
@@ -99,8 +98,7 @@ float double_rounded_sum(std::span<const float> values, std::span<const float> x
 
 // COO with atomics: entries arrive in any order.
 RowSum shuffled_sum(std::uint64_t seed) {
-  return [rng = std::mt19937_64(seed)](std::span<const float> values,
-                                       std::span<const float> xs) mutable {
+  return [rng = std::mt19937_64(seed)](std::span<const float> values, std::span<const float> xs) mutable {
     std::vector<std::size_t> order(values.size());
     std::iota(order.begin(), order.end(), std::size_t{0});
     std::shuffle(order.begin(), order.end(), rng);
@@ -139,8 +137,7 @@ std::vector<float> spmv_by(const CsrMatrix& a, std::span<const float> x, const R
 
 // Row `row` summed forward with its entry at offset `skip` left out, or
 // with the entry at offset `repeat` added a second time.
-float row_with_wrong_term(const CsrMatrix& a, std::span<const float> x, index_t row, index_t skip,
-                          index_t repeat) {
+float row_with_wrong_term(const CsrMatrix& a, std::span<const float> x, index_t row, index_t skip, index_t repeat) {
   std::vector<float> values;
   std::vector<float> xs;
   for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
@@ -186,9 +183,7 @@ struct Scenario {
     }
     return rows[std::uniform_int_distribution<std::size_t>(0, rows.size() - 1)(rng)];
   }
-  index_t pick_offset(index_t row) {
-    return std::uniform_int_distribution<index_t>(0, a.row_length(row) - 1)(rng);
-  }
+  index_t pick_offset(index_t row) { return std::uniform_int_distribution<index_t>(0, a.row_length(row) - 1)(rng); }
 
   // An entry (row, offset) of a row of 3..16 entries whose term t is far
   // from sign * golden, so that dropping it (sign -1) or adding it twice
@@ -250,14 +245,13 @@ TEST(CheckResult, AcceptsAnySummationOrderOnRandomMatrices) {
                                                            {"shuffled", shuffled_sum(seed)}};
   for (int matrix = 0; matrix < 4; ++matrix) {
     const index_t long_row = std::uniform_int_distribution<index_t>(100'000, 150'000)(rng);
-    const CsrMatrix a = test::random_csr(
-        rng, {.rows = 2000, .cols = 3000, .empty_fraction = 0.1, .long_row = long_row});
+    const CsrMatrix a =
+        test::random_csr(rng, {.rows = 2000, .cols = 3000, .empty_fraction = 0.1, .long_row = long_row});
     const std::vector<float> x = test::random_x(rng, a.cols);
     const GoldenResult golden = golden_spmv(a, x);
     for (const auto& [name, sum] : orders) {
       const ToleranceVerdict verdict = check_result(a, x, golden, spmv_by(a, x, sum));
-      EXPECT_TRUE(verdict.passed) << "matrix " << matrix << ", " << name << ": "
-                                  << verdict.describe();
+      EXPECT_TRUE(verdict.passed) << "matrix " << matrix << ", " << name << ": " << verdict.describe();
       EXPECT_LE(verdict.max_ratio, 1.0) << "matrix " << matrix << ", " << name;
       EXPECT_EQ(verdict.cause, LikelyCause::kNone);
     }
@@ -297,10 +291,8 @@ TEST(CheckResult, MissingTermIsFoundInItsRow) {
   EXPECT_EQ(verdict.cause, LikelyCause::kMissingTerm);
   EXPECT_EQ(verdict.cause_row, row);
   // The named column's term must be the one left out (or indistinguishable).
-  EXPECT_NEAR(term_in_column(s.a, s.x, row, verdict.cause_column), s.term(row, offset),
-              verdict.first->allowed);
-  EXPECT_NE(verdict.describe().find("row " + std::to_string(row) + " lacks exactly one term"),
-            std::string::npos);
+  EXPECT_NEAR(term_in_column(s.a, s.x, row, verdict.cause_column), s.term(row, offset), verdict.first->allowed);
+  EXPECT_NE(verdict.describe().find("row " + std::to_string(row) + " lacks exactly one term"), std::string::npos);
 }
 
 TEST(CheckResult, DuplicatedTermIsFoundInItsRow) {
@@ -317,8 +309,7 @@ TEST(CheckResult, DuplicatedTermIsFoundInItsRow) {
   EXPECT_EQ(verdict.first->row, row);
   EXPECT_EQ(verdict.cause, LikelyCause::kExtraTerm);
   EXPECT_EQ(verdict.cause_row, row);
-  EXPECT_NEAR(term_in_column(s.a, s.x, row, verdict.cause_column), s.term(row, offset),
-              verdict.first->allowed);
+  EXPECT_NEAR(term_in_column(s.a, s.x, row, verdict.cause_column), s.term(row, offset), verdict.first->allowed);
 }
 
 TEST(CheckResult, UnwrittenRowIsReportedAsSuch) {
@@ -397,8 +388,7 @@ TEST(CheckResult, EveryRowDoubledIsReportedAsDoubled) {
   // A long row whose sum cancels to below its bound stays within it when
   // doubled (about 1 row in 1000 of those over 200 entries): the worst-case
   // bound cannot see that, so allow a few such rows.
-  const auto nonempty_rows =
-      static_cast<std::int64_t>(test::rows_with_length(s.a, 1, s.a.cols).size());
+  const auto nonempty_rows = static_cast<std::int64_t>(test::rows_with_length(s.a, 1, s.a.cols).size());
   EXPECT_LE(verdict.bad_rows, nonempty_rows);
   EXPECT_GE(verdict.bad_rows, nonempty_rows - 5);
   ASSERT_TRUE(verdict.first.has_value());
@@ -409,9 +399,8 @@ TEST(CheckResult, EveryRowDoubledIsReportedAsDoubled) {
 TEST(CheckResult, ComputedNanAndInfAreNonFinite) {
   const std::uint64_t seed = test::fresh_seed();
   SCOPED_TRACE(test::seed_note(seed));
-  for (const float bad :
-       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
-        -std::numeric_limits<float>::infinity()}) {
+  for (const float bad : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity()}) {
     Scenario s(seed);
     const index_t row = s.pick_row(1, s.a.cols);
     s.y[static_cast<std::size_t>(row)] = bad;
@@ -435,9 +424,7 @@ TEST(CheckResult, RowsWhoseExactResultIsNonFiniteMustMatchIt) {
   const index_t nan_row = s.pick_row(1, 16);
   index_t inf_row = s.pick_row(1, 16);
   while (inf_row == nan_row) inf_row = s.pick_row(1, 16);
-  const auto entry = [&](index_t row) {
-    return static_cast<std::size_t>(s.a.row_ptr[row] + s.pick_offset(row));
-  };
+  const auto entry = [&](index_t row) { return static_cast<std::size_t>(s.a.row_ptr[row] + s.pick_offset(row)); };
   s.a.values[entry(nan_row)] = std::numeric_limits<float>::quiet_NaN();
   s.a.values[entry(inf_row)] = std::numeric_limits<float>::infinity();
   s.golden = golden_spmv(s.a, s.x);
@@ -537,8 +524,7 @@ TEST(CheckResult, CorrectResultDescribesItselfAsPassing) {
   EXPECT_TRUE(verdict.passed);
   EXPECT_EQ(verdict.bad_rows, 0);
   EXPECT_FALSE(verdict.first.has_value());
-  EXPECT_NE(verdict.describe().find("All 500 rows within tolerance"), std::string::npos)
-      << verdict.describe();
+  EXPECT_NE(verdict.describe().find("All 500 rows within tolerance"), std::string::npos) << verdict.describe();
 }
 
 TEST(CheckResult, RejectsMismatchedSizes) {
@@ -550,8 +536,7 @@ TEST(CheckResult, RejectsMismatchedSizes) {
 }
 
 TEST(RowError, RatioOfNanAndOfExactZeroBound) {
-  EXPECT_TRUE(
-      std::isinf((RowError{3, 1.0, std::numeric_limits<double>::quiet_NaN(), 1e-7}).ratio()));
+  EXPECT_TRUE(std::isinf((RowError{3, 1.0, std::numeric_limits<double>::quiet_NaN(), 1e-7}).ratio()));
   EXPECT_EQ((RowError{3, 0.0, 0.0, 0.0}).ratio(), 0.0);
   EXPECT_TRUE(std::isinf((RowError{3, 0.0, 1e-40, 0.0}).ratio()));
   EXPECT_DOUBLE_EQ((RowError{3, 1.0, 1.5, 0.25}).ratio(), 2.0);

@@ -3,8 +3,8 @@
 namespace spmv::bench {
 
 CusparseError::CusparseError(const std::string& call, cusparseStatus_t status)
-    : std::runtime_error(call + " failed: " + cusparseGetErrorName(status) + " (" +
-                         cusparseGetErrorString(status) + ")"),
+    : std::runtime_error(call + " failed: " + cusparseGetErrorName(status) + " (" + cusparseGetErrorString(status) +
+                         ")"),
       status_(status) {}
 
 void check_cuda_at(cudaError_t status, const char* call, const char* where) {

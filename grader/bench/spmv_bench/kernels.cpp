@@ -118,17 +118,16 @@ reference::RowLengthStats row_length_stats(const CsrMatrix& a) {
 
 KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& entry) {
   const bool is_auto = entry.format == SPMV_FORMAT_CSR && std::string_view(entry.name) == "auto";
-  return KernelInfo{
-      entry.name,
-      plugin.name,
-      format_name(entry.format),
-      entry.description != nullptr ? entry.description : "",
-      host_format_of(entry.format),
-      /*poison_y=*/true,
-      is_auto ? std::function<std::string(DeviceWorkload&)>(auto_choice) : nullptr,
-      [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
-        return std::make_unique<ReferenceLauncher>(entry, w.view(entry.format), w, context.stream);
-      }};
+  return KernelInfo{entry.name,
+                    plugin.name,
+                    format_name(entry.format),
+                    entry.description != nullptr ? entry.description : "",
+                    host_format_of(entry.format),
+                    /*poison_y=*/true,
+                    is_auto ? std::function<std::string(DeviceWorkload&)>(auto_choice) : nullptr,
+                    [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+                      return std::make_unique<ReferenceLauncher>(entry, w.view(entry.format), w, context.stream);
+                    }};
 }
 
 // ---- cuSPARSE: generic API, fp32 values, int32 indices, zero-based
@@ -163,9 +162,9 @@ class CusparseLauncher final : public Launcher {
     workspace_ = RawBuffer(MemorySpace::kDevice, std::max<std::size_t>(bytes, 1));
     // Analysis happens once here, outside the timed calls. It is optional,
     // so an algorithm without one may decline.
-    const cusparseStatus_t preprocessed = cusparseSpMV_preprocess(
-        handle_, kNoTranspose, &alpha_, matrix_.get(), x_.get(), &beta_, y_.get(), CUDA_R_32F, algorithm_,
-        workspace_.data());
+    const cusparseStatus_t preprocessed =
+        cusparseSpMV_preprocess(handle_, kNoTranspose, &alpha_, matrix_.get(), x_.get(), &beta_, y_.get(), CUDA_R_32F,
+                                algorithm_, workspace_.data());
     if (preprocessed != CUSPARSE_STATUS_NOT_SUPPORTED) {
       check_cusparse_at(preprocessed, "cusparseSpMV_preprocess", SPMV_BENCH_WHERE);
     }
@@ -210,8 +209,7 @@ SpMat describe_sliced_ell(DeviceWorkload& w) {
   cusparseConstSpMatDescr_t descriptor = nullptr;
   SPMV_CUSPARSE_CHECK(cusparseCreateConstSlicedEll(
       &descriptor, a.rows, a.cols, a.nnz, static_cast<std::int64_t>(a.slots), a.slice_size, a.slice_offsets.data(),
-      a.col_idx.data(), a.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-      CUDA_R_32F));
+      a.col_idx.data(), a.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F));
   return SpMat(descriptor);
 }
 
@@ -233,9 +231,8 @@ KernelInfo cusparse_kernel(std::string name, std::string format, std::string des
 void require_usable(const spmv_plugin& plugin) {
   const std::string name = plugin.name != nullptr ? plugin.name : "(unnamed)";
   if (plugin.abi_version != SPMV_PLUGIN_ABI_VERSION) {
-    throw std::runtime_error("plugin table \"" + name + "\" has ABI version " +
-                             std::to_string(plugin.abi_version) + ", expected " +
-                             std::to_string(SPMV_PLUGIN_ABI_VERSION));
+    throw std::runtime_error("plugin table \"" + name + "\" has ABI version " + std::to_string(plugin.abi_version) +
+                             ", expected " + std::to_string(SPMV_PLUGIN_ABI_VERSION));
   }
   if (plugin.memory != SPMV_MEMORY_DEVICE) {
     throw std::runtime_error("plugin table \"" + name + "\" holds host kernels; spmv-bench times GPU kernels");
@@ -270,13 +267,9 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr) {
   std::vector<KernelInfo> kernels;
   for (const reference::CsrAutoChoice& choice : reference::csr_auto_candidates(row_length_stats(csr))) {
-    kernels.push_back(KernelInfo{"auto=" + short_name(choice),
-                                 "reference",
-                                 "csr",
-                                 "auto's candidate " + choice.describe(),
-                                 std::nullopt,
-                                 /*poison_y=*/true,
-                                 nullptr,
+    kernels.push_back(KernelInfo{"auto=" + short_name(choice), "reference", "csr",
+                                 "auto's candidate " + choice.describe(), std::nullopt,
+                                 /*poison_y=*/true, nullptr,
                                  [choice](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
                                    return std::make_unique<ChoiceLauncher>(choice, w, context.stream);
                                  }});

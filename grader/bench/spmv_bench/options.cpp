@@ -48,38 +48,34 @@ matrix could not be loaded, or the command line is wrong; 2 no CUDA GPU.
 
 po::options_description option_table() {
   po::options_description options("Options");
-  options.add_options()
-      ("help,h", "show this text")
-      ("list", "list the suite's matrices and the kernels, then exit (needs no GPU)")
-      ("write-cases", po::value<std::string>(),
-       "DIR: write the chosen matrices as a case folder (DIR/cases.ini: generator specs, Matrix Market "
-       "files copied beside it) for spmv-grade --cases DIR, then exit (needs no GPU)")
-      ("suite", po::value<std::vector<std::string>>()->composing(),
-       "NAME|all|real: a matrix of the built-in suite, all of it, or the real matrices "
-       "(repeatable); all is the default when no --matrix or --spec is given")
-      ("real-matrices", po::value<std::string>(),
-       "DIR: where --suite real finds index.tsv and the matrices (default matrices/real, as "
-       "tools/fetch-matrices writes them)")
-      ("candidates", "also time every kernel auto's rule could pick on each matrix (auto=... rows)")
-      ("matrix", po::value<std::vector<std::string>>()->composing(),
-       "FILE.mtx[.gz]: a Matrix Market file (repeatable)")
-      ("spec", po::value<std::vector<std::string>>()->composing(),
-       "\"KIND key=value ...\": a generated matrix (repeatable), e.g. "
-       "\"random rows=1000000 cols=1000000 per_row=8\"")
-      ("kernel", po::value<std::vector<std::string>>()->composing(),
-       "TEXT: run only kernels whose name contains TEXT (repeatable); cusparse_csr_alg1 "
-       "always runs as the baseline")
-      ("iterations", po::value<int>(), "timed calls per kernel, at least (default 50, --quick 10)")
-      ("min-time", po::value<double>(),
-       "seconds of timed calls per kernel, at least (default 0.3, --quick 0.02)")
-      ("max-time", po::value<double>(),
-       "stop timing a slow kernel after this many seconds, whatever --iterations says "
-       "(default 5, --quick 1)")
-      ("warmup", po::value<int>()->default_value(5), "untimed calls before timing")
-      ("csv", po::value<std::string>(), "FILE: write every result row as CSV")
-      ("quick", "small matrices and short timing: a smoke test, not a measurement")
-      ("seed", po::value<std::uint64_t>(), "seed of the x vector (default: random, printed)")
-      ("device", po::value<int>()->default_value(0), "CUDA device to run on");
+  options.add_options()("help,h", "show this text")(
+      "list", "list the suite's matrices and the kernels, then exit (needs no GPU)")(
+      "write-cases", po::value<std::string>(),
+      "DIR: write the chosen matrices as a case folder (DIR/cases.ini: generator specs, Matrix Market "
+      "files copied beside it) for spmv-grade --cases DIR, then exit (needs no GPU)")(
+      "suite", po::value<std::vector<std::string>>()->composing(),
+      "NAME|all|real: a matrix of the built-in suite, all of it, or the real matrices "
+      "(repeatable); all is the default when no --matrix or --spec is given")(
+      "real-matrices", po::value<std::string>(),
+      "DIR: where --suite real finds index.tsv and the matrices (default matrices/real, as "
+      "tools/fetch-matrices writes them)")(
+      "candidates", "also time every kernel auto's rule could pick on each matrix (auto=... rows)")(
+      "matrix", po::value<std::vector<std::string>>()->composing(), "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
+      "spec", po::value<std::vector<std::string>>()->composing(),
+      "\"KIND key=value ...\": a generated matrix (repeatable), e.g. "
+      "\"random rows=1000000 cols=1000000 per_row=8\"")(
+      "kernel", po::value<std::vector<std::string>>()->composing(),
+      "TEXT: run only kernels whose name contains TEXT (repeatable); cusparse_csr_alg1 "
+      "always runs as the baseline")("iterations", po::value<int>(),
+                                     "timed calls per kernel, at least (default 50, --quick 10)")(
+      "min-time", po::value<double>(), "seconds of timed calls per kernel, at least (default 0.3, --quick 0.02)")(
+      "max-time", po::value<double>(),
+      "stop timing a slow kernel after this many seconds, whatever --iterations says "
+      "(default 5, --quick 1)")("warmup", po::value<int>()->default_value(5), "untimed calls before timing")(
+      "csv", po::value<std::string>(), "FILE: write every result row as CSV")(
+      "quick", "small matrices and short timing: a smoke test, not a measurement")(
+      "seed", po::value<std::uint64_t>(), "seed of the x vector (default: random, printed)")(
+      "device", po::value<int>()->default_value(0), "CUDA device to run on");
   return options;
 }
 
@@ -107,8 +103,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   try {
     // No positional arguments: a stray word is an error, not ignored.
     const po::positional_options_description no_positionals;
-    po::store(po::command_line_parser(argc, argv).options(option_table()).positional(no_positionals).run(),
-              values);
+    po::store(po::command_line_parser(argc, argv).options(option_table()).positional(no_positionals).run(), values);
     po::notify(values);
   } catch (const po::error& error) {
     throw UsageError(error.what());
@@ -124,8 +119,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   options.sources.suite_names = strings(values, "suite");
   for (const std::string& file : strings(values, "matrix")) options.sources.matrix_files.emplace_back(file);
   options.sources.specs = strings(values, "spec");
-  if (options.sources.suite_names.empty() && options.sources.matrix_files.empty() &&
-      options.sources.specs.empty()) {
+  if (options.sources.suite_names.empty() && options.sources.matrix_files.empty() && options.sources.specs.empty()) {
     options.sources.suite_names.push_back("all");
   }
   if (values.count("real-matrices") != 0) options.sources.real_folder = values["real-matrices"].as<std::string>();

@@ -26,7 +26,7 @@ struct BenchOptions {
   std::optional<std::filesystem::path> csv_path;
   std::uint64_t seed = 0;  // of the x vector
   int device = 0;
-  std::size_t copy_bytes = 0;  // one way, for the copy-bandwidth measurement
+  std::size_t copy_bytes = 0;                        // one way, for the copy-bandwidth measurement
   std::optional<std::filesystem::path> write_cases;  // a case folder to write instead of timing
   // Time each kernel auto's rule could pick on each matrix (as
   // "auto=<choice>" rows), next to auto itself.

@@ -105,13 +105,20 @@ Report::Report(std::ostream& out, const std::optional<std::filesystem::path>& cs
 
 void Report::begin_matrix(const HostWorkload& host) {
   const MatrixStats& s = host.stats;
-  matrices_.push_back({host.source.label, host.source.origin, s, std::nullopt, {}, host.source.suite,
-                       host.source.kind, host.source.regular, std::nullopt});
-  out_ << printf_string("\n== %s: %s\n   %d x %d, %lld nnz, longest row %d, %d empty rows, %.1f MB by the "
-                        "byte model; host preparation %.1f s\n",
-                        host.source.label.c_str(), host.source.origin.c_str(), s.rows, s.cols,
-                        static_cast<long long>(s.nnz), s.max_row, s.empty_rows, model_bytes(s) * 1e-6,
-                        host.prepare_seconds)
+  matrices_.push_back({host.source.label,
+                       host.source.origin,
+                       s,
+                       std::nullopt,
+                       {},
+                       host.source.suite,
+                       host.source.kind,
+                       host.source.regular,
+                       std::nullopt});
+  out_ << printf_string(
+              "\n== %s: %s\n   %d x %d, %lld nnz, longest row %d, %d empty rows, %.1f MB by the "
+              "byte model; host preparation %.1f s\n",
+              host.source.label.c_str(), host.source.origin.c_str(), s.rows, s.cols, static_cast<long long>(s.nnz),
+              s.max_row, s.empty_rows, model_bytes(s) * 1e-6, host.prepare_seconds)
        << printf_string("   %-*s %-8s %9s %9s %8s %6s %8s\n", kKernelColumn, "kernel", "status", "ms", "GFLOP/s",
                         "GB/s", "%copy", "vs ALG1")
        << std::flush;
@@ -167,9 +174,9 @@ void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, cons
   const bool timed = row.outcome == Outcome::kTimed;
   const auto number = [&](double value, const char* format) { return timed ? printf_string(format, value) : ""; };
   const MatrixStats& s = matrix.stats;
-  csv_ << csv_field(matrix.label) << ',' << csv_field(matrix.origin) << ',' << s.rows << ',' << s.cols << ','
-       << s.nnz << ',' << s.max_row << ',' << csv_field(row.kernel) << ',' << csv_field(row.provider) << ','
-       << row.format << ',' << outcome_label(row.outcome) << ',' << number(row.timing.median_ms, "%.6f") << ','
+  csv_ << csv_field(matrix.label) << ',' << csv_field(matrix.origin) << ',' << s.rows << ',' << s.cols << ',' << s.nnz
+       << ',' << s.max_row << ',' << csv_field(row.kernel) << ',' << csv_field(row.provider) << ',' << row.format << ','
+       << outcome_label(row.outcome) << ',' << number(row.timing.median_ms, "%.6f") << ','
        << number(row.timing.min_ms, "%.6f") << ',' << number(row.timing.max_ms, "%.6f") << ','
        << (timed ? std::to_string(row.timing.samples) : "") << ',' << number(metrics.gflops, "%.2f") << ','
        << number(metrics.gb_per_s, "%.2f") << ',' << number(metrics.percent_of_copy, "%.2f") << ','
@@ -180,8 +187,8 @@ void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, cons
 }
 
 void Report::matrix_failed(const MatrixSource& source, const std::string& why) {
-  matrices_.push_back({source.label, source.origin, {}, std::nullopt, why, source.suite, source.kind, source.regular,
-                       std::nullopt});
+  matrices_.push_back(
+      {source.label, source.origin, {}, std::nullopt, why, source.suite, source.kind, source.regular, std::nullopt});
   out_ << "\n== " << source.label << ": " << source.origin << "\n   could not be prepared: " << why << '\n'
        << std::flush;
 }
@@ -303,7 +310,8 @@ void Report::print_verdict() {
         matrix.kind.empty() ? (matrix.regular ? "regular" : "-") : matrix.kind.c_str(),
         static_cast<long long>(matrix.stats.nnz), best != nullptr ? column_name(best->kernel).c_str() : "none",
         best != nullptr ? best->timing.median_ms * 1e3 : 0.0,
-        auto_timed ? printf_string("%.2f", auto_ms * 1e3).c_str() : (automatic ? outcome_label(automatic->outcome) : "-"),
+        auto_timed ? printf_string("%.2f", auto_ms * 1e3).c_str()
+                   : (automatic ? outcome_label(automatic->outcome) : "-"),
         speedup ? printf_string("%.3fx", *speedup).c_str() : "-",
         copy_share ? printf_string("%.1f", *copy_share).c_str() : "-",
         reference != nullptr ? column_name(reference->kernel).c_str() : "-",
@@ -314,12 +322,12 @@ void Report::print_verdict() {
   }
   const auto summary = [this](const std::string& name, const Tally& tally) {
     if (tally.speedups.empty()) return;
-    out_ << printf_string("auto vs the fastest cuSPARSE, %-18s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
-                          "matrices; %d behind (below 1.00x)\n",
-                          (name + ":").c_str(), geometric_mean(tally.speedups),
-                          *std::min_element(tally.speedups.begin(), tally.speedups.end()),
-                          *std::max_element(tally.speedups.begin(), tally.speedups.end()), tally.speedups.size(),
-                          tally.behind);
+    out_ << printf_string(
+        "auto vs the fastest cuSPARSE, %-18s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
+        "matrices; %d behind (below 1.00x)\n",
+        (name + ":").c_str(), geometric_mean(tally.speedups),
+        *std::min_element(tally.speedups.begin(), tally.speedups.end()),
+        *std::max_element(tally.speedups.begin(), tally.speedups.end()), tally.speedups.size(), tally.behind);
   };
   out_ << '\n';
   for (const auto& [suite, tally] : by_suite) summary(suite + " suite", tally);
@@ -333,9 +341,9 @@ void Report::print_verdict() {
 
 void Report::print_summary() {
   out_ << "\n==== spmv-bench summary ====";
-  print_pivot(printf_string("GB/s (bytes = 8*nnz + 4*(rows+1) + 4*cols + 4*rows; device copy %.0f GB/s):",
-                            copy_gb_per_s_),
-              PivotValue::kGbPerS);
+  print_pivot(
+      printf_string("GB/s (bytes = 8*nnz + 4*(rows+1) + 4*cols + 4*rows; device copy %.0f GB/s):", copy_gb_per_s_),
+      PivotValue::kGbPerS);
   print_pivot("Speedup over the fastest cuSPARSE algorithm (any format) on the same matrix:",
               PivotValue::kSpeedupOverBestCusparse);
   print_pivot("% of a same-size copy (the copy's time over the kernel's):", PivotValue::kPercentOfSameCopy);

@@ -3,17 +3,15 @@
 #include <algorithm>
 #include <iomanip>
 #include <limits>
-#include <sstream>
 #include <span>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
 namespace spmv::bench {
 namespace {
 
-index_t slice_count(index_t rows, index_t slice_size) {
-  return rows == 0 ? 0 : (rows - 1) / slice_size + 1;
-}
+index_t slice_count(index_t rows, index_t slice_size) { return rows == 0 ? 0 : (rows - 1) / slice_size + 1; }
 
 // slice * slice_size <= rows - 1 for every existing slice: no overflow.
 index_t first_row_of(index_t slice, index_t slice_size) { return slice * slice_size; }
@@ -32,8 +30,7 @@ index_t slice_width(const CsrMatrix& csr, index_t slice, index_t slice_size) {
 
 void require_valid_slice_size(index_t slice_size) {
   if (slice_size < 1) {
-    throw std::invalid_argument("sliced ELL: slice size must be at least 1, found " +
-                                std::to_string(slice_size));
+    throw std::invalid_argument("sliced ELL: slice size must be at least 1, found " + std::to_string(slice_size));
   }
 }
 
@@ -43,8 +40,7 @@ std::size_t sliced_ell_slots(const CsrMatrix& csr, index_t slice_size) {
   require_valid_slice_size(slice_size);
   std::size_t slots = 0;
   for (index_t slice = 0; slice < slice_count(csr.rows, slice_size); ++slice) {
-    slots += static_cast<std::size_t>(slice_width(csr, slice, slice_size)) *
-             static_cast<std::size_t>(slice_size);
+    slots += static_cast<std::size_t>(slice_width(csr, slice, slice_size)) * static_cast<std::size_t>(slice_size);
   }
   return slots;
 }

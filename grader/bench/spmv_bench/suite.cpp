@@ -33,15 +33,15 @@ constexpr std::array kSuite = {
                "regular rows of 7, far-apart bands", true},
     SuiteEntry{"banded", "banded n=1000000 half_bandwidth=12", "banded n=20000 half_bandwidth=12",
                "dense band of 25, contiguous x", true},
-    SuiteEntry{"random", "random rows=2000000 cols=2000000 per_row=16",
-               "random rows=30000 cols=30000 per_row=16", "equal rows, random x gathers"},
+    SuiteEntry{"random", "random rows=2000000 cols=2000000 per_row=16", "random rows=30000 cols=30000 per_row=16",
+               "equal rows, random x gathers"},
     SuiteEntry{"powerlaw", "powerlaw rows=2000000 cols=2000000 alpha=2 max_row=150000 seed=1",
                "powerlaw rows=40000 cols=40000 alpha=2 max_row=20000 seed=1",
                "skewed rows, a few of over 100k entries: load imbalance"},
-    SuiteEntry{"shortrows", "random rows=12000000 cols=12000000 per_row=2",
-               "random rows=200000 cols=200000 per_row=2", "two entries per row: row overheads"},
-    SuiteEntry{"longrows", "random rows=12000 cols=1000000 per_row=2000",
-               "random rows=200 cols=100000 per_row=2000", "few very long rows: too few rows for a thread each"},
+    SuiteEntry{"shortrows", "random rows=12000000 cols=12000000 per_row=2", "random rows=200000 cols=200000 per_row=2",
+               "two entries per row: row overheads"},
+    SuiteEntry{"longrows", "random rows=12000 cols=1000000 per_row=2000", "random rows=200 cols=100000 per_row=2000",
+               "few very long rows: too few rows for a thread each"},
 };
 
 std::string cut_label(std::string label) {
@@ -74,8 +74,12 @@ void add_suite_entries(const SourceRequest& request, std::vector<MatrixSource>& 
     bool found = false;
     for (const SuiteEntry& entry : kSuite) {
       if (name != "all" && name != entry.name) continue;
-      sources.push_back({std::string(entry.name), std::string(request.quick ? entry.quick_spec : entry.spec), false,
-                         std::string(kSyntheticSuite), {}, entry.regular});
+      sources.push_back({std::string(entry.name),
+                         std::string(request.quick ? entry.quick_spec : entry.spec),
+                         false,
+                         std::string(kSyntheticSuite),
+                         {},
+                         entry.regular});
       found = true;
     }
     if (!found) {
@@ -121,9 +125,7 @@ std::vector<MatrixSource> real_suite(const std::filesystem::path& folder) {
   return sources;
 }
 
-CsrMatrix MatrixSource::load() const {
-  return from_file ? read_matrix_market(origin) : gen::generate(origin);
-}
+CsrMatrix MatrixSource::load() const { return from_file ? read_matrix_market(origin) : gen::generate(origin); }
 
 std::vector<MatrixSource> resolve_sources(const SourceRequest& request) {
   std::vector<MatrixSource> sources;
@@ -156,7 +158,9 @@ void write_case_folder(const std::vector<MatrixSource>& sources, const std::file
   for (const MatrixSource& source : sources) {
     // A case name takes letters, digits, '_', '-' and '.' only ("random#2": "random-2").
     std::string name = source.label;
-    std::replace_if(name.begin(), name.end(), [](unsigned char c) { return !std::isalnum(c) && c != '_' && c != '-' && c != '.'; }, '-');
+    std::replace_if(
+        name.begin(), name.end(), [](unsigned char c) { return !std::isalnum(c) && c != '_' && c != '-' && c != '.'; },
+        '-');
     manifest << "\n[" << name << "]\n";
     if (source.from_file) {
       const std::filesystem::path from(source.origin);

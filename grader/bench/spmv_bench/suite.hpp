@@ -42,8 +42,8 @@ struct MatrixSource {
   std::string label;   // short, unique within a run
   std::string origin;  // the generator spec or the file path
   bool from_file = false;
-  std::string suite;    // kSyntheticSuite, kRealSuite or empty
-  std::string kind;     // real matrices: fem, circuit, graph, road, ...
+  std::string suite;     // kSyntheticSuite, kRealSuite or empty
+  std::string kind;      // real matrices: fem, circuit, graph, road, ...
   bool regular = false;  // SuiteEntry::regular
 
   [[nodiscard]] CsrMatrix load() const;

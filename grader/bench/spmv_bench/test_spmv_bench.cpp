@@ -310,8 +310,8 @@ std::string last_line(const std::string& text) {
 }
 
 TEST(Report, SummarizesEveryOutcomeLastAndWritesCsv) {
-  const std::filesystem::path csv = std::filesystem::temp_directory_path() /
-                                    ("spmv_bench_report_" + std::to_string(std::random_device{}()) + ".csv");
+  const std::filesystem::path csv =
+      std::filesystem::temp_directory_path() / ("spmv_bench_report_" + std::to_string(std::random_device{}()) + ".csv");
   std::ostringstream out;
   {
     Report report(out, csv);
@@ -419,8 +419,8 @@ TEST(Suite, WrittenCaseFolderHoldsTheSameMatrices) {
   std::mt19937_64 random(std::random_device{}());
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / ("spmv-bench-cases-" + std::to_string(random()));
-  const std::string extra = "random rows=" + std::to_string(50 + random() % 50) + " cols=70 per_row=3 seed=" +
-                            std::to_string(random() % 1000);
+  const std::string extra = "random rows=" + std::to_string(50 + random() % 50) +
+                            " cols=70 per_row=3 seed=" + std::to_string(random() % 1000);
   SourceRequest request;
   request.suite_names = {"all"};
   request.specs = {extra};

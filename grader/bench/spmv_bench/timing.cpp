@@ -20,8 +20,7 @@ TimingResult time_calls(runner::Executor& executor, const std::function<bool()>&
   const runner::TimedLaunch call = [&] {
     spmv_status status = SPMV_SUCCESS;
     int error = 0;
-    const double ms =
-        executor.time([&] { return enqueue_one() ? SPMV_SUCCESS : SPMV_NOT_IMPLEMENTED; }, status, error);
+    const double ms = executor.time([&] { return enqueue_one() ? SPMV_SUCCESS : SPMV_NOT_IMPLEMENTED; }, status, error);
     if (status != SPMV_SUCCESS) throw std::runtime_error("a timed call returned SPMV_NOT_IMPLEMENTED");
     SPMV_CUDA_CHECK(static_cast<cudaError_t>(error));
     return ms;

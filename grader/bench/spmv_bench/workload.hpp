@@ -74,8 +74,7 @@ struct HostWorkload {
 // Loads the matrix, draws x from `seed`, computes the golden result and the
 // requested formats, using one thread per task. A refused conversion is
 // recorded; any other error (unreadable file, bad spec) is thrown.
-HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<HostFormat>& formats,
-                                   std::uint64_t seed);
+HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<HostFormat>& formats, std::uint64_t seed);
 
 class DeviceWorkload {
  public:

@@ -32,14 +32,13 @@ using detail::message;
 // Case names end up in test names, report paths and command lines.
 bool is_valid_case_name(std::string_view name) {
   return !name.empty() && std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+           c == '.';
   });
 }
 
 bool ends_with(const std::string& text, std::string_view suffix) {
-  return text.size() >= suffix.size() &&
-         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 bool is_matrix_file_name(const std::string& file_name) {
@@ -76,8 +75,7 @@ fs::path identity_of(const fs::path& file) { return fs::weakly_canonical(file); 
 
 class ManifestParser {
  public:
-  ManifestParser(fs::path manifest, fs::path dir)
-      : manifest_(std::move(manifest)), dir_(std::move(dir)) {}
+  ManifestParser(fs::path manifest, fs::path dir) : manifest_(std::move(manifest)), dir_(std::move(dir)) {}
 
   std::vector<TestCase> parse() {
     ini::Document document;
@@ -101,9 +99,7 @@ class ManifestParser {
   // Files named by `file =` lines, so the drop-in rule skips them.
   [[nodiscard]] const std::set<fs::path>& named_files() const { return named_files_; }
 
-  [[nodiscard]] std::string location(std::int64_t line) const {
-    return message(manifest_.string(), ":", line);
-  }
+  [[nodiscard]] std::string location(std::int64_t line) const { return message(manifest_.string(), ":", line); }
 
   // The manifest line that defines case `name`, or 0.
   [[nodiscard]] std::int64_t line_of(const std::string& name) const {
@@ -140,14 +136,13 @@ class ManifestParser {
     const bool has_file = section.find("file") != nullptr;
     const bool has_generator = section.find("generator") != nullptr;
     if (has_file == has_generator) {
-      fail(section.line,
-           message("case \"", section.name, "\" needs exactly one of \"file\" and ",
-                   "\"generator\", found ", has_file ? "both" : "neither"));
+      fail(section.line, message("case \"", section.name, "\" needs exactly one of \"file\" and ",
+                                 "\"generator\", found ", has_file ? "both" : "neither"));
     }
     for (const char* reader_key : {"upper_triangle", "allow_nonfinite"}) {
       if (const ini::Key* key = section.find(reader_key); key != nullptr && has_generator) {
-        fail(key->line, message("key \"", reader_key, "\" says how a Matrix Market file is read; case \"",
-                                section.name, "\" is generated, not read from a file"));
+        fail(key->line, message("key \"", reader_key, "\" says how a Matrix Market file is read; case \"", section.name,
+                                "\" is generated, not read from a file"));
       }
     }
   }
@@ -217,12 +212,9 @@ class ManifestParser {
   }
 
   void set_visibility(TestCase& test_case, std::string_view value) {
-    constexpr std::array<std::string_view, 4> kVisibilities{"visible", "hidden", "after_due_date",
-                                                            "after_published"};
+    constexpr std::array<std::string_view, 4> kVisibilities{"visible", "hidden", "after_due_date", "after_published"};
     if (std::find(kVisibilities.begin(), kVisibilities.end(), value) == kVisibilities.end()) {
-      fail(message(
-          "visibility: expected visible, hidden, after_due_date or after_published, found \"",
-          value, "\""));
+      fail(message("visibility: expected visible, hidden, after_due_date or after_published, found \"", value, "\""));
     }
     test_case.visibility = value;
   }
@@ -236,8 +228,7 @@ class ManifestParser {
       const std::size_t comma = std::min(value.find(',', begin), value.size());
       const std::string_view tag = trim(value.substr(begin, comma - begin));
       if (!is_valid_case_name(tag)) {
-        fail(message("tags: expected comma-separated tags of ", kCaseNameRule, ", found \"", value,
-                     "\""));
+        fail(message("tags: expected comma-separated tags of ", kCaseNameRule, ", found \"", value, "\""));
       }
       test_case.tags.emplace_back(tag);
       begin = comma + 1;
@@ -301,27 +292,23 @@ std::vector<fs::path> dropped_files(const fs::path& dir, const std::set<fs::path
   return files;
 }
 
-void add_dropped_cases(const fs::path& dir, const ManifestParser* parser,
-                       std::vector<TestCase>& cases) {
+void add_dropped_cases(const fs::path& dir, const ManifestParser* parser, std::vector<TestCase>& cases) {
   static const std::set<fs::path> kNoneNamed;
   std::map<std::string, fs::path> dropped;
-  for (const fs::path& file :
-       dropped_files(dir, parser != nullptr ? parser->named_files() : kNoneNamed)) {
+  for (const fs::path& file : dropped_files(dir, parser != nullptr ? parser->named_files() : kNoneNamed)) {
     TestCase test_case = file_case(file);
     if (!is_valid_case_name(test_case.name)) {
-      throw CaseError(message(file.string(), ": the file name makes case name \"", test_case.name,
-                              "\": expected ", kCaseNameRule, "; rename the file"));
+      throw CaseError(message(file.string(), ": the file name makes case name \"", test_case.name, "\": expected ",
+                              kCaseNameRule, "; rename the file"));
     }
     if (const auto [it, added] = dropped.emplace(test_case.name, file); !added) {
-      throw CaseError(message(file.string(), ": case \"", test_case.name, "\" is also ",
-                              it->second.string(), "; keep one of the two files"));
+      throw CaseError(message(file.string(), ": case \"", test_case.name, "\" is also ", it->second.string(),
+                              "; keep one of the two files"));
     }
-    if (const std::int64_t line = parser != nullptr ? parser->line_of(test_case.name) : 0;
-        line != 0) {
-      throw CaseError(
-          message(parser->location(line), ": case \"", test_case.name, "\" is also the name of ",
-                  file.filename().string(),
-                  ", which no \"file =\" line names; name it in this section or rename one"));
+    if (const std::int64_t line = parser != nullptr ? parser->line_of(test_case.name) : 0; line != 0) {
+      throw CaseError(message(parser->location(line), ": case \"", test_case.name, "\" is also the name of ",
+                              file.filename().string(),
+                              ", which no \"file =\" line names; name it in this section or rename one"));
     }
     cases.push_back(std::move(test_case));
   }
@@ -336,8 +323,7 @@ std::vector<TestCase> load_directory(const fs::path& dir, const fs::path& manife
     cases = parser->parse();
   }
   add_dropped_cases(dir, parser ? &*parser : nullptr, cases);
-  std::sort(cases.begin(), cases.end(),
-            [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
+  std::sort(cases.begin(), cases.end(), [](const TestCase& a, const TestCase& b) { return a.name < b.name; });
   return cases;
 }
 
@@ -430,9 +416,7 @@ class BinaryReader {
       fail(message("expected checksum ", expected, ", found ", stored, " (the file is corrupt)"));
     }
   }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw CsrCacheError(message(path_.string(), ": ", what));
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw CsrCacheError(message(path_.string(), ": ", what)); }
 
  private:
   fs::path path_;
@@ -440,8 +424,7 @@ class BinaryReader {
   Checksum checksum_;
 };
 
-void check_header(const BinaryHeader& header, const BinaryReader& reader,
-                  std::uintmax_t file_size) {
+void check_header(const BinaryHeader& header, const BinaryReader& reader, std::uintmax_t file_size) {
   if (header.magic != kMagic) {
     reader.fail("expected a binary CSR file (magic \"SPMVCSR\"), found other data");
   }
@@ -449,20 +432,19 @@ void check_header(const BinaryHeader& header, const BinaryReader& reader,
     reader.fail(message("expected format version ", kBinaryVersion, ", found ", header.version));
   }
   constexpr std::int64_t kMaxIndex = std::numeric_limits<index_t>::max();
-  if (header.rows < 0 || header.rows >= kMaxIndex || header.cols < 0 || header.cols > kMaxIndex ||
-      header.nnz < 0 || header.nnz > kMaxIndex) {
-    reader.fail(message("expected sizes within the int32 range, found rows ", header.rows,
-                        ", cols ", header.cols, ", nnz ", header.nnz));
+  if (header.rows < 0 || header.rows >= kMaxIndex || header.cols < 0 || header.cols > kMaxIndex || header.nnz < 0 ||
+      header.nnz > kMaxIndex) {
+    reader.fail(message("expected sizes within the int32 range, found rows ", header.rows, ", cols ", header.cols,
+                        ", nnz ", header.nnz));
   }
   // Checked before allocating, so a damaged header cannot ask for gigabytes.
-  const auto expected_size = static_cast<std::uintmax_t>(
-      static_cast<std::int64_t>(sizeof(BinaryHeader)) + header.label_bytes +
-      static_cast<std::int64_t>(sizeof(index_t)) * (header.rows + 1) +
-      static_cast<std::int64_t>(sizeof(index_t) + sizeof(value_t)) * header.nnz +
-      static_cast<std::int64_t>(sizeof(std::uint64_t)));
+  const auto expected_size =
+      static_cast<std::uintmax_t>(static_cast<std::int64_t>(sizeof(BinaryHeader)) + header.label_bytes +
+                                  static_cast<std::int64_t>(sizeof(index_t)) * (header.rows + 1) +
+                                  static_cast<std::int64_t>(sizeof(index_t) + sizeof(value_t)) * header.nnz +
+                                  static_cast<std::int64_t>(sizeof(std::uint64_t)));
   if (file_size != expected_size) {
-    reader.fail(message("expected ", expected_size, " bytes for the sizes in its header, found ",
-                        file_size));
+    reader.fail(message("expected ", expected_size, " bytes for the sizes in its header, found ", file_size));
   }
 }
 
@@ -490,8 +472,7 @@ std::uint64_t fnv1a(std::string_view text) {
 
 fs::path cache_path_of_canonical(const std::string& canonical, const fs::path& cache_dir) {
   std::array<char, 16> digits{};
-  const auto end =
-      std::to_chars(digits.data(), digits.data() + digits.size(), fnv1a(canonical), 16).ptr;
+  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), fnv1a(canonical), 16).ptr;
   const std::string hex(digits.data(), end);
   return cache_dir / message("generated-", std::string(16 - hex.size(), '0'), hex, ".csrbin");
 }
@@ -538,9 +519,8 @@ std::vector<TestCase> load_cases(const fs::path& dir_or_file) {
     return load_directory(dir, dir_or_file);
   }
   if (!is_matrix_file_name(file_name)) {
-    throw CaseError(message(dir_or_file.string(),
-                            ": expected a case directory, a manifest (.ini) or a ",
-                            ".mtx/.mtx.gz file"));
+    throw CaseError(
+        message(dir_or_file.string(), ": expected a case directory, a manifest (.ini) or a ", ".mtx/.mtx.gz file"));
   }
   return {file_case(dir_or_file)};
 }
@@ -555,8 +535,8 @@ std::vector<fs::path> unread_matrix_files(const fs::path& dir) {
     std::string lower = name;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool looks_like_matrix = lower.find(".mtx") != std::string::npos || ends_with(lower, ".mm") ||
-                                   ends_with(lower, ".mm.gz");
+    const bool looks_like_matrix =
+        lower.find(".mtx") != std::string::npos || ends_with(lower, ".mm") || ends_with(lower, ".mm.gz");
     if (looks_like_matrix && !is_matrix_file_name(name)) files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());
@@ -585,11 +565,10 @@ CsrMatrix load_case_matrix(const TestCase& test_case, const fs::path& cache_dir)
 }
 
 void save_csr_binary(const fs::path& path, const CsrMatrix& a, std::string_view label) {
-  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1 ||
-      a.values.size() != a.col_idx.size()) {
+  if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1 || a.values.size() != a.col_idx.size()) {
     throw CsrCacheError(message(path.string(), ": expected row_ptr of rows + 1 = ", a.rows + 1,
-                                " and as many values as columns, found ", a.row_ptr.size(), ", ",
-                                a.values.size(), " values and ", a.col_idx.size(), " columns"));
+                                " and as many values as columns, found ", a.row_ptr.size(), ", ", a.values.size(),
+                                " values and ", a.col_idx.size(), " columns"));
   }
   BinaryHeader header;
   header.label_bytes = static_cast<std::uint32_t>(label.size());

@@ -55,8 +55,7 @@ std::int64_t bounded_product(std::initializer_list<std::int64_t> factors) {
 
 index_t checked_count(std::string_view generator, std::string_view what, std::int64_t count) {
   if (count > kMaxIndex) {
-    throw std::invalid_argument(
-        message(generator, ": more than ", kMaxIndex, " ", what, ", beyond int32 indices"));
+    throw std::invalid_argument(message(generator, ": more than ", kMaxIndex, " ", what, ", beyond int32 indices"));
   }
   return static_cast<index_t>(count);
 }
@@ -65,8 +64,7 @@ index_t checked_count(std::string_view generator, std::string_view what, std::in
 // entry count up front so 50M+ entries never reallocate.
 class CsrBuilder {
  public:
-  CsrBuilder(std::string_view generator, index_t rows, index_t cols, std::int64_t entries,
-             std::uint64_t seed)
+  CsrBuilder(std::string_view generator, index_t rows, index_t cols, std::int64_t entries, std::uint64_t seed)
       : values_(RandomStream::derive(seed, kValueStream)) {
     const index_t nnz = checked_count(generator, "entries", entries);
     matrix_.rows = rows;
@@ -90,8 +88,7 @@ class CsrBuilder {
 
 // `count` distinct values of [0, bound), sorted; every subset is equally
 // likely.
-void sample_distinct(RandomStream& random, index_t count, index_t bound,
-                     std::vector<index_t>& out) {
+void sample_distinct(RandomStream& random, index_t count, index_t bound, std::vector<index_t>& out) {
   out.clear();
   if (count == 0) return;
   if (std::int64_t{count} * 8 >= bound) {
@@ -146,8 +143,8 @@ std::int64_t in_range_count(index_t n, int offset) {
 
 // Grid point (x, y, z) is row x + nx * (y + ny * z); row i couples to every
 // grid neighbour the offsets reach inside the grid.
-CsrMatrix stencil(std::string_view generator, index_t nx, index_t ny, index_t nz,
-                  const std::vector<Offset>& offsets, std::uint64_t seed) {
+CsrMatrix stencil(std::string_view generator, index_t nx, index_t ny, index_t nz, const std::vector<Offset>& offsets,
+                  std::uint64_t seed) {
   require_non_negative(generator, {{"nx", nx}, {"ny", ny}, {"nz", nz}});
   const index_t rows = checked_count(generator, "rows", bounded_product({nx, ny, nz}));
   std::int64_t entries = 0;
@@ -185,9 +182,8 @@ class PowerLawLengths {
 
   index_t draw(RandomStream& random) const {
     const double u = random.unit();
-    const double t = std::abs(exponent_) < 1e-12
-                         ? std::exp(u * log_top_)  // alpha = 1: log-uniform
-                         : std::pow(1.0 + u * (top_power_ - 1.0), 1.0 / exponent_);
+    const double t = std::abs(exponent_) < 1e-12 ? std::exp(u * log_top_)  // alpha = 1: log-uniform
+                                                 : std::pow(1.0 + u * (top_power_ - 1.0), 1.0 / exponent_);
     return static_cast<index_t>(std::clamp(std::floor(t), 1.0, static_cast<double>(cap_)));
   }
 
@@ -217,8 +213,8 @@ CsrMatrix uniform_random(index_t rows, index_t cols, index_t per_row, std::uint6
   constexpr std::string_view kName = "uniform_random";
   require_non_negative(kName, {{"rows", rows}, {"cols", cols}, {"per_row", per_row}});
   if (rows > 0 && per_row > cols) {
-    throw std::invalid_argument(message(kName, ": per_row = ", per_row, " exceeds cols = ", cols,
-                                        " (a row's columns are distinct)"));
+    throw std::invalid_argument(
+        message(kName, ": per_row = ", per_row, " exceeds cols = ", cols, " (a row's columns are distinct)"));
   }
   CsrBuilder builder(kName, rows, cols, std::int64_t{rows} * per_row, seed);
   RandomStream structure(RandomStream::derive(seed, kStructureStream));
@@ -238,8 +234,8 @@ CsrMatrix power_law(index_t rows, index_t cols, double alpha, index_t max_row, s
     throw std::invalid_argument(message(kName, ": alpha = ", alpha, " is not a finite value >= 0"));
   }
   if (rows > 0 && (cols == 0 || max_row == 0)) {
-    throw std::invalid_argument(message(kName, ": every row has at least one entry, so cols (",
-                                        cols, ") and max_row (", max_row, ") must be positive"));
+    throw std::invalid_argument(message(kName, ": every row has at least one entry, so cols (", cols, ") and max_row (",
+                                        max_row, ") must be positive"));
   }
   const PowerLawLengths lengths_of(alpha, std::min(max_row, cols));
   RandomStream structure(RandomStream::derive(seed, kStructureStream));
@@ -262,12 +258,8 @@ CsrMatrix power_law(index_t rows, index_t cols, double alpha, index_t max_row, s
 CsrMatrix banded(index_t n, index_t half_bandwidth, std::uint64_t seed) {
   constexpr std::string_view kName = "banded";
   require_non_negative(kName, {{"n", n}, {"half_bandwidth", half_bandwidth}});
-  const auto first_column = [&](std::int64_t row) {
-    return std::max<std::int64_t>(0, row - half_bandwidth);
-  };
-  const auto last_column = [&](std::int64_t row) {
-    return std::min<std::int64_t>(n - 1, row + half_bandwidth);
-  };
+  const auto first_column = [&](std::int64_t row) { return std::max<std::int64_t>(0, row - half_bandwidth); };
+  const auto last_column = [&](std::int64_t row) { return std::min<std::int64_t>(n - 1, row + half_bandwidth); };
   std::int64_t entries = 0;
   for (std::int64_t r = 0; r < n; ++r) entries += last_column(r) - first_column(r) + 1;
   CsrBuilder builder(kName, n, n, entries, seed);
@@ -323,8 +315,7 @@ CsrMatrix diagonal(index_t n, std::uint64_t seed) {
 CsrMatrix with_empty_rows(const CsrMatrix& a, double fraction, std::uint64_t seed) {
   a.validate();
   if (!(fraction >= 0.0 && fraction <= 1.0)) {
-    throw std::invalid_argument(
-        message("with_empty_rows: fraction = ", fraction, " is outside [0, 1]"));
+    throw std::invalid_argument(message("with_empty_rows: fraction = ", fraction, " is outside [0, 1]"));
   }
   const auto count = static_cast<index_t>(std::llround(fraction * a.rows));
   RandomStream random(RandomStream::derive(seed, kEmptyRowStream));
@@ -344,10 +335,8 @@ CsrMatrix with_empty_rows(const CsrMatrix& a, double fraction, std::uint64_t see
   result.values.reserve(static_cast<std::size_t>(result.row_ptr.back()));
   for (index_t r = 0; r < a.rows; ++r) {
     if (!keep[r]) continue;
-    result.col_idx.insert(result.col_idx.end(), a.col_idx.begin() + a.row_ptr[r],
-                          a.col_idx.begin() + a.row_ptr[r + 1]);
-    result.values.insert(result.values.end(), a.values.begin() + a.row_ptr[r],
-                         a.values.begin() + a.row_ptr[r + 1]);
+    result.col_idx.insert(result.col_idx.end(), a.col_idx.begin() + a.row_ptr[r], a.col_idx.begin() + a.row_ptr[r + 1]);
+    result.values.insert(result.values.end(), a.values.begin() + a.row_ptr[r], a.values.begin() + a.row_ptr[r + 1]);
   }
   return result;
 }
@@ -379,8 +368,7 @@ struct KeyInfo {
 };
 
 // Every kind also takes these.
-const std::vector<KeyInfo> kCommonKeys = {{"seed", ValueKind::kSeed},
-                                          {"empty_fraction", ValueKind::kFraction}};
+const std::vector<KeyInfo> kCommonKeys = {{"seed", ValueKind::kSeed}, {"empty_fraction", ValueKind::kFraction}};
 constexpr std::uint64_t kDefaultSeed = 1;
 
 class SpecReader;
@@ -397,8 +385,7 @@ const std::vector<KindInfo>& kinds();
 
 class SpecReader {
  public:
-  SpecReader(const GeneratorSpec& spec, std::string text)
-      : spec_(spec), text_(std::move(text)), kind_(find_kind()) {}
+  SpecReader(const GeneratorSpec& spec, std::string text) : spec_(spec), text_(std::move(text)), kind_(find_kind()) {}
 
   const KindInfo& kind() const { return kind_; }
 
@@ -416,9 +403,7 @@ class SpecReader {
     }
   }
 
-  index_t size(std::string_view key) const {
-    return static_cast<index_t>(parse(ValueKind::kSize, key, value_of(key)));
-  }
+  index_t size(std::string_view key) const { return static_cast<index_t>(parse(ValueKind::kSize, key, value_of(key))); }
   double real(std::string_view key) const { return parse(ValueKind::kReal, key, value_of(key)); }
   std::uint64_t seed() const {
     const auto found = spec_.params.find("seed");
@@ -426,9 +411,7 @@ class SpecReader {
   }
   double empty_fraction() const {
     const auto found = spec_.params.find("empty_fraction");
-    return found == spec_.params.end()
-               ? 0.0
-               : parse(ValueKind::kFraction, "empty_fraction", found->second);
+    return found == spec_.params.end() ? 0.0 : parse(ValueKind::kFraction, "empty_fraction", found->second);
   }
 
   [[noreturn]] void fail(const std::string& what) const {
@@ -522,8 +505,8 @@ CsrMatrix random_shaped(const SpecReader& spec, std::string_view shape, bool tal
   const index_t rows = spec.size("rows");
   const index_t cols = spec.size("cols");
   if (tall ? rows <= cols : rows >= cols) {
-    throw std::invalid_argument(message("a ", shape, " matrix needs rows ", tall ? ">" : "<",
-                                        " cols, got rows = ", rows, ", cols = ", cols));
+    throw std::invalid_argument(
+        message("a ", shape, " matrix needs rows ", tall ? ">" : "<", " cols, got rows = ", rows, ", cols = ", cols));
   }
   return uniform_random(rows, cols, spec.size("per_row"), spec.seed());
 }
@@ -538,21 +521,15 @@ const std::vector<KindInfo>& kinds() {
       {"stencil3d7",
        {{"nx", kSize}, {"ny", kSize}, {"nz", kSize}},
        "7-point stencil on an nx x ny x nz grid",
-       [](const SpecReader& s) {
-         return stencil_3d_7pt(s.size("nx"), s.size("ny"), s.size("nz"), s.seed());
-       }},
+       [](const SpecReader& s) { return stencil_3d_7pt(s.size("nx"), s.size("ny"), s.size("nz"), s.seed()); }},
       {"stencil3d27",
        {{"nx", kSize}, {"ny", kSize}, {"nz", kSize}},
        "27-point stencil on an nx x ny x nz grid",
-       [](const SpecReader& s) {
-         return stencil_3d_27pt(s.size("nx"), s.size("ny"), s.size("nz"), s.seed());
-       }},
+       [](const SpecReader& s) { return stencil_3d_27pt(s.size("nx"), s.size("ny"), s.size("nz"), s.seed()); }},
       {"random",
        {{"rows", kSize}, {"cols", kSize}, {"per_row", kSize}},
        "per_row distinct uniformly random columns in every row (rows != cols: rectangular)",
-       [](const SpecReader& s) {
-         return uniform_random(s.size("rows"), s.size("cols"), s.size("per_row"), s.seed());
-       }},
+       [](const SpecReader& s) { return uniform_random(s.size("rows"), s.size("cols"), s.size("per_row"), s.seed()); }},
       {"tall",
        {{"rows", kSize}, {"cols", kSize}, {"per_row", kSize}},
        "random with rows > cols",
@@ -565,8 +542,7 @@ const std::vector<KindInfo>& kinds() {
        {{"rows", kSize}, {"cols", kSize}, {"alpha", kReal}, {"max_row", kSize}},
        "row lengths with P(len = k) ~ k^-alpha, 1 <= len <= min(max_row, cols)",
        [](const SpecReader& s) {
-         return power_law(s.size("rows"), s.size("cols"), s.real("alpha"), s.size("max_row"),
-                          s.seed());
+         return power_law(s.size("rows"), s.size("cols"), s.real("alpha"), s.size("max_row"), s.seed());
        }},
       {"banded",
        {{"n", kSize}, {"half_bandwidth", kSize}},
@@ -575,9 +551,7 @@ const std::vector<KindInfo>& kinds() {
       {"blockdiag",
        {{"blocks", kSize}, {"block_size", kSize}},
        "dense block_size x block_size blocks on the diagonal",
-       [](const SpecReader& s) {
-         return block_diagonal(s.size("blocks"), s.size("block_size"), s.seed());
-       }},
+       [](const SpecReader& s) { return block_diagonal(s.size("blocks"), s.size("block_size"), s.seed()); }},
       {"arrow",
        {{"n", kSize}},
        "diagonal plus a dense row 0 and column 0",
@@ -586,10 +560,7 @@ const std::vector<KindInfo>& kinds() {
        {{"n", kSize}},
        "n x n diagonal",
        [](const SpecReader& s) { return diagonal(s.size("n"), s.seed()); }},
-      {"one",
-       {},
-       "1 x 1 with one entry",
-       [](const SpecReader& s) { return diagonal(1, s.seed()); }},
+      {"one", {}, "1 x 1 with one entry", [](const SpecReader& s) { return diagonal(1, s.seed()); }},
       {"empty",
        {{"rows", kSize}, {"cols", kSize}},
        "rows x cols with no entries",
@@ -614,8 +585,8 @@ MatrixShape shape_of(const SpecReader& spec) {
   const auto product = [](std::initializer_list<std::int64_t> factors) { return bounded_product(factors); };
   MatrixShape shape;
   if (kind == "stencil2d" || kind == "stencil3d7" || kind == "stencil3d27") {
-    const std::int64_t points = kind == "stencil2d" ? product({size("nx"), size("ny")})
-                                                    : product({size("nx"), size("ny"), size("nz")});
+    const std::int64_t points =
+        kind == "stencil2d" ? product({size("nx"), size("ny")}) : product({size("nx"), size("ny"), size("nz")});
     shape.rows = shape.cols = points;
     shape.entries = product({points, kind == "stencil2d" ? 5 : kind == "stencil3d7" ? 7 : 27});
   } else if (kind == "random" || kind == "tall" || kind == "wide") {

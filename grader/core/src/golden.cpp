@@ -42,8 +42,7 @@ class CompensatedSum {
 GoldenResult golden_spmv(const CsrMatrix& a, std::span<const float> x) {
   if (x.size() != static_cast<std::size_t>(a.cols)) {
     throw std::invalid_argument("golden_spmv: x has " + std::to_string(x.size()) +
-                                " values, expected one per column (" + std::to_string(a.cols) +
-                                ")");
+                                " values, expected one per column (" + std::to_string(a.cols) + ")");
   }
   if (a.row_ptr.size() != static_cast<std::size_t>(a.rows) + 1) {
     throw std::invalid_argument("golden_spmv: row_ptr has " + std::to_string(a.row_ptr.size()) +

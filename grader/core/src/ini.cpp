@@ -80,8 +80,7 @@ class Reader {
     }
     if (const auto found = section_index_.find(name); found != section_index_.end()) {
       if (repeated_ == RepeatedSection::kError) {
-        fail(message("section [", name, "] is already defined at line ",
-                     document_.sections[found->second].line));
+        fail(message("section [", name, "] is already defined at line ", document_.sections[found->second].line));
       }
       current_ = found->second;
       return;

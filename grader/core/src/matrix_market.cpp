@@ -56,12 +56,12 @@ class Reader {
     const auto cols = static_cast<index_t>(header_.cols);
     // With upper_triangle = mirror, each side is collected unmirrored and
     // the two are merged (and mirrored) at the end.
-    mirror_upper_ = options_.upper_triangle == UpperTriangle::kMirror && mirror_ != Mirror::none &&
-                    format_ == Format::coordinate;
+    mirror_upper_ =
+        options_.upper_triangle == UpperTriangle::kMirror && mirror_ != Mirror::none && format_ == Format::coordinate;
     entries_.emplace(rows, cols, mirror_upper_ ? Mirror::none : mirror_);
     if (mirror_upper_) upper_entries_.emplace(rows, cols, Mirror::none);
-    entries_->reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
-        static_cast<std::uint64_t>(header_.entries), scanner_.remaining_bytes() / kMinEntryBytes)));
+    entries_->reserve(static_cast<std::size_t>(std::min<std::uint64_t>(static_cast<std::uint64_t>(header_.entries),
+                                                                       scanner_.remaining_bytes() / kMinEntryBytes)));
     if (format_ == Format::coordinate) {
       read_coordinate_entries();
     } else {
@@ -79,21 +79,17 @@ class Reader {
     scanner_.skip_prefix("\xEF\xBB\xBF");  // a UTF-8 byte order mark some editors add
     scanner_.skip_blanks();
     if (lowercase(scanner_.take_token()) != "%%matrixmarket") {
-      scanner_.fail("banner '%%MatrixMarket matrix <format> <field> <symmetry>'",
-                    scanner_.found_line());
+      scanner_.fail("banner '%%MatrixMarket matrix <format> <field> <symmetry>'", scanner_.found_line());
     }
     expect_keyword("object 'matrix'", {"matrix"});
     header_.format = expect_keyword("format 'coordinate' or 'array'", {"coordinate", "array"});
-    header_.field =
-        expect_keyword("field 'real', 'integer' or 'pattern'", {"real", "integer", "pattern"},
-                       {"complex", "complex values are not supported"});
+    header_.field = expect_keyword("field 'real', 'integer' or 'pattern'", {"real", "integer", "pattern"},
+                                   {"complex", "complex values are not supported"});
     header_.symmetry = expect_keyword("symmetry 'general', 'symmetric' or 'skew-symmetric'",
                                       {"general", "symmetric", "skew-symmetric"},
                                       {"hermitian", "hermitian matrices are not supported"});
     format_ = header_.format == "array" ? Format::array : Format::coordinate;
-    field_ = header_.field == "pattern"   ? Field::pattern
-             : header_.field == "integer" ? Field::integer
-                                          : Field::real;
+    field_ = header_.field == "pattern" ? Field::pattern : header_.field == "integer" ? Field::integer : Field::real;
     mirror_ = header_.symmetry == "symmetric"        ? Mirror::symmetric
               : header_.symmetry == "skew-symmetric" ? Mirror::skew
                                                      : Mirror::none;
@@ -101,8 +97,7 @@ class Reader {
       scanner_.fail("field 'real' or 'integer' for array format", quote(header_.field));
     }
     if (field_ == Field::pattern && mirror_ == Mirror::skew) {
-      scanner_.fail("symmetry 'general' or 'symmetric' for a pattern matrix",
-                    quote(header_.symmetry));
+      scanner_.fail("symmetry 'general' or 'symmetric' for a pattern matrix", quote(header_.symmetry));
     }
     scanner_.end_line("end of the banner after the symmetry");
   }
@@ -113,8 +108,7 @@ class Reader {
   };
 
   // The next banner token, lowercased, if it is one of `accepted`.
-  std::string expect_keyword(std::string_view expected,
-                             std::initializer_list<std::string_view> accepted,
+  std::string expect_keyword(std::string_view expected, std::initializer_list<std::string_view> accepted,
                              Unsupported unsupported = {}) {
     const char* at = scanner_.position();
     std::string keyword = lowercase(scanner_.take_token());
@@ -128,8 +122,8 @@ class Reader {
 
   void read_size_line() {
     const bool coordinate = format_ == Format::coordinate;
-    const std::string_view expected = coordinate ? "size line '<rows> <columns> <entries>'"
-                                                 : "size line '<rows> <columns>' (array format)";
+    const std::string_view expected =
+        coordinate ? "size line '<rows> <columns> <entries>'" : "size line '<rows> <columns>' (array format)";
     if (!scanner_.next_content_line()) scanner_.fail(expected, "end of file");
     size_line_ = scanner_.line();
     std::uint64_t rows = 0;
@@ -167,9 +161,8 @@ class Reader {
 
   std::int64_t checked_extent(std::uint64_t extent, const char* what) const {
     if (extent > static_cast<std::uint64_t>(kIndexMax)) {
-      scanner_.fail(
-          std::string(what) + " at most " + std::to_string(kIndexMax) + " (int32 indices)",
-          quote(std::to_string(extent)));
+      scanner_.fail(std::string(what) + " at most " + std::to_string(kIndexMax) + " (int32 indices)",
+                    quote(std::to_string(extent)));
     }
     return static_cast<std::int64_t>(extent);
   }
@@ -179,21 +172,17 @@ class Reader {
   [[nodiscard]] std::int64_t array_value_count() const {
     const std::int64_t n = header_.rows;
     switch (mirror_) {
-      case Mirror::none:
-        return header_.rows * header_.cols;
-      case Mirror::symmetric:
-        return n * (n + 1) / 2;
-      case Mirror::skew:
-        return n > 0 ? n * (n - 1) / 2 : 0;
+      case Mirror::none: return header_.rows * header_.cols;
+      case Mirror::symmetric: return n * (n + 1) / 2;
+      case Mirror::skew: return n > 0 ? n * (n - 1) / 2 : 0;
     }
     return 0;
   }
 
   void read_coordinate_entries() {
-    const std::string_view after_entry =
-        field_ == Field::pattern
-            ? "end of line after the column index (pattern entries have no value)"
-            : "end of line after the value";
+    const std::string_view after_entry = field_ == Field::pattern
+                                             ? "end of line after the column index (pattern entries have no value)"
+                                             : "end of line after the value";
     const auto rows = static_cast<index_t>(header_.rows);
     const auto cols = static_cast<index_t>(header_.cols);
     for (std::int64_t found = 0; found < header_.entries; ++found) {
@@ -211,9 +200,7 @@ class Reader {
     const auto cols = static_cast<index_t>(header_.cols);
     std::int64_t found = 0;
     for (index_t col = 0; col < cols; ++col) {
-      const index_t first_row = mirror_ == Mirror::none        ? 0
-                                : mirror_ == Mirror::symmetric ? col
-                                                               : col + 1;
+      const index_t first_row = mirror_ == Mirror::none ? 0 : mirror_ == Mirror::symmetric ? col : col + 1;
       for (index_t row = first_row; row < rows; ++row) {
         if (!scanner_.next_content_line()) fail_too_few(found);
         add_entry(row, col, read_value());
@@ -227,21 +214,17 @@ class Reader {
   index_t read_index(index_t extent, const char* what) {
     const char* token = scanner_.position();
     std::uint64_t index = 0;
-    if (!scanner_.take_unsigned(index) || index == 0 ||
-        index > static_cast<std::uint64_t>(extent)) {
+    if (!scanner_.take_unsigned(index) || index == 0 || index > static_cast<std::uint64_t>(extent)) {
       fail_index(token, extent, what);
     }
     return static_cast<index_t>(index - 1);
   }
 
-  [[noreturn, gnu::cold, gnu::noinline]] void fail_index(const char* token, index_t extent,
-                                                         const char* what) const {
+  [[noreturn, gnu::cold, gnu::noinline]] void fail_index(const char* token, index_t extent, const char* what) const {
     if (extent == 0) {
-      scanner_.fail(std::string("no entries (the matrix has 0 ") + what + "s)",
-                    scanner_.found_token(token));
+      scanner_.fail(std::string("no entries (the matrix has 0 ") + what + "s)", scanner_.found_token(token));
     }
-    scanner_.fail(std::string("a ") + what + " index in 1.." + std::to_string(extent),
-                  scanner_.found_token(token));
+    scanner_.fail(std::string("a ") + what + " index in 1.." + std::to_string(extent), scanner_.found_token(token));
   }
 
   value_t read_value() {
@@ -259,14 +242,14 @@ class Reader {
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_value(const char* token) const {
-    scanner_.fail(field_ == Field::integer ? "an integer value" : "a real value",
-                  scanner_.found_token(token));
+    scanner_.fail(field_ == Field::integer ? "an integer value" : "a real value", scanner_.found_token(token));
   }
 
   [[noreturn, gnu::cold, gnu::noinline]] void fail_nonfinite(const char* token) const {
-    scanner_.fail("a finite fp32 value (NaN and Inf need allow_nonfinite = true in the case's cases.ini "
-                  "section)",
-                  scanner_.found_token(token));
+    scanner_.fail(
+        "a finite fp32 value (NaN and Inf need allow_nonfinite = true in the case's cases.ini "
+        "section)",
+        scanner_.found_token(token));
   }
 
   void add_entry(index_t row, index_t col, value_t value) {
@@ -326,29 +309,26 @@ class Reader {
                         "the case's cases.ini section)",
                     scanner_.found_line());
     }
-    scanner_.fail("an off-diagonal entry (a skew-symmetric matrix has a zero diagonal)",
-                  scanner_.found_line());
+    scanner_.fail("an off-diagonal entry (a skew-symmetric matrix has a zero diagonal)", scanner_.found_line());
   }
 
-  [[gnu::cold, gnu::noinline]] void check_stored_entries_near_limit(index_t row,
-                                                                    index_t col) const {
+  [[gnu::cold, gnu::noinline]] void check_stored_entries_near_limit(index_t row, index_t col) const {
     const int adding = mirror_ != Mirror::none && (row != col || mirror_upper_) ? 2 : 1;
     if (stored_entries() + adding <= kIndexMax) return;
-    scanner_.fail("at most " + std::to_string(kIndexMax) +
-                      " stored entries (int32 indices; mirrored entries count twice)",
-                  "one more: " + scanner_.found_line());
+    scanner_.fail(
+        "at most " + std::to_string(kIndexMax) + " stored entries (int32 indices; mirrored entries count twice)",
+        "one more: " + scanner_.found_line());
   }
 
   [[noreturn]] void fail_too_few(std::int64_t found) const {
-    scanner_.fail(std::to_string(header_.entries) + " entries (declared on line " +
-                      std::to_string(size_line_) + ")",
+    scanner_.fail(std::to_string(header_.entries) + " entries (declared on line " + std::to_string(size_line_) + ")",
                   std::to_string(found) + " before end of file");
   }
 
   void expect_no_more_entries() {
     if (scanner_.next_content_line()) {
-      scanner_.fail("end of file after " + std::to_string(header_.entries) +
-                        " entries (declared on line " + std::to_string(size_line_) + ")",
+      scanner_.fail("end of file after " + std::to_string(header_.entries) + " entries (declared on line " +
+                        std::to_string(size_line_) + ")",
                     scanner_.found_line());
     }
   }
@@ -356,12 +336,11 @@ class Reader {
   // Finite entries can still sum to infinity where duplicates are merged;
   // by then the lines are gone, so the message names the row and column.
   void reject_nonfinite_sums(const CsrMatrix& csr) const {
-    const auto bad = std::find_if(csr.values.begin(), csr.values.end(),
-                                  [](value_t v) { return !std::isfinite(v); });
+    const auto bad = std::find_if(csr.values.begin(), csr.values.end(), [](value_t v) { return !std::isfinite(v); });
     if (bad == csr.values.end()) return;
     const auto k = static_cast<index_t>(bad - csr.values.begin());
-    const auto row = static_cast<index_t>(
-        std::upper_bound(csr.row_ptr.begin(), csr.row_ptr.end(), k) - csr.row_ptr.begin() - 1);
+    const auto row =
+        static_cast<index_t>(std::upper_bound(csr.row_ptr.begin(), csr.row_ptr.end(), k) - csr.row_ptr.begin() - 1);
     scanner_.fail_at(0, "duplicate entries summing to a finite fp32 value",
                      std::to_string(*bad) + " at row " + std::to_string(row + 1) + ", column " +
                          std::to_string(csr.col_idx[static_cast<std::size_t>(k)] + 1));
@@ -375,14 +354,12 @@ class Reader {
   Mirror mirror_ = Mirror::none;
   std::int64_t size_line_ = 0;
   std::optional<mm::TripletBuffer> entries_;
-  bool mirror_upper_ = false;                      // upper_triangle = mirror, and it applies
+  bool mirror_upper_ = false;                       // upper_triangle = mirror, and it applies
   std::optional<mm::TripletBuffer> upper_entries_;  // then: the upper triangle's entries
 };
 
-[[noreturn]] void fail_io(const std::filesystem::path& path, std::string_view expected,
-                          const std::string& found) {
-  throw MatrixMarketError(path.string(), 0,
-                          "expected " + std::string(expected) + ", found " + found);
+[[noreturn]] void fail_io(const std::filesystem::path& path, std::string_view expected, const std::string& found) {
+  throw MatrixMarketError(path.string(), 0, "expected " + std::string(expected) + ", found " + found);
 }
 
 std::string errno_text() { return std::string("'") + std::strerror(errno) + "'"; }
@@ -454,25 +431,20 @@ TextBuffer read_gz_file(const std::filesystem::path& path) {
   gzbuffer(file.get(), static_cast<unsigned>(kIoChunkBytes));
   TextBuffer text(kIoChunkBytes);
   text.read_all([&](char* destination, std::size_t room) {
-    const int got =
-        gzread(file.get(), destination, static_cast<unsigned>(std::min(room, kIoChunkBytes)));
+    const int got = gzread(file.get(), destination, static_cast<unsigned>(std::min(room, kIoChunkBytes)));
     int status = Z_OK;
     const char* message = gzerror(file.get(), &status);
     if (got < 0 || (status != Z_OK && status != Z_STREAM_END)) {
       const std::string_view so_far = text.view();
-      const auto line =
-          static_cast<std::int64_t>(std::count(so_far.begin(), so_far.end(), '\n')) + 1;
-      throw MatrixMarketError(path.string(), line,
-                              std::string("expected intact gzip data, found '") + message + "'");
+      const auto line = static_cast<std::int64_t>(std::count(so_far.begin(), so_far.end(), '\n')) + 1;
+      throw MatrixMarketError(path.string(), line, std::string("expected intact gzip data, found '") + message + "'");
     }
     return static_cast<std::size_t>(got);
   });
   return text;
 }
 
-bool has_gz_extension(const std::filesystem::path& path) {
-  return lowercase(path.extension().string()) == ".gz";
-}
+bool has_gz_extension(const std::filesystem::path& path) { return lowercase(path.extension().string()) == ".gz"; }
 
 // std::to_chars(args...) appended to `out`; 32 characters hold any index
 // or a nine-digit float.
@@ -495,8 +467,7 @@ void emit_matrix_market(const CsrMatrix& a, const std::string& comment, Flush&& 
     out += '\n';
     rest.remove_prefix(std::min(newline + 1, rest.size()));
   }
-  out +=
-      std::to_string(a.rows) + ' ' + std::to_string(a.cols) + ' ' + std::to_string(a.nnz()) + '\n';
+  out += std::to_string(a.rows) + ' ' + std::to_string(a.cols) + ' ' + std::to_string(a.nnz()) + '\n';
   for (index_t row = 0; row < a.rows; ++row) {
     for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
       append_chars(out, row + 1);
@@ -516,8 +487,7 @@ void emit_matrix_market(const CsrMatrix& a, const std::string& comment, Flush&& 
 }
 
 // "<source>:<line>: <message>", or "<source>: <message>" when no line applies.
-std::string located_message(const std::string& source, std::int64_t line,
-                            const std::string& message) {
+std::string located_message(const std::string& source, std::int64_t line, const std::string& message) {
   std::string text = source;
   if (line > 0) text.append(":").append(std::to_string(line));
   return text.append(": ").append(message);
@@ -525,14 +495,11 @@ std::string located_message(const std::string& source, std::int64_t line,
 
 }  // namespace
 
-MatrixMarketError::MatrixMarketError(std::string source, std::int64_t line,
-                                     const std::string& message)
-    : std::runtime_error(located_message(source, line, message)),
-      source_(std::move(source)),
-      line_(line) {}
+MatrixMarketError::MatrixMarketError(std::string source, std::int64_t line, const std::string& message)
+    : std::runtime_error(located_message(source, line, message)), source_(std::move(source)), line_(line) {}
 
-CsrMatrix parse_matrix_market(std::string_view text, const std::string& source,
-                              const MatrixMarketOptions& options, MatrixMarketHeader* header) {
+CsrMatrix parse_matrix_market(std::string_view text, const std::string& source, const MatrixMarketOptions& options,
+                              MatrixMarketHeader* header) {
   return Reader(text, source, options).read(header);
 }
 
@@ -548,8 +515,7 @@ std::string format_matrix_market(const CsrMatrix& a, const std::string& comment)
   return text;
 }
 
-void write_matrix_market(const std::filesystem::path& path, const CsrMatrix& a,
-                         const std::string& comment) {
+void write_matrix_market(const std::filesystem::path& path, const CsrMatrix& a, const std::string& comment) {
   const FilePtr file(std::fopen(path.c_str(), "wb"));
   if (!file) fail_io(path, "a writable file", errno_text());
   emit_matrix_market(a, comment, [&](const std::string& chunk) {

@@ -5,11 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <array>
 #include <limits>
 #include <stdexcept>
 #include <string_view>
@@ -103,8 +103,10 @@ MemoryBudget measured_budget() {
 
 std::uint64_t parse_bytes(std::string_view text) {
   const auto fail = [&]() -> std::uint64_t {
-    throw std::invalid_argument(message("SPMV_MEMORY_BYTES: expected a number of bytes such as 68719476736 or 64G "
-                                        "(K, M, G, T: binary), found '", text, "'"));
+    throw std::invalid_argument(
+        message("SPMV_MEMORY_BYTES: expected a number of bytes such as 68719476736 or 64G "
+                "(K, M, G, T: binary), found '",
+                text, "'"));
   };
   std::uint64_t value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -155,11 +157,10 @@ std::uint64_t grading_bytes(const MatrixShape& shape) {
 std::string memory_problem(const MatrixShape& shape, const MemoryBudget& budget) {
   const std::uint64_t needed = grading_bytes(shape);
   if (needed <= budget.case_limit()) return {};
-  return message(shape.rows, " x ", shape.cols, " with ", shape.entries, " entries needs about ",
-                 format_bytes(needed), " to grade (its CSR arrays, x, y and golden results), more than the ",
-                 format_bytes(budget.case_limit()),
-                 " a case may use on this machine (half of its ", format_bytes(budget.machine_bytes), ", ",
-                 budget.source, ")");
+  return message(shape.rows, " x ", shape.cols, " with ", shape.entries, " entries needs about ", format_bytes(needed),
+                 " to grade (its CSR arrays, x, y and golden results), more than the ",
+                 format_bytes(budget.case_limit()), " a case may use on this machine (half of its ",
+                 format_bytes(budget.machine_bytes), ", ", budget.source, ")");
 }
 
 std::string format_bytes(std::uint64_t bytes) {

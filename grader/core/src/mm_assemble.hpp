@@ -34,8 +34,7 @@ enum class Mirror { none, symmetric, skew };
 // make it allocate.
 class TripletBuffer {
  public:
-  TripletBuffer(index_t rows, index_t cols, Mirror mirror)
-      : rows_(rows), cols_(cols), mirror_(mirror) {}
+  TripletBuffer(index_t rows, index_t cols, Mirror mirror) : rows_(rows), cols_(cols), mirror_(mirror) {}
 
   void reserve(std::size_t entries) {
     row_idx_.reserve(entries);

@@ -62,16 +62,15 @@ inline std::ptrdiff_t take_digits(const char*& p, const char* end, std::uint64_t
 
 // 10^22 is the largest power of ten a double holds exactly.
 inline constexpr int kMaxExactPowerOfTen = 22;
-inline constexpr double kExactPowersOfTen[kMaxExactPowerOfTen + 1] = {
-    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+inline constexpr double kExactPowersOfTen[kMaxExactPowerOfTen + 1] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
 // Reads [+-]digits[.digits][(e|E)[+-]digits] from `first`. On success sets
 // `value` and `last` (the first character not read) and returns true;
 // returns false when the text is anything else or the fast path cannot
 // guarantee the correctly rounded float.
-inline bool parse_plain_decimal(const char* first, const char* end, const char*& last,
-                                value_t& value) {
+inline bool parse_plain_decimal(const char* first, const char* end, const char*& last, value_t& value) {
   constexpr std::ptrdiff_t kMaxDigits = 19;  // any 19-digit mantissa fits 64 bits
   constexpr std::uint64_t kMaxExactMantissa = std::uint64_t{1} << 53;
 
@@ -99,15 +98,13 @@ inline bool parse_plain_decimal(const char* first, const char* end, const char*&
     }
     exponent += negative_exponent ? -written : written;
   }
-  if (mantissa > kMaxExactMantissa || exponent < -kMaxExactPowerOfTen ||
-      exponent > kMaxExactPowerOfTen) {
+  if (mantissa > kMaxExactMantissa || exponent < -kMaxExactPowerOfTen || exponent > kMaxExactPowerOfTen) {
     return false;
   }
   const double exact = static_cast<double>(mantissa);
-  const double rounded =
-      exponent < 0 ? exact / kExactPowersOfTen[-exponent] : exact * kExactPowersOfTen[exponent];
-  if (rounded != 0 && (rounded < std::numeric_limits<value_t>::min() ||
-                       rounded > std::numeric_limits<value_t>::max())) {
+  const double rounded = exponent < 0 ? exact / kExactPowersOfTen[-exponent] : exact * kExactPowersOfTen[exponent];
+  if (rounded != 0 &&
+      (rounded < std::numeric_limits<value_t>::min() || rounded > std::numeric_limits<value_t>::max())) {
     return false;  // subnormal or overflowing as a float
   }
   // A double keeps 29 more mantissa bits than a float; halfway between two

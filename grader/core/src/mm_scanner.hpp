@@ -169,23 +169,19 @@ class Scanner {
   [[nodiscard]] std::string found_rest_of_line() const { return found_text(p_); }
   [[nodiscard]] std::string found_line() const { return found_text(line_start_); }
 
-  [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view expected,
-                                                   const std::string& found) const {
+  [[noreturn, gnu::cold, gnu::noinline]] void fail(std::string_view expected, const std::string& found) const {
     fail_at(line_, expected, found);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void fail_at(std::int64_t line, std::string_view expected,
                                                       const std::string& found) const {
-    throw MatrixMarketError(source_, line,
-                            "expected " + std::string(expected) + ", found " + found);
+    throw MatrixMarketError(source_, line, "expected " + std::string(expected) + ", found " + found);
   }
   [[noreturn, gnu::cold, gnu::noinline]] void fail_line_end(std::string_view expected) const {
     fail(expected, found_rest_of_line());
   }
 
  private:
-  [[nodiscard]] bool ends_token(const char* q) const {
-    return q == end_ || *q == '\n' || is_blank(*q);
-  }
+  [[nodiscard]] bool ends_token(const char* q) const { return q == end_ || *q == '\n' || is_blank(*q); }
 
   // from_chars takes no '+'; "+-1" keeps its '+' so that it fails.
   [[nodiscard]] const char* skip_plus_sign(const char* q) const {

@@ -50,14 +50,13 @@ constexpr std::array<CauseCandidate, 6> kCauseOrder{{
 
 void require_size(std::size_t found, std::size_t expected, const char* what) {
   if (found != expected) {
-    throw std::invalid_argument(std::string("check_result: ") + what + " has " +
-                                std::to_string(found) + " values, expected " +
-                                std::to_string(expected));
+    throw std::invalid_argument(std::string("check_result: ") + what + " has " + std::to_string(found) +
+                                " values, expected " + std::to_string(expected));
   }
 }
 
-void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x,
-                              const GoldenResult& golden, std::span<const float> y) {
+void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
+                              std::span<const float> y) {
   const auto rows = static_cast<std::size_t>(a.rows);
   require_size(x.size(), static_cast<std::size_t>(a.cols), "x");
   require_size(y.size(), rows, "y");
@@ -83,13 +82,11 @@ double allowed_error(index_t row_nnz, double abs_sum, const ToleranceOptions& op
   return options.c * gamma * abs_sum + options.atol;
 }
 
-bool within(double value, double target, double tolerance) {
-  return std::fabs(value - target) <= tolerance;
-}
+bool within(double value, double target, double tolerance) { return std::fabs(value - target) <= tolerance; }
 
 // The column of the row's first term t with error ~= sign * t, or -1.
-index_t matching_term_column(const CsrMatrix& a, std::span<const float> x, index_t row,
-                             double error, double sign, double tolerance) {
+index_t matching_term_column(const CsrMatrix& a, std::span<const float> x, index_t row, double error, double sign,
+                             double tolerance) {
   for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
     const double term = static_cast<double>(a.values[k]) * static_cast<double>(x[a.col_idx[k]]);
     if (term != 0 && within(error, sign * term, tolerance)) {
@@ -108,8 +105,7 @@ struct RowDiagnosis {
 // Which bugs would explain this bad row. The wrong result was itself summed
 // in fp32, so each explanation is matched within the row's own bound (twice
 // it for a doubled row, whose rounding error doubles too).
-RowDiagnosis diagnose_row(const CsrMatrix& a, std::span<const float> x, const RowError& error,
-                          bool poisoned) {
+RowDiagnosis diagnose_row(const CsrMatrix& a, std::span<const float> x, const RowError& error, bool poisoned) {
   RowDiagnosis diagnosis;
   if (poisoned) {
     diagnosis.causes = kBitUnwritten;
@@ -194,8 +190,8 @@ std::string format_ratio(double ratio) {
 }
 
 std::string describe_row(const RowError& error) {
-  std::string text = "row " + std::to_string(error.row) + ": expected " +
-                     format_number(error.expected) + ", got " + format_number(error.got);
+  std::string text = "row " + std::to_string(error.row) + ": expected " + format_number(error.expected) + ", got " +
+                     format_number(error.got);
   if (error.allowed == 0) {
     return text + ", allowed error 0 (the row is empty, so y must be exactly 0)";
   }
@@ -210,8 +206,7 @@ std::string describe_cause(const ToleranceVerdict& verdict) {
   const std::string row = "row " + std::to_string(verdict.cause_row);
   const std::string column = "column " + std::to_string(verdict.cause_column);
   switch (verdict.cause) {
-    case LikelyCause::kNone:
-      return "none";
+    case LikelyCause::kNone: return "none";
     case LikelyCause::kUnwritten:
       return row +
              " was never written: y still holds the NaN the grader filled it with. Every row, "
@@ -258,20 +253,13 @@ double gamma_fp32(std::int64_t n) {
 
 const char* to_string(LikelyCause cause) {
   switch (cause) {
-    case LikelyCause::kNone:
-      return "none";
-    case LikelyCause::kUnwritten:
-      return "unwritten rows";
-    case LikelyCause::kNonFinite:
-      return "non-finite values";
-    case LikelyCause::kMissingTerm:
-      return "missing term";
-    case LikelyCause::kExtraTerm:
-      return "extra term";
-    case LikelyCause::kDoubled:
-      return "doubled rows";
-    case LikelyCause::kUnknown:
-      return "unknown";
+    case LikelyCause::kNone: return "none";
+    case LikelyCause::kUnwritten: return "unwritten rows";
+    case LikelyCause::kNonFinite: return "non-finite values";
+    case LikelyCause::kMissingTerm: return "missing term";
+    case LikelyCause::kExtraTerm: return "extra term";
+    case LikelyCause::kDoubled: return "doubled rows";
+    case LikelyCause::kUnknown: return "unknown";
   }
   return "invalid";
 }
@@ -290,9 +278,8 @@ double RowError::ratio() const {
   return error / allowed;
 }
 
-ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x,
-                              const GoldenResult& golden, std::span<const float> y,
-                              const ToleranceOptions& options, std::uint32_t poison_bits) {
+ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
+                              std::span<const float> y, const ToleranceOptions& options, std::uint32_t poison_bits) {
   require_consistent_sizes(a, x, golden, y);
   ToleranceVerdict verdict;
   verdict.rows = a.rows;
@@ -338,8 +325,8 @@ ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x,
 
 std::string ToleranceVerdict::describe() const {
   if (passed) {
-    return "All " + std::to_string(rows) + " rows within tolerance; the largest error is " +
-           format_ratio(max_ratio) + " times the allowed one.";
+    return "All " + std::to_string(rows) + " rows within tolerance; the largest error is " + format_ratio(max_ratio) +
+           " times the allowed one.";
   }
   std::string text = std::to_string(bad_rows) + " of " + std::to_string(rows) + " rows wrong";
   if (unwritten_rows > 0) {

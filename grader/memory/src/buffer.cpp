@@ -11,9 +11,8 @@
 namespace spmv {
 
 CudaError::CudaError(const char* what_failed, int code)
-    : std::runtime_error(std::string(what_failed) + " failed: " +
-                         cudaGetErrorName(static_cast<cudaError_t>(code)) + " (" +
-                         cudaGetErrorString(static_cast<cudaError_t>(code)) + ")"),
+    : std::runtime_error(std::string(what_failed) + " failed: " + cudaGetErrorName(static_cast<cudaError_t>(code)) +
+                         " (" + cudaGetErrorString(static_cast<cudaError_t>(code)) + ")"),
       code_(code) {}
 
 void check_cuda(int code, const char* what_failed) {
@@ -31,9 +30,7 @@ RawBuffer::RawBuffer(MemorySpace space, std::size_t bytes) : space_(space), byte
 }
 
 RawBuffer::RawBuffer(RawBuffer&& other) noexcept
-    : space_(other.space_),
-      data_(std::exchange(other.data_, nullptr)),
-      bytes_(std::exchange(other.bytes_, 0)) {}
+    : space_(other.space_), data_(std::exchange(other.data_, nullptr)), bytes_(std::exchange(other.bytes_, 0)) {}
 
 RawBuffer& RawBuffer::operator=(RawBuffer&& other) noexcept {
   if (this != &other) {

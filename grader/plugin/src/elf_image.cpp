@@ -37,8 +37,8 @@ class ByteReader {
   template <typename T>
   [[nodiscard]] T read(std::uint64_t offset, const std::string& what) const {
     if (!contains(offset, sizeof(T))) {
-      fail(what + " at offset " + hex(offset) + " lies past the end of the file (" +
-           std::to_string(bytes_.size()) + " bytes): truncated?");
+      fail(what + " at offset " + hex(offset) + " lies past the end of the file (" + std::to_string(bytes_.size()) +
+           " bytes): truncated?");
     }
     T value;
     std::memcpy(&value, bytes_.data() + offset, sizeof(T));
@@ -47,8 +47,8 @@ class ByteReader {
 
   // The NUL-terminated string at `index` of the string table occupying
   // [table_offset, table_offset + table_size), which the caller has checked.
-  [[nodiscard]] std::string string_at(std::uint64_t table_offset, std::uint64_t table_size,
-                                      std::uint64_t index, const std::string& what) const {
+  [[nodiscard]] std::string string_at(std::uint64_t table_offset, std::uint64_t table_size, std::uint64_t index,
+                                      const std::string& what) const {
     if (index >= table_size) {
       fail(what + ": string index " + std::to_string(index) + " is outside its string table (" +
            std::to_string(table_size) + " bytes)");
@@ -70,15 +70,12 @@ struct TableLayout {
   std::uint64_t entry_size = 0;
 };
 
-void check_table(const ByteReader& file, const TableLayout& table, std::size_t record_size,
-                 const std::string& what) {
+void check_table(const ByteReader& file, const TableLayout& table, std::size_t record_size, const std::string& what) {
   if (table.count == 0) return;
   if (table.entry_size < record_size) {
-    fail(what + " entry size " + std::to_string(table.entry_size) + " is smaller than " +
-         std::to_string(record_size));
+    fail(what + " entry size " + std::to_string(table.entry_size) + " is smaller than " + std::to_string(record_size));
   }
-  if (table.count > file.size() / table.entry_size ||
-      !file.contains(table.offset, table.count * table.entry_size)) {
+  if (table.count > file.size() / table.entry_size || !file.contains(table.offset, table.count * table.entry_size)) {
     fail(what + " (" + std::to_string(table.count) + " entries at offset " + hex(table.offset) +
          ") extend past the end of the file (" + std::to_string(file.size()) + " bytes): truncated?");
   }
@@ -95,7 +92,7 @@ Elf64_Ehdr read_header(const ByteReader& file) {
   if (ident[EI_DATA] != ELFDATA2LSB) fail("not little-endian");
   const auto header = file.read<Elf64_Ehdr>(0, "ELF header");
   if (header.e_type != ET_DYN) {
-    const char* kind = header.e_type == ET_REL ? " (a relocatable object file)"
+    const char* kind = header.e_type == ET_REL    ? " (a relocatable object file)"
                        : header.e_type == ET_EXEC ? " (a non-PIE executable)"
                                                   : "";
     fail("ELF type " + std::to_string(header.e_type) + kind + " is not a shared object");
@@ -124,8 +121,8 @@ std::vector<Elf64_Phdr> read_program_headers(const ByteReader& file, const Elf64
 
 // File offset of virtual address `address`, which must lie with `length`
 // bytes after it in the file-backed part of one loadable segment.
-std::uint64_t file_offset_of(const std::vector<Elf64_Phdr>& segments, std::uint64_t address,
-                             std::uint64_t length, const std::string& what) {
+std::uint64_t file_offset_of(const std::vector<Elf64_Phdr>& segments, std::uint64_t address, std::uint64_t length,
+                             const std::string& what) {
   for (const Elf64_Phdr& segment : segments) {
     if (segment.p_type != PT_LOAD || address < segment.p_vaddr) continue;
     const std::uint64_t into = address - segment.p_vaddr;
@@ -156,8 +153,7 @@ std::vector<std::string> read_needed(const ByteReader& file, const std::vector<E
   if (needed_indices.empty()) return {};
   if (!strtab_address) fail("DT_NEEDED entries but no DT_STRTAB");
 
-  const std::uint64_t strtab_offset =
-      file_offset_of(segments, *strtab_address, strtab_size, "dynamic string table");
+  const std::uint64_t strtab_offset = file_offset_of(segments, *strtab_address, strtab_size, "dynamic string table");
   std::vector<std::string> needed;
   for (const std::uint64_t index : needed_indices) {
     needed.push_back(file.string_at(strtab_offset, strtab_size, index, "DT_NEEDED name"));
@@ -188,8 +184,7 @@ std::vector<Elf64_Shdr> read_section_headers(const ByteReader& file, const Elf64
 }
 
 // Names of the undefined (imported) symbols of .dynsym.
-std::vector<std::string> read_imported_symbols(const ByteReader& file,
-                                               const std::vector<Elf64_Shdr>& sections) {
+std::vector<std::string> read_imported_symbols(const ByteReader& file, const std::vector<Elf64_Shdr>& sections) {
   std::vector<std::string> imported;
   for (const Elf64_Shdr& symtab : sections) {
     if (symtab.sh_type != SHT_DYNSYM) continue;

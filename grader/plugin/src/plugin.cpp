@@ -121,9 +121,7 @@ int stored_value(const Enum& field) {
   return value;
 }
 
-bool is_known_format(const spmv_format& format) {
-  return is_format_id(stored_value(format));
-}
+bool is_known_format(const spmv_format& format) { return is_format_id(stored_value(format)); }
 
 void validate_kernel(const std::filesystem::path& path, const spmv_kernel_entry& kernel, std::uint32_t index) {
   const std::string entry = "kernel entry " + std::to_string(index);
@@ -164,8 +162,8 @@ void validate_table(const std::filesystem::path& path, const spmv_plugin& table)
   if (table.name == nullptr || table.name[0] == '\0') fail(path, "the plugin table has no name");
   const int memory = stored_value(table.memory);
   if (memory != SPMV_MEMORY_DEVICE && memory != SPMV_MEMORY_HOST) {
-    fail(path, "memory space " + std::to_string(memory) +
-                   " is neither SPMV_MEMORY_DEVICE (0) nor SPMV_MEMORY_HOST (1)");
+    fail(path,
+         "memory space " + std::to_string(memory) + " is neither SPMV_MEMORY_DEVICE (0) nor SPMV_MEMORY_HOST (1)");
   }
   validate_kernels(path, table);
 }
@@ -226,7 +224,8 @@ const spmv_kernel_entry& Plugin::require(const std::string& kernel_name) const {
   for (const spmv_kernel_entry* kernel : kernels()) {
     available += (available.empty() ? "" : ", ") + std::string(kernel->name);
   }
-  fail(path_, "plugin " + in_quotes(name()) + " has no kernel " + in_quotes(kernel_name) + " (it has: " + available + ")");
+  fail(path_,
+       "plugin " + in_quotes(name()) + " has no kernel " + in_quotes(kernel_name) + " (it has: " + available + ")");
 }
 
 }  // namespace spmv

@@ -4,8 +4,8 @@
 #include <cstring>
 #include <vector>
 
-#include "spmv/runner/burst.hpp"
 #include "spmv/core/tolerance.hpp"
+#include "spmv/runner/burst.hpp"
 #include "spmv/runner/chain.hpp"
 #include "spmv/runner/protocol.hpp"
 
@@ -72,8 +72,9 @@ std::string capture_rule(int code) {
   std::string why;
   switch (static_cast<cudaError_t>(code)) {
     case cudaErrorStreamCaptureUnsupported:
-      why = "a call that is not allowed while work is enqueued (a synchronization, an allocation or free, a "
-            "copy to or from pageable host memory)";
+      why =
+          "a call that is not allowed while work is enqueued (a synchronization, an allocation or free, a "
+          "copy to or from pageable host memory)";
       break;
     case cudaErrorStreamCaptureImplicit:
       why = "work on the legacy default stream (stream 0), which waits for every other stream";
@@ -85,15 +86,13 @@ std::string capture_rule(int code) {
       break;
     default: why = "a call that broke the stream's capture"; break;
   }
-  return why + "; the contract: a launch only enqueues its work on the stream it is given, and returns "
-               "without waiting for it (contract/include/spmv/contract/plugin.h)";
+  return why +
+         "; the contract: a launch only enqueues its work on the stream it is given, and returns "
+         "without waiting for it (contract/include/spmv/contract/plugin.h)";
 }
 
 Bursts::Bursts(Executor& executor, LaunchArea& area, int links)
-    : executor_(executor),
-      area_(area),
-      links_(links),
-      stride_words_(history_stride_words(area.rows())) {
+    : executor_(executor), area_(area), links_(links), stride_words_(history_stride_words(area.rows())) {
   if (links < 1 || links > kMaxLinks) {
     throw std::invalid_argument("a burst of " + std::to_string(links) + " links (1 to " + std::to_string(kMaxLinks) +
                                 ")");

@@ -7,8 +7,8 @@
 #include <span>
 #include <string>
 
-#include "spmv/runner/executor.hpp"
 #include "spmv/core/formats.hpp"
+#include "spmv/runner/executor.hpp"
 #include "spmv/runner/timing.hpp"
 
 namespace spmv::runner {

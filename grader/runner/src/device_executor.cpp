@@ -101,7 +101,7 @@ class DeviceExecutor final : public Executor {
   cudaEvent_t start_ = nullptr;
   cudaEvent_t stop_ = nullptr;
   unsigned int* gate_ = nullptr;  // [0] open, [1] the hold gave way after its limit (host memory, mapped)
-  int gave_way_in_a_row_ = 0;  // gated launches in a row whose hold gave way
+  int gave_way_in_a_row_ = 0;     // gated launches in a row whose hold gave way
 };
 
 }  // namespace

@@ -92,7 +92,8 @@ std::vector<std::string> LaunchArea::modified_inputs() const {
   const std::size_t guard_bytes = kXGuardWords * sizeof(std::uint32_t);
   const std::size_t x_bytes = n * sizeof(float);
   if (!same_contents(x_, values.data(), x_bytes, guard_bytes)) modified.emplace_back("x");
-  if (!same_contents(x_, guard.data(), guard_bytes) || !same_contents(x_, guard.data(), guard_bytes, guard_bytes + x_bytes)) {
+  if (!same_contents(x_, guard.data(), guard_bytes) ||
+      !same_contents(x_, guard.data(), guard_bytes, guard_bytes + x_bytes)) {
     modified.emplace_back("the guard zones around x");
   }
   return modified;

@@ -194,7 +194,7 @@ struct LaunchRecorder::State {
   CUpti_SubscriberHandle subscriber = nullptr;
   bool activity_enabled = false;
 
-  bool plugin_coming = false;  // plugin_loading() was called: modules from now on are told by name
+  bool plugin_coming = false;          // plugin_loading() was called: modules from now on are told by name
   std::set<std::string> plugin_names;  // canonical names the plugin file holds
   bool plugin_names_known = false;
   std::map<std::uint32_t, Module> modules;
@@ -340,13 +340,15 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
 // (the capture of a burst): its name, the first one kept. The calls that
 // only read an earlier error back are not the call that failed.
 void note_failed_call(LaunchRecorder::State& s, const CUpti_CallbackData& call) {
-  if (call.callbackSite != CUPTI_API_EXIT || call.functionReturnValue == nullptr || call.functionName == nullptr) return;
+  if (call.callbackSite != CUPTI_API_EXIT || call.functionReturnValue == nullptr || call.functionName == nullptr)
+    return;
   // cudaError_t and CUresult alike: an int-sized enum, 0 for success.
   const bool failed = *static_cast<const int*>(call.functionReturnValue) != 0;
   const std::string_view name = call.functionName;
   if (!failed || name.find("GetLastError") != std::string_view::npos ||
       name.find("PeekAtLastError") != std::string_view::npos || name.find("GetErrorName") != std::string_view::npos ||
-      name.find("StreamEndCapture") != std::string_view::npos || name.find("GetErrorString") != std::string_view::npos) {
+      name.find("StreamEndCapture") != std::string_view::npos ||
+      name.find("GetErrorString") != std::string_view::npos) {
     return;
   }
   const std::lock_guard lock(s.mutex);
@@ -495,9 +497,7 @@ LaunchRecording LaunchRecorder::end() {
   s.window_records.clear();
   recording.recorded = true;
   recording.note = s.note;
-  const auto add_note = [&](const std::string& text) {
-    recording.note += (recording.note.empty() ? "" : "; ") + text;
-  };
+  const auto add_note = [&](const std::string& text) { recording.note += (recording.note.empty() ? "" : "; ") + text; };
   if (flushed != CUPTI_SUCCESS) {
     add_note("flushing CUPTI's records failed (" + result_text(flushed) + "): some may be missing");
   }
@@ -519,7 +519,8 @@ LaunchRecording LaunchRecorder::end() {
   }
   // The runner's own kernels (the timing gate holding the stream, the
   // stand-in of a launch-free round trip) are no work of the launch.
-  recording.span_ms = kernel_span_ms(recording.kernels, [](const KernelLaunch& k) { return k.origin != KernelOrigin::kRunner; });
+  recording.span_ms =
+      kernel_span_ms(recording.kernels, [](const KernelLaunch& k) { return k.origin != KernelOrigin::kRunner; });
   if (without_time > 0) {
     add_note(std::to_string(without_time) + " of " + std::to_string(recording.kernels.size()) +
              " kernels came without timestamps: the span leaves them out");
@@ -527,7 +528,8 @@ LaunchRecording LaunchRecorder::end() {
   return recording;
 }
 
-double kernel_span_ms(const std::vector<KernelLaunch>& kernels, const std::function<bool(const KernelLaunch&)>& counts) {
+double kernel_span_ms(const std::vector<KernelLaunch>& kernels,
+                      const std::function<bool(const KernelLaunch&)>& counts) {
   std::uint64_t first = 0, last = 0;
   for (const KernelLaunch& launch : kernels) {
     if ((launch.start_ns == 0 && launch.end_ns == 0) || !counts(launch)) continue;

@@ -61,7 +61,7 @@ enum class KernelOrigin {
 const char* origin_name(KernelOrigin origin);
 
 struct KernelLaunch {
-  std::string name;  // as CUPTI gives it (the mangled name)
+  std::string name;             // as CUPTI gives it (the mangled name)
   std::uint32_t module_id = 0;  // CUPTI's id of the module defining it; 0 when none was seen
   KernelOrigin origin = KernelOrigin::kForeign;
   std::uint64_t start_ns = 0;  // CUPTI timestamps; 0 and 0 when CUPTI had none
@@ -71,11 +71,11 @@ struct KernelLaunch {
 };
 
 struct LaunchRecording {
-  bool recorded = false;  // false: CUPTI was not available, `note` says why
+  bool recorded = false;              // false: CUPTI was not available, `note` says why
   std::vector<KernelLaunch> kernels;  // in order of start
-  double span_ms = 0;  // earliest start to latest end over `kernels` with timestamps
-  std::string foreign_kernel;  // the first foreign kernel (by start), demangled; empty when none
-  std::string note;  // why nothing, or not everything, was recorded
+  double span_ms = 0;                 // earliest start to latest end over `kernels` with timestamps
+  std::string foreign_kernel;         // the first foreign kernel (by start), demangled; empty when none
+  std::string note;                   // why nothing, or not everything, was recorded
 };
 
 // Earliest start to latest end, in ms, over the kernels with timestamps

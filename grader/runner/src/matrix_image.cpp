@@ -121,8 +121,8 @@ AnyMatrix read_as(Reader& reader) {
 }  // namespace
 
 spmv_format format_of(const AnyMatrix& matrix) {
-  return std::visit(
-      [](const auto& m) { return static_cast<spmv_format>(FormatTraits<std::decay_t<decltype(m)>>::id); }, matrix);
+  return std::visit([](const auto& m) { return static_cast<spmv_format>(FormatTraits<std::decay_t<decltype(m)>>::id); },
+                    matrix);
 }
 
 int sealed_memfd(const char* name, const void* data, std::size_t bytes) {

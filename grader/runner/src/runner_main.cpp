@@ -67,8 +67,9 @@ bool parse(int argc, char** argv, Arguments& arguments) {
 int main(int argc, char** argv) {
   Arguments arguments;
   if (!parse(argc, argv, arguments)) {
-    std::fprintf(stderr, "usage: spmv-runner --space device|host|probe --level LEVEL\n"
-                         "(started by spmv-grade; not meant to be run by hand)\n");
+    std::fprintf(stderr,
+                 "usage: spmv-runner --space device|host|probe --level LEVEL\n"
+                 "(started by spmv-grade; not meant to be run by hand)\n");
     return 2;
   }
   try {

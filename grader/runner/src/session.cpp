@@ -239,11 +239,13 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
     kernel = plugin_->find(name);
     if (kernel == nullptr) throw Refusal(ReplyKind::kNotImplemented, 0, "the plugin has no kernel named " + name);
     if (request.format != kernel->format) {
-      throw Refusal(ReplyKind::kUnusable, 0, "the kernel " + name + " takes a " + format_name(kernel->format) + " view");
+      throw Refusal(ReplyKind::kUnusable, 0,
+                    "the kernel " + name + " takes a " + format_name(kernel->format) + " view");
     }
   }
   matrix_ = read_matrix_image(fds[0]);
-  if (format_of(*matrix_) != request.format) throw std::runtime_error("the matrix image is not of the format asked for");
+  if (format_of(*matrix_) != request.format)
+    throw std::runtime_error("the matrix image is not of the format asked for");
   std::visit(
       [&](const auto& m) {
         if constexpr (requires { m.rows(); }) {
@@ -320,9 +322,9 @@ void Session::chain(const Request& request, Reply& reply) {
     if (recorder_) recorder_->watch_calls(false);
     if (e.status() != SPMV_SUCCESS) check_launch({e.status(), 0});
     const std::string call = recorder_ ? recorder_->failed_call() : "";
-    throw Refusal(ReplyKind::kNotCapturable, e.code(),
-                  (call.empty() ? std::string("a call in the launch") : call + " in the launch") + " failed with " +
-                      e.what());
+    throw Refusal(
+        ReplyKind::kNotCapturable, e.code(),
+        (call.empty() ? std::string("a call in the launch") : call + " in the launch") + " failed with " + e.what());
   }
   if (recorder_) recorder_->watch_calls(false);
   reply.links = request.links;

@@ -6,16 +6,16 @@
 #include <string>
 #include <vector>
 
-#include "spmv/runner/burst.hpp"
-#include "spmv/runner/executor.hpp"
-#include "spmv/runner/launch.hpp"
 #include "launch_recorder.hpp"
 #include "spmv/contract/plugin.h"
 #include "spmv/plugin/plugin.hpp"
+#include "spmv/runner/burst.hpp"
+#include "spmv/runner/executor.hpp"
+#include "spmv/runner/launch.hpp"
 #include "spmv/runner/matrix_image.hpp"
 #include "spmv/runner/protocol.hpp"
-#include "spmv/sandbox/sandbox.hpp"
 #include "spmv/runner/uploaded.hpp"
+#include "spmv/sandbox/sandbox.hpp"
 
 namespace spmv::runner {
 

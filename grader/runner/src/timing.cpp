@@ -56,7 +56,8 @@ std::vector<TimingResult> time_interleaved(const std::vector<TimedLaunch>& sides
   }
 
   std::vector<TimingResult> results;
-  for (auto& side_samples : samples) results.push_back(side_samples.empty() ? TimingResult{} : summarize(std::move(side_samples)));
+  for (auto& side_samples : samples)
+    results.push_back(side_samples.empty() ? TimingResult{} : summarize(std::move(side_samples)));
   return results;
 }
 

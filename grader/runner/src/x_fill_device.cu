@@ -1,7 +1,7 @@
 #include <cuda_runtime.h>
 
-#include "spmv/runner/protocol.hpp"
 #include "spmv/core/tolerance.hpp"
+#include "spmv/runner/protocol.hpp"
 #include "spmv/runner/x_values.hpp"
 #include "x_fill.hpp"
 
@@ -27,7 +27,7 @@ __global__ void fill_y_kernel(std::uint32_t* area, std::size_t rows) {
 }
 
 __global__ void hold_until_released_kernel(const volatile unsigned int* released, unsigned int* expired,
-                                          unsigned long long limit_ns) {
+                                           unsigned long long limit_ns) {
   unsigned long long start = 0;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
   while (*released == 0) {
@@ -54,8 +54,8 @@ void fill_x(Executor& executor, void* area, std::size_t n, std::uint64_t seed) {
     for (std::size_t i = 0; i < n; ++i) words[kXGuardWords + i] = x_bits(seed, i);
     return;
   }
-  fill_x_kernel<<<blocks_for(n + 2 * kXGuardWords), 256, 0, executor.stream()>>>(static_cast<std::uint32_t*>(area),
-                                                                                   n, seed);
+  fill_x_kernel<<<blocks_for(n + 2 * kXGuardWords), 256, 0, executor.stream()>>>(static_cast<std::uint32_t*>(area), n,
+                                                                                 seed);
   check_cuda(cudaGetLastError(), "filling x");
 }
 
@@ -66,8 +66,8 @@ void fill_y(Executor& executor, void* area, std::size_t rows) {
     for (std::size_t i = 0; i < rows; ++i) words[kYGuardWords + i] = kPoisonBits;
     return;
   }
-  fill_y_kernel<<<blocks_for(rows + 2 * kYGuardWords), 256, 0, executor.stream()>>>(
-      static_cast<std::uint32_t*>(area), rows);
+  fill_y_kernel<<<blocks_for(rows + 2 * kYGuardWords), 256, 0, executor.stream()>>>(static_cast<std::uint32_t*>(area),
+                                                                                    rows);
   check_cuda(cudaGetLastError(), "filling y");
 }
 

@@ -60,7 +60,7 @@ pid_t raw_fork() { return static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, nullptr
 // Remounts the bind mount at `path` read-only, keeping the flags the kernel
 // locks in a user namespace (nosuid, nodev, noexec, atime) as they are.
 void remount_read_only(const char* path) {
-  struct statvfs info{};
+  struct statvfs info {};
   if (statvfs(path, &info) != 0) fail("statvfs", path);
   unsigned long flags = MS_REMOUNT | MS_BIND | MS_RDONLY;
   if (info.f_flag & ST_NOSUID) flags |= MS_NOSUID;

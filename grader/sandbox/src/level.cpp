@@ -26,7 +26,8 @@ Support probe_support() {
   const bool seccomp = detail::seccomp_usable();
   const std::string no_seccomp = "seccomp filters cannot be installed here";
 
-  support.user_namespaces = detail::dry_run(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS, false);
+  support.user_namespaces =
+      detail::dry_run(CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS, false);
   auto& why_not = support.why_not;
   why_not[static_cast<int>(Level::kUser)] = seccomp ? "" : no_seccomp;
   if (!root) {
@@ -38,7 +39,8 @@ Support probe_support() {
   why_not[static_cast<int>(Level::kContainer)] = container;
   std::string full = container;
   if (full.empty() && support.landlock_abi <= 0) full = "Landlock is not available in this kernel";
-  if (full.empty()) full = detail::dry_run(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS, true);
+  if (full.empty())
+    full = detail::dry_run(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS, true);
   why_not[static_cast<int>(Level::kFull)] = full;
   return support;
 }
@@ -57,14 +59,10 @@ const Support& support() {
 
 const char* level_name(Level level) {
   switch (level) {
-    case Level::kNone:
-      return "none";
-    case Level::kUser:
-      return "user";
-    case Level::kContainer:
-      return "container";
-    case Level::kFull:
-      return "full";
+    case Level::kNone: return "none";
+    case Level::kUser: return "user";
+    case Level::kContainer: return "container";
+    case Level::kFull: return "full";
   }
   return "?";
 }
@@ -89,18 +87,18 @@ bool user_namespaces_usable() { return support().user_namespaces.empty(); }
 
 std::string describe_level(Level level) {
   const Support& s = support();
-  const std::string landlock =
-      s.landlock_abi > 0 ? "Landlock ABI " + std::to_string(s.landlock_abi) : std::string("no Landlock (not in this kernel)");
+  const std::string landlock = s.landlock_abi > 0 ? "Landlock ABI " + std::to_string(s.landlock_abi)
+                                                  : std::string("no Landlock (not in this kernel)");
   switch (level) {
-    case Level::kNone:
-      return "none: fork and exec with the given environment, no containment (debugging only)";
+    case Level::kNone: return "none: fork and exec with the given environment, no containment (debugging only)";
     case Level::kUser:
       return std::string("user: ") +
              (s.user_namespaces.empty() ? "user, PID, network and mount namespaces"
                                         : "a new session only (no user namespaces: " + s.user_namespaces + ")") +
              ", " + landlock + ", seccomp, rlimits; the caller's uid";
     case Level::kContainer:
-      return "container: a distinct uid, " + landlock + ", seccomp, rlimits; no namespaces; clean-up kills the uid's processes";
+      return "container: a distinct uid, " + landlock +
+             ", seccomp, rlimits; no namespaces; clean-up kills the uid's processes";
     case Level::kFull:
       return "full: PID, network, mount, IPC and UTS namespaces, a distinct uid, " + landlock + ", seccomp, rlimits";
   }

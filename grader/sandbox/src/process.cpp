@@ -137,7 +137,8 @@ std::optional<ExitStatus> Process::kill_all() {
         if (process.pgrp == pid_ && !detail::is_dead(process.state)) alive.push_back(process.pid);
       }
       std::erase_if(alive, [&](pid_t pid) {
-        const auto found = std::find_if(processes.begin(), processes.end(), [&](const auto& p) { return p.pid == pid; });
+        const auto found =
+            std::find_if(processes.begin(), processes.end(), [&](const auto& p) { return p.pid == pid; });
         return found == processes.end() || detail::is_dead(found->state) || (pid == pid_ && child_wait_status_);
       });
       if (alive.empty()) break;

@@ -19,13 +19,9 @@
 namespace spmv::sandbox {
 namespace detail {
 
-std::string system_message(const std::string& what, int err) {
-  return what + ": " + std::strerror(err);
-}
+std::string system_message(const std::string& what, int err) { return what + ": " + std::strerror(err); }
 
-void throw_system(const std::string& what, int err) {
-  throw SandboxError(system_message(what, err));
-}
+void throw_system(const std::string& what, int err) { throw SandboxError(system_message(what, err)); }
 
 void sleep_ms(int ms) {
   timespec left{ms / 1000, static_cast<long>(ms % 1000) * 1000000L};

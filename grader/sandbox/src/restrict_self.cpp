@@ -50,8 +50,8 @@ constexpr std::uint64_t kFsRefer = 1ULL << 13;       // ABI 2
 constexpr std::uint64_t kFsTruncate = 1ULL << 14;    // ABI 3
 constexpr std::uint64_t kFsIoctlDev = 1ULL << 15;    // ABI 5
 constexpr std::uint64_t kFileRights = kFsExecute | kFsWriteFile | kFsReadFile | kFsTruncate | kFsIoctlDev;
-constexpr std::uint64_t kNetBindTcp = 1ULL << 0;     // ABI 4
-constexpr std::uint64_t kNetConnectTcp = 1ULL << 1;  // ABI 4
+constexpr std::uint64_t kNetBindTcp = 1ULL << 0;         // ABI 4
+constexpr std::uint64_t kNetConnectTcp = 1ULL << 1;      // ABI 4
 constexpr std::uint64_t kScopeAbstractUnix = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;        // ABI 6
 
@@ -72,9 +72,7 @@ long landlock_create_ruleset(const RulesetAttr* attr, std::size_t size, unsigned
 long landlock_add_rule(int ruleset, int type, const void* attr, unsigned flags) {
   return syscall(SYS_landlock_add_rule, ruleset, type, attr, flags);
 }
-long landlock_restrict_self(int ruleset, unsigned flags) {
-  return syscall(SYS_landlock_restrict_self, ruleset, flags);
-}
+long landlock_restrict_self(int ruleset, unsigned flags) { return syscall(SYS_landlock_restrict_self, ruleset, flags); }
 
 // The rights a ruleset of ABI `abi` handles (and so denies unless a rule
 // allows them).
@@ -112,7 +110,7 @@ bool add_path_rule(int ruleset, const std::filesystem::path& path, std::uint64_t
     if (errno == ENOENT || errno == ENOTDIR) return false;
     detail::throw_system("landlock: open " + path.string(), errno);
   }
-  struct stat info{};
+  struct stat info {};
   if (fstat(fd.get(), &info) != 0) detail::throw_system("landlock: stat " + path.string(), errno);
   // A rule on a file may only carry the rights that apply to files.
   if (!S_ISDIR(info.st_mode)) rights &= kFileRights;
@@ -212,7 +210,7 @@ ThreadCoverage restrict_other_threads(int ruleset, const OtherThreads& others) {
   if (others.tids.empty()) return coverage;
 
   const int signal = thread_signal();
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = restrict_this_thread;
   action.sa_flags = SA_RESTART;
   sigemptyset(&action.sa_mask);
@@ -290,18 +288,18 @@ const char* const kDeniedSyscalls[] = {
     // other processes' memory and tracing
     "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "pidfd_open", "kcmp",
     // kernel attack surface
-    "perf_event_open", "bpf", "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd",
-    "add_key", "keyctl", "request_key", "personality", "open_by_handle_at", "uselib",
+    "perf_event_open", "bpf", "io_uring_setup", "io_uring_enter", "io_uring_register", "userfaultfd", "add_key",
+    "keyctl", "request_key", "personality", "open_by_handle_at", "uselib",
     // namespaces and mounts
-    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount",
-    "fspick", "move_mount", "open_tree", "mount_setattr",
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "fsopen", "fsconfig", "fsmount", "fspick",
+    "move_mount", "open_tree", "mount_setattr",
     // the machine itself
-    "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "swapon",
-    "swapoff", "acct", "settimeofday", "clock_settime", "syslog", "quotactl", "quotactl_fd", "iopl",
-    "ioperm", "sethostname", "setdomainname", "vhangup", "lookup_dcookie", "fanotify_init"};
+    "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module", "swapon", "swapoff",
+    "acct", "settimeofday", "clock_settime", "syslog", "quotactl", "quotactl_fd", "iopl", "ioperm", "sethostname",
+    "setdomainname", "vhangup", "lookup_dcookie", "fanotify_init"};
 
-constexpr unsigned long kCloneNamespaceFlags[] = {CLONE_NEWNS,  CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-                                                  CLONE_NEWUSER, CLONE_NEWPID,   CLONE_NEWNET};
+constexpr unsigned long kCloneNamespaceFlags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
+                                                  CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET};
 
 class SeccompFilter {
  public:
@@ -317,7 +315,8 @@ class SeccompFilter {
   bool add(std::uint32_t action, const char* name, Args... conditions) {
     const int number = seccomp_syscall_resolve_name(name);
     if (number == __NR_SCMP_ERROR) return false;
-    const int status = seccomp_rule_add(ctx_, action, number, static_cast<unsigned>(sizeof...(conditions)), conditions...);
+    const int status =
+        seccomp_rule_add(ctx_, action, number, static_cast<unsigned>(sizeof...(conditions)), conditions...);
     if (status != 0) detail::throw_system(std::string("seccomp_rule_add ") + name, -status);
     ++rules_;
     return true;
@@ -344,7 +343,8 @@ std::string apply_seccomp(const SelfRestriction& restriction) {
   filter.set(SCMP_FLTATR_CTL_NNP, 1, "NNP");
   // A system call of another architecture (int 0x80 on x86-64) kills the process.
   filter.set(SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_KILL_PROCESS, "ACT_BADARCH");
-  const std::uint32_t deny = SCMP_ACT_ERRNO(static_cast<std::uint16_t>(restriction.deny_errno > 0 ? restriction.deny_errno : EPERM));
+  const std::uint32_t deny =
+      SCMP_ACT_ERRNO(static_cast<std::uint16_t>(restriction.deny_errno > 0 ? restriction.deny_errno : EPERM));
   std::vector<std::string> unknown;
   for (const char* name : kDeniedSyscalls) {
     if (!filter.add(deny, name)) unknown.emplace_back(name);

@@ -190,7 +190,8 @@ std::string ExitStatus::describe() const {
 
 Process spawn(const Spec& spec) {
   const char* level = level_name(spec.level);
-  if (!spec.executable.is_absolute()) throw SandboxError("spawn: the executable is not an absolute path: " + spec.executable.string());
+  if (!spec.executable.is_absolute())
+    throw SandboxError("spawn: the executable is not an absolute path: " + spec.executable.string());
   if (spec.argv.empty()) throw SandboxError("spawn: argv is empty (argv[0] is needed)");
   if (spec.uid && geteuid() != 0) throw SandboxError("spawn: running as another uid needs root");
   if (spec.uid && (*spec.uid == 0 || *spec.uid == getuid())) {
@@ -221,8 +222,7 @@ Process spawn(const Spec& spec) {
   unsigned long flags = 0;
   switch (spec.level) {
     case Level::kNone:
-    case Level::kContainer:
-      break;
+    case Level::kContainer: break;
     case Level::kUser:
       if (!spec.user_namespaces) {
         process.notes_.push_back("level user without namespaces (asked for): a new session only");
@@ -233,9 +233,7 @@ Process spawn(const Spec& spec) {
       }
       if (geteuid() == 0) process.notes_.push_back("level user run by root: the program runs as root");
       break;
-    case Level::kFull:
-      flags = kFullNamespaces;
-      break;
+    case Level::kFull: flags = kFullNamespaces; break;
   }
   process.has_init_ = (flags & CLONE_NEWPID) != 0;
 
@@ -250,7 +248,7 @@ Process spawn(const Spec& spec) {
   std::vector<std::string> hidden_paths;
   std::vector<detail::HiddenPath> hidden;
   for (const auto& path : spec.hide) {
-    struct stat info{};
+    struct stat info {};
     if (stat(path.c_str(), &info) != 0) continue;  // nothing to hide
     if (!(flags & CLONE_NEWNS)) {
       process.notes_.push_back("hide: no mount namespace at this level; " + path.string() +

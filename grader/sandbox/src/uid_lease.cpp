@@ -18,8 +18,9 @@ namespace {
 // Creates `folder` (mode 0700) if needed and checks that it is a real folder
 // that only root can write: "" when usable, else why not.
 std::string root_only_folder(const std::filesystem::path& folder) {
-  if (mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST) return detail::system_message("mkdir " + folder.string(), errno);
-  struct stat info{};
+  if (mkdir(folder.c_str(), 0700) != 0 && errno != EEXIST)
+    return detail::system_message("mkdir " + folder.string(), errno);
+  struct stat info {};
   if (lstat(folder.c_str(), &info) != 0) return detail::system_message("lstat " + folder.string(), errno);
   if (!S_ISDIR(info.st_mode)) return folder.string() + " is not a folder";
   if (info.st_uid != 0) return folder.string() + " is not owned by root";
@@ -63,7 +64,8 @@ UidLease UidLease::acquire() {
     close(fd);
     if (error != EWOULDBLOCK) detail::throw_system("uid lease: flock " + path.string(), error);
   }
-  throw SandboxError("uid lease: all " + std::to_string(kUidSlots) + " uids from " + std::to_string(kUidBase) + " are in use");
+  throw SandboxError("uid lease: all " + std::to_string(kUidSlots) + " uids from " + std::to_string(kUidBase) +
+                     " are in use");
 }
 
 UidLease::UidLease(UidLease&& other) noexcept : uid_(other.uid_), lock_fd_(std::exchange(other.lock_fd_, -1)) {}

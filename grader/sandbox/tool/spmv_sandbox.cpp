@@ -257,8 +257,8 @@ class ReadRules {
 
   void grant(const fs::path& tree, int depth = 0) {
     if (depth > 32 || excepted_.count(tree) != 0) return;
-    const bool holds_excepted = std::any_of(excepted_.begin(), excepted_.end(),
-                                            [&](const fs::path& path) { return beneath(path, tree); });
+    const bool holds_excepted =
+        std::any_of(excepted_.begin(), excepted_.end(), [&](const fs::path& path) { return beneath(path, tree); });
     if (!holds_excepted) {
       read_only.push_back(tree);
       return;
@@ -310,10 +310,13 @@ void copy_in(const fs::path& source, const fs::path& target, std::uint64_t limit
       fs::create_directory(target / relative);
       continue;
     }
-    if (!fs::is_regular_file(status)) throw sb::SandboxError("--copy: " + it->path().string() + " is not a regular file");
+    if (!fs::is_regular_file(status))
+      throw sb::SandboxError("--copy: " + it->path().string() + " is not a regular file");
     bytes += fs::file_size(it->path());
-    if (++count > files) throw sb::SandboxError("--copy: " + source.string() + " holds more than " + std::to_string(files) + " files");
-    if (bytes > limit) throw sb::SandboxError("--copy: " + source.string() + " holds more than " + std::to_string(limit) + " bytes");
+    if (++count > files)
+      throw sb::SandboxError("--copy: " + source.string() + " holds more than " + std::to_string(files) + " files");
+    if (bytes > limit)
+      throw sb::SandboxError("--copy: " + source.string() + " holds more than " + std::to_string(limit) + " bytes");
     fs::copy_file(it->path(), target / relative);
   }
 }
@@ -322,7 +325,8 @@ void copy_in(const fs::path& source, const fs::path& target, std::uint64_t limit
 // the cut marked between them.
 class CappedOutput {
  public:
-  CappedOutput(int fd, std::uint64_t cap) : fd_(fd), head_cap_(cap - std::min<std::uint64_t>(cap / 4, 8192)), tail_cap_(cap - head_cap_) {}
+  CappedOutput(int fd, std::uint64_t cap)
+      : fd_(fd), head_cap_(cap - std::min<std::uint64_t>(cap / 4, 8192)), tail_cap_(cap - head_cap_) {}
 
   void take(const char* data, std::size_t size) {
     total_ += size;
@@ -337,8 +341,8 @@ class CappedOutput {
     if (tail_.size() > tail_cap_) tail_.erase(0, tail_.size() - tail_cap_);
     const std::uint64_t cut = total_ - head_written_ - tail_.size();
     if (cut > 0) {
-      const std::string marker =
-          "\n[spmv-sandbox: " + std::to_string(cut) + " bytes of output cut here; " + std::to_string(total_) + " in all]\n";
+      const std::string marker = "\n[spmv-sandbox: " + std::to_string(cut) + " bytes of output cut here; " +
+                                 std::to_string(total_) + " in all]\n";
       write_all(marker.data(), marker.size());
     }
     write_all(tail_.data(), tail_.size());
@@ -382,7 +386,8 @@ int run_outer(const Options& options) {
                            "); --level none runs without");
   }
   const std::string why = sb::why_unavailable(level);
-  if (!why.empty()) throw sb::SandboxError(std::string("level ") + sb::level_name(level) + " is not available here: " + why);
+  if (!why.empty())
+    throw sb::SandboxError(std::string("level ") + sb::level_name(level) + " is not available here: " + why);
 
   // The scratch folder.
   std::optional<fs::path> temporary;
@@ -424,7 +429,9 @@ int run_outer(const Options& options) {
   spec.level = level;
   spec.executable = self;
   spec.argv = {"spmv-sandbox", "--inner", "--level", sb::level_name(level), "--network", options.network ? "1" : "0"};
-  const auto add = [&](const char* flag, const fs::path& path) { spec.argv.insert(spec.argv.end(), {flag, path.string()}); };
+  const auto add = [&](const char* flag, const fs::path& path) {
+    spec.argv.insert(spec.argv.end(), {flag, path.string()});
+  };
   for (const auto& path : rules.read_only) add("--ro", path);
   for (const auto& path : rules.list_only) add("--ls", path);
   add("--ro", self);  // itself, to be exec'd
@@ -440,7 +447,8 @@ int run_outer(const Options& options) {
     spec.env = options.env;
   }
   const auto has = [&](const char* name) {
-    return std::any_of(spec.env.begin(), spec.env.end(), [&](const std::string& entry) { return entry.rfind(name, 0) == 0; });
+    return std::any_of(spec.env.begin(), spec.env.end(),
+                       [&](const std::string& entry) { return entry.rfind(name, 0) == 0; });
   };
   if (!has("HOME=")) spec.env.push_back("HOME=" + scratch.string());
   if (!has("TMPDIR=")) spec.env.push_back("TMPDIR=" + (scratch / "tmp").string());
@@ -463,7 +471,7 @@ int run_outer(const Options& options) {
     if (log_fd < 0) throw sb::SandboxError("--log " + options.log->string() + ": " + std::strerror(errno));
   }
 
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_interrupt;
   sigemptyset(&action.sa_mask);
   for (const int signal : {SIGINT, SIGTERM, SIGHUP}) sigaction(signal, &action, nullptr);

@@ -58,7 +58,8 @@ KernelRun KernelRunner::run(const spmv_kernel_entry& kernel, const runner::Uploa
         runner::inspect_y_guards(runner::guard_before(slot), runner::guard_after(slot, csr_.rows)), csr_.rows);
     if (!outside.empty()) problems += (problems.empty() ? "" : "; ") + outside;
     const std::vector<std::string> modified = area.modified_inputs();
-    if (!modified.empty()) problems += (problems.empty() ? "" : "; ") + ("the kernel changed its inputs: " + joined(modified));
+    if (!modified.empty())
+      problems += (problems.empty() ? "" : "; ") + ("the kernel changed its inputs: " + joined(modified));
     return {problems.empty(), problems};
   } catch (const std::exception& e) {
     return {false, e.what()};

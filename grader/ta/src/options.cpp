@@ -2,8 +2,8 @@
 
 #include <boost/program_options.hpp>
 
-#include "spmv/core/generators.hpp"
 #include <sstream>
+#include "spmv/core/generators.hpp"
 
 #ifndef SPMV_CASES_CACHE_DIR_FROM_BIN
 #error "SPMV_CASES_CACHE_DIR_FROM_BIN must give the generator cache relative to the executable's folder"

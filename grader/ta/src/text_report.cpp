@@ -41,16 +41,11 @@ constexpr int kBarWidth = 40;
 
 const char* cell_text(KernelState state) {
   switch (state) {
-    case KernelState::kApplies:
-      return "ok";
-    case KernelState::kNotApplicable:
-      return "n/a";
-    case KernelState::kPassed:
-      return "pass";
-    case KernelState::kFailed:
-      return "FAIL";
-    case KernelState::kUnchecked:
-      break;
+    case KernelState::kApplies: return "ok";
+    case KernelState::kNotApplicable: return "n/a";
+    case KernelState::kPassed: return "pass";
+    case KernelState::kFailed: return "FAIL";
+    case KernelState::kUnchecked: break;
   }
   return "-";
 }

@@ -35,13 +35,14 @@ std::vector<TestCase> load_all_cases(const std::vector<std::filesystem::path>& s
     if (cases.empty()) problems.push_back(source.string() + ": expected at least one case, found none");
     // A matrix the loader does not read would be left out without a word.
     for (const auto& file : unread_matrix_files(source)) {
-      problems.push_back(file.string() + ": not read: only .mtx and .mtx.gz files (and cases.ini sections) are "
+      problems.push_back(file.string() +
+                         ": not read: only .mtx and .mtx.gz files (and cases.ini sections) are "
                          "cases; rename it, or move it out of the case folder");
     }
     for (auto& test_case : cases) {
       if (const auto [it, fresh] = source_of.emplace(test_case.name, source); !fresh) {
         problems.push_back(source.string() + ": case " + test_case.name + " is also in " + it->second.string() +
-                     " (spmv-grade refuses two cases of one name)");
+                           " (spmv-grade refuses two cases of one name)");
         continue;
       }
       all.push_back(std::move(test_case));

@@ -9,8 +9,8 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
-#include <sys/mman.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -50,37 +50,37 @@ enum class Fault {
   not_implemented,   // returns SPMV_NOT_IMPLEMENTED
   launch_error,      // launches 2048-thread blocks: the launch itself fails
   // Attacks on the grader (hostile submissions), each with its verdict or flag:
-  cache_by_pointer,  // copies back the y of an earlier call with the same (A, x, y) pointers
-  first_calls_only,  // computes the first three calls, then returns at once
-  third_of_work,     // after the first three calls, computes every third row only
-  other_stream,      // does the work on a stream of its own, not the one given
-  reads_outside_x,   // adds x[-1] * 0 to row 0 (as an ELL kernel reading padding would)
-  far_oob_write,     // correct y, plus y[rows + 1040]: past a 4 KiB guard, inside ours
-  dlopen_cusparse,   // tries to dlopen cuSPARSE (its files are out of sight); aborts if it gets it
-  grab_memory,       // a constructor that takes all free GPU memory: it hurts no other row
-  hide_devices,      // a constructor that sets CUDA_VISIBLE_DEVICES=-1
-  kill_parent,       // SIGKILL to its parent and SIGSTOP to every process it can see
-  jit_module,        // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
+  cache_by_pointer,    // copies back the y of an earlier call with the same (A, x, y) pointers
+  first_calls_only,    // computes the first three calls, then returns at once
+  third_of_work,       // after the first three calls, computes every third row only
+  other_stream,        // does the work on a stream of its own, not the one given
+  reads_outside_x,     // adds x[-1] * 0 to row 0 (as an ELL kernel reading padding would)
+  far_oob_write,       // correct y, plus y[rows + 1040]: past a 4 KiB guard, inside ours
+  dlopen_cusparse,     // tries to dlopen cuSPARSE (its files are out of sight); aborts if it gets it
+  grab_memory,         // a constructor that takes all free GPU memory: it hurts no other row
+  hide_devices,        // a constructor that sets CUDA_VISIBLE_DEVICES=-1
+  kill_parent,         // SIGKILL to its parent and SIGSTOP to every process it can see
+  jit_module,          // correct y, plus a kernel JIT-compiled from PTX at run time: not its own
   reads_past_values,   // adds values[nnz] * 0 to row 0: one past the matrix's values (a NaN guard)
   reads_past_col_idx,  // adds x[col_idx[nnz]] * 0 to row 0: the index guard (-1) sends it to x[-1]
-  patch_timer,       // correct y; its constructor rewrites the runner's GOT slot of
-                     // cudaEventElapsedTime so every time it reports is a hundredth of the real
-                     // one, and switches the runner's CUPTI kernel records off
-  patch_timer_2x,    // the same, by a factor of 2
-  patch_timer_3x,    // the same, by a factor of 3
-  early_reply,       // correct y; the runner's cudaDeviceSynchronize (GOT slot) returns at
-                     // once, so the runner replies to a burst before its launches are done
-  defer_to_copy,     // after the three checked runs its launches do nothing; the runner's
-                     // cudaMemcpy (GOT slot) first computes the y being copied out
-  skip_links,        // after the three checked runs every second launch does nothing
-  busy_thread,       // correct y; a thread of its own keeps the GPU busy from load on
-  batched_burst,     // after the three checked runs: the first captured launch of a burst does
-                     // the work of every link in one kernel (it reads the burst's seed from the
-                     // runner's device state, found through the captured graph, and derives
-                     // each x and digest itself); the other launches do nothing
+  patch_timer,         // correct y; its constructor rewrites the runner's GOT slot of
+                       // cudaEventElapsedTime so every time it reports is a hundredth of the real
+                       // one, and switches the runner's CUPTI kernel records off
+  patch_timer_2x,      // the same, by a factor of 2
+  patch_timer_3x,      // the same, by a factor of 3
+  early_reply,         // correct y; the runner's cudaDeviceSynchronize (GOT slot) returns at
+                       // once, so the runner replies to a burst before its launches are done
+  defer_to_copy,       // after the three checked runs its launches do nothing; the runner's
+                       // cudaMemcpy (GOT slot) first computes the y being copied out
+  skip_links,          // after the three checked runs every second launch does nothing
+  busy_thread,         // correct y; a thread of its own keeps the GPU busy from load on
+  batched_burst,       // after the three checked runs: the first captured launch of a burst does
+                       // the work of every link in one kernel (it reads the burst's seed from the
+                       // runner's device state, found through the captured graph, and derives
+                       // each x and digest itself); the other launches do nothing
   // For --memcheck (graded with it by tools/gpu-check; a pass without it):
-  reads_past_x,      // correct y, plus a read just past x's allocation (the runner's 4096-word
-                     // guard after x), its value unused: only compute-sanitizer sees it
+  reads_past_x,  // correct y, plus a read just past x's allocation (the runner's 4096-word
+                 // guard after x), its value unused: only compute-sanitizer sees it
 };
 
 // The runner's guard after x, in words (spmv/runner/protocol.hpp: kXGuardWords).
@@ -109,7 +109,8 @@ __device__ void spin_until_released() {
 
 // `call` counts this plugin's csr_scalar launches from 1.
 __global__ void faulty_csr_scalar(std::int32_t rows, std::int32_t cols, const std::int32_t* row_ptr,
-                                  const std::int32_t* col_idx, const float* values, const float* x, float* y, int call) {
+                                  const std::int32_t* col_idx, const float* values, const float* x, float* y,
+                                  int call) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if constexpr (kFault == Fault::infinite_loop) {
     if (row == 0) spin_until_released();
@@ -218,7 +219,7 @@ int rewrite_got_slot(dl_phdr_info* info, std::size_t /*size*/, void* data) {
   const auto address = [base](ElfW(Addr) value) { return value < base ? base + value : value; };
   const ElfW(Sym)* symbols = nullptr;
   const char* names = nullptr;
-  const ElfW(Rela)* tables[2] = {nullptr, nullptr};
+  const ElfW(Rela) * tables[2] = {nullptr, nullptr};
   std::size_t sizes[2] = {0, 0};
   for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
@@ -239,7 +240,8 @@ int rewrite_got_slot(dl_phdr_info* info, std::size_t /*size*/, void* data) {
       if (std::strcmp(name, rewrite.symbol) != 0) continue;
       auto* slot = reinterpret_cast<void**>(base + relocation.r_offset);
       const long page = ::sysconf(_SC_PAGESIZE);
-      void* page_start = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(slot) & ~static_cast<std::uintptr_t>(page - 1));
+      void* page_start =
+          reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(slot) & ~static_cast<std::uintptr_t>(page - 1));
       if (::mprotect(page_start, static_cast<std::size_t>(page), PROT_READ | PROT_WRITE) != 0) return 1;
       // The library's own function, not the slot's content: with lazy
       // binding the slot may still lead to ld.so's resolver, which would
@@ -273,22 +275,24 @@ __attribute__((constructor)) void at_load(int argc, char** argv, char** /*envp*/
       // 256 MiB are left for its own rows (their matrix, x, y and the
       // kernel's module, loaded at its first launch): what is tested is
       // that the grab hurts no other row and not the reference.
-      while (free_bytes > (std::size_t{512} << 20) && cudaMalloc(&all, free_bytes - (std::size_t{256} << 20)) != cudaSuccess) {
+      while (free_bytes > (std::size_t{512} << 20) &&
+             cudaMalloc(&all, free_bytes - (std::size_t{256} << 20)) != cudaSuccess) {
         free_bytes -= free_bytes / 16;
       }
     }
   }
   if constexpr (kFault == Fault::hide_devices) ::setenv("CUDA_VISIBLE_DEVICES", "-1", 1);
   if constexpr (kFault == Fault::early_reply) {
-    real_synchronize = reinterpret_cast<Synchronize>(rewrite_got("cudaDeviceSynchronize", reinterpret_cast<void*>(&no_wait)));
+    real_synchronize =
+        reinterpret_cast<Synchronize>(rewrite_got("cudaDeviceSynchronize", reinterpret_cast<void*>(&no_wait)));
   }
   if constexpr (kFault == Fault::defer_to_copy) {
     real_memcpy = reinterpret_cast<Memcpy>(rewrite_got("cudaMemcpy", reinterpret_cast<void*>(&compute_then_copy)));
   }
   if constexpr (kFault == Fault::busy_thread) busy_the_gpu();
   if constexpr (kFault == Fault::patch_timer || kFault == Fault::patch_timer_2x || kFault == Fault::patch_timer_3x) {
-    real_elapsed_time =
-        reinterpret_cast<ElapsedTime>(rewrite_got("cudaEventElapsedTime", reinterpret_cast<void*>(&forged_elapsed_time)));
+    real_elapsed_time = reinterpret_cast<ElapsedTime>(
+        rewrite_got("cudaEventElapsedTime", reinterpret_cast<void*>(&forged_elapsed_time)));
     // And the runner's kernel records off (CUPTI is in this process too),
     // so no span over the real kernels outweighs the forged events.
     using ActivityDisable = int (*)(int);
@@ -360,7 +364,7 @@ struct BatchScratch {
   unsigned generation;
   unsigned long long digest;
 };
-Batch* batch_table = nullptr;      // mapped host memory
+Batch* batch_table = nullptr;           // mapped host memory
 BatchScratch* batch_scratch = nullptr;  // device memory
 
 // A barrier across the whole grid (one block per SM: all resident).
@@ -443,8 +447,8 @@ spmv_status batched_launch(const spmv_csr_view* A, float* x, float* y, cudaStrea
     if (batch_table->runner_state == nullptr) std::abort();  // the attack found nothing: say so by crashing
     int sms = 0;
     cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
-    batched_links<<<static_cast<unsigned int>(sms), kBlockSize, 0, stream>>>(
-        A->rows, A->cols, A->row_ptr, A->col_idx, A->values, x, batch_table, batch_scratch);
+    batched_links<<<static_cast<unsigned int>(sms), kBlockSize, 0, stream>>>(A->rows, A->cols, A->row_ptr, A->col_idx,
+                                                                             A->values, x, batch_table, batch_scratch);
   }
   if (batch_table->links < kMaxBatchedLinks) batch_table->ys[batch_table->links++] = y;
   return SPMV_SUCCESS;
@@ -503,8 +507,7 @@ spmv_status csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* /
   }
   const int threads = kFault == Fault::launch_error ? kInvalidBlockSize : kBlockSize;
   const auto blocks = static_cast<unsigned int>((static_cast<std::int64_t>(A->rows) + kBlockSize - 1) / kBlockSize);
-  faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->cols, A->row_ptr, A->col_idx, A->values, x, y,
-                                                     calls);
+  faulty_csr_scalar<<<blocks, threads, 0, stream>>>(A->rows, A->cols, A->row_ptr, A->col_idx, A->values, x, y, calls);
   if constexpr (kFault == Fault::writes_x) {
     if (A->cols > 0) negate_first<<<1, 1, 0, stream>>>(const_cast<float*>(x));
   }
@@ -529,7 +532,7 @@ cudaError_t compute_then_copy(void* destination, const void* source, std::size_t
     if (d.ys[k] != source) continue;
     const auto blocks = static_cast<unsigned int>((static_cast<std::int64_t>(d.a->rows) + kBlockSize - 1) / kBlockSize);
     faulty_csr_scalar<<<blocks, kBlockSize>>>(d.a->rows, d.a->cols, d.a->row_ptr, d.a->col_idx, d.a->values, d.x,
-                                             d.ys[k], 1);
+                                              d.ys[k], 1);
     cudaDeviceSynchronize();
   }
   return real_memcpy(destination, source, bytes, kind);

@@ -30,8 +30,7 @@ std::vector<FakeEntry> read_manifest() {
     FakeEntry entry;
     if (!std::getline(fields, entry.fault, '\t') || !std::getline(fields, entry.verdict, '\t') ||
         !std::getline(fields, entry.library)) {
-      ADD_FAILURE() << SPMV_GPU_FAKES_MANIFEST << ":" << number << ": expected fault, verdict, library; found "
-                    << line;
+      ADD_FAILURE() << SPMV_GPU_FAKES_MANIFEST << ":" << number << ": expected fault, verdict, library; found " << line;
       continue;
     }
     fakes.push_back(entry);

@@ -18,13 +18,13 @@
 
 #include <algorithm>
 #include <atomic>
-#include <span>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <memory>
+#include <span>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -106,7 +106,8 @@ std::string read_all(const std::string& path, std::size_t limit = 1 << 16) {
   if (fd < 0) return "(" + path + ": " + std::strerror(errno) + ")";
   char buffer[4096];
   ssize_t got = 0;
-  while (text.size() < limit && (got = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(got));
+  while (text.size() < limit && (got = ::read(fd, buffer, sizeof buffer)) > 0)
+    text.append(buffer, static_cast<std::size_t>(got));
   ::close(fd);
   return text;
 }
@@ -119,9 +120,8 @@ void print(const std::string& text) {
 // The runner's channel relayed through the plugin: fd 3 becomes one end of a
 // new socket pair; two threads relay between it and the real channel.
 // forged_time: every burst reply says its burst took a second by the
-// runner's clock (a clock slowed, to make the grader's look fast). early_reply: every burst request is answered at once,
-// with digests made up, before the runner has run it; the runner's own
-// reply is dropped when it comes.
+// runner's clock (a clock slowed, to make the grader's look fast). early_reply: every burst request is answered at
+// once, with digests made up, before the runner has run it; the runner's own reply is dropped when it comes.
 void relay_replies() {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, pair) != 0) return;
@@ -144,9 +144,11 @@ void relay_replies() {
         spmv::runner::send_message(real, reply.get(), sizeof *reply);
       }
       const int count = fds[0] < 0 ? 0 : fds[1] < 0 ? 1 : 2;
-      spmv::runner::send_message(inner, &request, sizeof request, std::span<const int>(fds, static_cast<std::size_t>(count)));
+      spmv::runner::send_message(inner, &request, sizeof request,
+                                 std::span<const int>(fds, static_cast<std::size_t>(count)));
     }
-  }).detach();
+  })
+      .detach();
   std::thread([real, inner = pair[1]] {  // replies: runner -> grader
     std::vector<char> buffer(1 << 20);
     while (true) {
@@ -162,7 +164,8 @@ void relay_replies() {
       }
       ::send(real, buffer.data(), static_cast<std::size_t>(got), 0);
     }
-  }).detach();
+  })
+      .detach();
 }
 
 void attack_once() {
@@ -267,8 +270,7 @@ void attack_once() {
     case Attack::forged_time:
     case Attack::early_reply:
     case Attack::reads_outside_x:
-    case Attack::reads_past_values:
-      break;
+    case Attack::reads_past_values: break;
   }
 }
 

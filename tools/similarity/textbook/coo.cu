@@ -15,8 +15,8 @@ __global__ void coo_kernel(std::int32_t nnz, const std::int32_t* __restrict__ ro
   }
 }
 
-__global__ void coo_kernel_simple(int nnz, const int* row_idx, const int* col_idx, const float* values,
-                                  const float* x, float* y) {
+__global__ void coo_kernel_simple(int nnz, const int* row_idx, const int* col_idx, const float* values, const float* x,
+                                  float* y) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < nnz) {
     atomicAdd(&y[row_idx[i]], values[i] * x[col_idx[i]]);

@@ -57,8 +57,8 @@ template <int G>
 cudaError_t launch(const spmv_csr_view* A, const float* x, float* y, cudaStream_t stream) {
   const int threads = 256;
   const std::int64_t blocks = (static_cast<std::int64_t>(A->rows) * G + threads - 1) / threads;
-  csr_vector_kernel<G><<<static_cast<unsigned int>(blocks), threads, 0, stream>>>(A->rows, A->row_ptr, A->col_idx,
-                                                                                  A->values, x, y);
+  csr_vector_kernel<G>
+      <<<static_cast<unsigned int>(blocks), threads, 0, stream>>>(A->rows, A->row_ptr, A->col_idx, A->values, x, y);
   return cudaGetLastError();
 }
 

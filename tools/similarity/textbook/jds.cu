@@ -40,6 +40,6 @@ spmv_status spmv_jds(const spmv_jds_view* A, const float* x, float* y, void* scr
   const int threads = 256;
   const int blocks = (A->rows + threads - 1) / threads;
   jds_kernel<<<blocks, threads, 0, stream>>>(A->rows, A->num_diagonals, A->row_perm, A->jd_ptr, A->col_idx, A->values,
-                                            x, y);
+                                             x, y);
   return cudaGetLastError();
 }

@@ -25,13 +25,11 @@ typedef struct spmv_coo_view {
 } spmv_coo_view;
 
 /* Kernel "coo". */
-spmv_status spmv_coo(const spmv_coo_view* A, const float* x, float* y, void* scratch,
-                     cudaStream_t stream);
+spmv_status spmv_coo(const spmv_coo_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 /* Kernel "coo_segmented" (reference only): a segmented reduction over equal
  * tiles of entries, no atomic per entry. */
-spmv_status spmv_coo_segmented(const spmv_coo_view* A, const float* x, float* y, void* scratch,
-                               cudaStream_t stream);
+spmv_status spmv_coo_segmented(const spmv_coo_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -25,34 +25,29 @@ typedef struct spmv_csr_view {
 } spmv_csr_view;
 
 /* Kernel "csr_scalar": one thread per row. */
-spmv_status spmv_csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* scratch,
-                            cudaStream_t stream);
+spmv_status spmv_csr_scalar(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 /* Kernel "csr_vector": a group of threads per row (its size chosen from the
  * mean row length) that reduces its partial sums with warp shuffles. */
-spmv_status spmv_csr_vector(const spmv_csr_view* A, const float* x, float* y, void* scratch,
-                            cudaStream_t stream);
+spmv_status spmv_csr_vector(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 /* Kernel "csr_merge" (reference only): merge-path load balancing, equal
  * shares of row ends plus entries per block whatever the row lengths. Its
  * scratch holds where each block's share starts; a call checks what an
  * earlier call left there and searches only where the check fails, so the
  * scratch may hold anything. */
-spmv_status spmv_csr_merge(const spmv_csr_view* A, const float* x, float* y, void* scratch,
-                           cudaStream_t stream);
+spmv_status spmv_csr_merge(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A);
 
 /* Kernel "csr_stream" (reference only): blocks of consecutive rows whose
  * entries are loaded coalesced into shared memory and summed from there
  * (CSR-stream); no partition, no atomics. */
-spmv_status spmv_csr_stream(const spmv_csr_view* A, const float* x, float* y, void* scratch,
-                            cudaStream_t stream);
+spmv_status spmv_csr_stream(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 /* Kernel "auto" (reference only): picks csr_scalar, csr_vector, csr_merge
  * or row blocks (csr_stream's kernel) from the matrix's row lengths (the
  * rule is in the reference's csr_auto.hpp). */
-spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void* scratch,
-                          cudaStream_t stream);
+spmv_status spmv_csr_auto(const spmv_csr_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 size_t spmv_csr_auto_scratch_size(const spmv_csr_view* A);
 
 #ifdef __cplusplus

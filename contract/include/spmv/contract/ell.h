@@ -26,8 +26,7 @@ typedef struct spmv_ell_view {
 } spmv_ell_view;
 
 /* Kernel "ell". */
-spmv_status spmv_ell(const spmv_ell_view* A, const float* x, float* y, void* scratch,
-                     cudaStream_t stream);
+spmv_status spmv_ell(const spmv_ell_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

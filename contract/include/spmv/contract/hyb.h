@@ -21,8 +21,7 @@ typedef struct spmv_hyb_view {
 } spmv_hyb_view;
 
 /* Kernel "hyb". */
-spmv_status spmv_hyb(const spmv_hyb_view* A, const float* x, float* y, void* scratch,
-                     cudaStream_t stream);
+spmv_status spmv_hyb(const spmv_hyb_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -30,8 +30,7 @@ typedef struct spmv_jds_view {
 } spmv_jds_view;
 
 /* Kernel "jds". */
-spmv_status spmv_jds(const spmv_jds_view* A, const float* x, float* y, void* scratch,
-                     cudaStream_t stream);
+spmv_status spmv_jds(const spmv_jds_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -37,14 +37,13 @@ typedef enum spmv_format {
 typedef enum spmv_memory_space { SPMV_MEMORY_DEVICE = 0, SPMV_MEMORY_HOST = 1 } spmv_memory_space;
 
 /* Type-erased launch: `matrix` points to the spmv_<format>_view of `format`. */
-typedef spmv_status (*spmv_launch_fn)(const void* matrix, const float* x, float* y, void* scratch,
-                                      cudaStream_t stream);
+typedef spmv_status (*spmv_launch_fn)(const void* matrix, const float* x, float* y, void* scratch, cudaStream_t stream);
 /* Bytes of scratch memory the kernel needs for this matrix (host-side view
  * metadata only may be read: the arrays are in `memory`). NULL = none. */
 typedef size_t (*spmv_scratch_size_fn)(const void* matrix);
 
 typedef struct spmv_kernel_entry {
-  const char* name;        /* e.g. "csr_vector"; unique within a plugin */
+  const char* name; /* e.g. "csr_vector"; unique within a plugin */
   spmv_format format;
   const char* description; /* one line for reports */
   spmv_launch_fn launch;

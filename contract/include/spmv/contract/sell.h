@@ -30,19 +30,18 @@ extern "C" {
 typedef struct spmv_sell_view {
   int32_t rows;
   int32_t cols;
-  int32_t nnz;               /* real entries, padding excluded */
-  int32_t slice_height;      /* C: positions per slice, 1 .. 1024 */
-  int32_t sort_window;       /* sigma: rows per sorting window, >= 1 */
-  int32_t slices;            /* ceil(rows / C) */
-  const int64_t* slice_ptr;  /* [slices + 1], slice_ptr[0] == 0 */
-  const int32_t* row_perm;   /* [rows], or NULL for the identity */
-  const int32_t* col_idx;    /* [slice_ptr[slices]], -1 for padding */
-  const float* values;       /* [slice_ptr[slices]], 0 for padding */
+  int32_t nnz;              /* real entries, padding excluded */
+  int32_t slice_height;     /* C: positions per slice, 1 .. 1024 */
+  int32_t sort_window;      /* sigma: rows per sorting window, >= 1 */
+  int32_t slices;           /* ceil(rows / C) */
+  const int64_t* slice_ptr; /* [slices + 1], slice_ptr[0] == 0 */
+  const int32_t* row_perm;  /* [rows], or NULL for the identity */
+  const int32_t* col_idx;   /* [slice_ptr[slices]], -1 for padding */
+  const float* values;      /* [slice_ptr[slices]], 0 for padding */
 } spmv_sell_view;
 
 /* Kernel "sell". */
-spmv_status spmv_sell(const spmv_sell_view* A, const float* x, float* y, void* scratch,
-                      cudaStream_t stream);
+spmv_status spmv_sell(const spmv_sell_view* A, const float* x, float* y, void* scratch, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

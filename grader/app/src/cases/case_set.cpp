@@ -48,9 +48,10 @@ void check_case_weights(const Policy& policy, const std::vector<TestCase>& all, 
   for (std::size_t i = 0; i < all.size() && i < 4; ++i) {
     const TestCase& c = all[i];
     const bool by_policy = policy.lines.count("case." + c.name + ".weight") != 0;
-    where += (where.empty() ? "" : ", ") + c.name + " (" +
-             (by_policy ? policy.locate("case." + c.name + ".weight") : c.origin + ": weight " + std::to_string(c.weight)) +
-             ")";
+    where +=
+        (where.empty() ? "" : ", ") + c.name + " (" +
+        (by_policy ? policy.locate("case." + c.name + ".weight") : c.origin + ": weight " + std::to_string(c.weight)) +
+        ")";
   }
   if (all.size() > 4) where += ", ...";
   throw UsageError("every case of " + sources + " weighs 0 under the policy (" + policy.source +
@@ -107,7 +108,8 @@ std::string unread_files_note(const std::vector<std::filesystem::path>& sources)
   }
   if (files.empty()) return {};
   return "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
-         "cases.ini sections, are cases): " + files + ".";
+         "cases.ini sections, are cases): " +
+         files + ".";
 }
 
 std::map<std::string, std::string> matrix_digests(const std::vector<CaseEntry>& cases) {

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "cli/exit_codes.hpp"
-#include "grading/modes.hpp"
 #include "cli/options.hpp"
+#include "grading/modes.hpp"
 #include "spmv/cli/command_line.hpp"
 
 int main(int argc, char** argv) {

@@ -66,7 +66,8 @@ submission output).
 GB/s counts the bytes a kernel must move at least: the matrix arrays of its
 format, read once, x read once (4 cols) and y written once (4 rows). The
 arrays of each format:
-  )" + byte_models("\n  ") + "\n";
+  )" + byte_models("\n  ") +
+         "\n";
 }
 
 // Each waiting runner holds a CUDA context (some hundred MB of device
@@ -87,95 +88,100 @@ struct Described {
 
 std::string default_paths(const Defaults& defaults) {
   return "Default paths (from where this spmv-grade was built):\n"
-         "  student plugin    " + defaults.student_plugin.string() + "\n"
-         "  reference plugin  " + defaults.reference_plugin.string() + "\n"
-         "  host reference    " + defaults.host_reference_plugin.string() + "\n"
-         "  cases             " + defaults.cases.string() + "\n"
-         "  generator cache   " + defaults.cache_dir.string() + "\n";
+         "  student plugin    " +
+         defaults.student_plugin.string() +
+         "\n"
+         "  reference plugin  " +
+         defaults.reference_plugin.string() +
+         "\n"
+         "  host reference    " +
+         defaults.host_reference_plugin.string() +
+         "\n"
+         "  cases             " +
+         defaults.cases.string() +
+         "\n"
+         "  generator cache   " +
+         defaults.cache_dir.string() + "\n";
 }
 
 void describe_options(Described& d) {
-  d.grading.add_options()
-      ("submission", po::value<std::string>()->value_name("PATH.so"), "plugin to grade (default: the student plugin)")
-      ("reference", po::value<std::string>()->value_name("PATH.so"),
-       "plugin to compare with (default: the reference plugin, or the host reference for a host-memory "
-       "submission)")
-      ("cases", po::value<std::vector<std::string>>()->value_name("DIR|FILE"),
-       "a case folder (*.mtx, *.mtx.gz, cases.ini), a manifest or a matrix file; repeatable "
-       "(default: the public cases)")
-      ("kernel", po::value<std::vector<std::string>>()->value_name("NAME"),
-       "kernel to grade; repeatable or comma-separated (default: the policy's kernels)")
-      ("case", po::value<std::vector<std::string>>()->value_name("PATTERN"),
-       "grade only cases whose names match this shell pattern; repeatable")
-      ("policy", po::value<std::string>()->value_name("FILE"),
-       "scoring policy (default: the built-in grader/policy/default-policy.ini)")
-      ("seed", po::value<std::string>()->value_name("N"),
-       "seed of the random x vectors (default: a fresh one, written in the report)")
-      ("secret-seed-file", po::value<std::string>()->value_name("FILE"),
-       "file whose first line is mixed into the seed for hidden runs; never written in reports (a secret never "
-       "goes on a command line; `secret-seed = TEXT` in a --config file works too)")
-      ("secret-seed", po::value<std::string>()->value_name("TEXT"), "in a --config file only: the secret seed")
-      ("isolation", po::value<std::string>()->value_name("LEVEL"),
-       "how each submission runner is contained: full, container, user or none (default: the strongest "
-       "available; see docs/grading.md)")
-      ("allow-unisolated", po::bool_switch(),
-       "grade even below the container level (a student grading their own work); the reports say so")
-      ("timeout", po::value<double>()->value_name("SECONDS"), "time limit of one (kernel, case) row (default 60)")
-      ("format-limit-mib", po::value<std::uint64_t>()->value_name("MIB"),
-       "largest padded format (ELL, HYB) to build; larger is \"not applicable\" (default 4096)")
-      ("cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)")
-      ("prestart", po::value<int>()->value_name("N"),
-       "start the runners of the next N rows ahead, each creating its CUDA context while the current row "
-       "runs, then waiting for its turn without loading the plugin (default 5; 0: start each runner at its "
-       "row's turn)");
-  d.measuring.add_options()
-      ("min-runs", po::value<int>()->value_name("N"),
-       "timed bursts per side, at least (default 4; more while their spread is over 2%)")
-      ("min-time-ms", po::value<double>()->value_name("MS"),
-       "a burst's launches take about this long on the GPU (default 3; 0: one launch a burst)")
-      ("max-runs", po::value<int>()->value_name("N"), "timed bursts per side, at most (default 10)")
-      ("warmup-runs", po::value<int>()->value_name("N"), "untimed bursts per side first (default 1)")
-      ("no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")
-      ("memcheck", po::bool_switch(),
-       "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
-       "racecheck too for csr_vector): an error it reports makes the row wrong, naming kernel, kind and address")
-      ("device", po::value<int>()->value_name("N"), "CUDA device index (default 0)")
-      ("device-from-ctest", po::bool_switch(),
-       "the device CTest allotted (CTEST_RESOURCE_GROUP_0_GPUS, from its resource spec file), else --device");
-  d.reporting.add_options()
-      ("output-dir", po::value<std::string>()->value_name("DIR"), "where reports go (default: spmv-results)")
-      ("journal", po::value<std::string>()->value_name("DIR"),
-       "CTest mode: write each kernel's rows to DIR/<kernel>.jsonl (JSON lines) instead of the reports; rows "
-       "already finished there are kept, not graded again; exits 0 once every row has a verdict, whatever it "
-       "is (--show-row gives each row's)")
-      ("show-row", po::value<std::string>()->value_name("FILE"),
-       "CTest's row test: print the row of --kernel and --case from the kernel's journal FILE; exit 0 if it passed, 1 "
-       "if it failed, 3 if it was not graded (77 with --strict-gpu when it was skipped for want of a GPU)")
-      ("aggregate", po::value<std::string>()->value_name("DIR"),
-       "CTest's final step: read the row files (*.jsonl) in DIR, write results.json and "
-       "summary.md to --output-dir, print the score")
-      ("resume", po::bool_switch(),
-       "grade only the rows missing from --output-dir's rows.jsonl (a run killed midway); the finished rows "
-       "are kept as they are, once the folder's run.json shows they were graded by the same submission, "
-       "reference, policy, kernels, cases, seed (taken from there without --seed), secret seed and timing "
-       "settings: anything else is refused, naming what differs")
-      ("planned", po::value<std::string>()->value_name("FILE"),
-       "with --aggregate: read only the row files FILE names, one per line (any other *.jsonl in the folder "
-       "is ignored and reported)")
-      ("list", po::bool_switch(),
-       "list the cases and kernels a run would grade and the effective policy, checked against the cases and "
-       "the reference, then exit")
-      ("show-policy", po::value<std::string>()->implicit_value("text")->value_name("text|json"),
-       "print the effective policy (--policy read over the built-in default, every key resolved) and exit: as a "
-       "policy file --policy reads back, or as JSON (--show-policy=json); with --cases, its [case.<name>] "
-       "sections are checked against them")
-      ("json", po::bool_switch(), "with --show-policy: print JSON")
-      ("quiet", po::bool_switch(), "print only the final score (a row's verdict with --journal)")
-      ("strict-gpu", po::bool_switch(), "exit 77 when no CUDA GPU is found (for CTest) instead of 0");
-  d.general.add_options()
-      ("help,h", "this help")
-      ("config", po::value<std::string>()->value_name("FILE"),
-       "read options from FILE (name = value lines, names as above without --)");
+  d.grading.add_options()("submission", po::value<std::string>()->value_name("PATH.so"),
+                          "plugin to grade (default: the student plugin)")(
+      "reference", po::value<std::string>()->value_name("PATH.so"),
+      "plugin to compare with (default: the reference plugin, or the host reference for a host-memory "
+      "submission)")("cases", po::value<std::vector<std::string>>()->value_name("DIR|FILE"),
+                     "a case folder (*.mtx, *.mtx.gz, cases.ini), a manifest or a matrix file; repeatable "
+                     "(default: the public cases)")(
+      "kernel", po::value<std::vector<std::string>>()->value_name("NAME"),
+      "kernel to grade; repeatable or comma-separated (default: the policy's kernels)")(
+      "case", po::value<std::vector<std::string>>()->value_name("PATTERN"),
+      "grade only cases whose names match this shell pattern; repeatable")(
+      "policy", po::value<std::string>()->value_name("FILE"),
+      "scoring policy (default: the built-in grader/policy/default-policy.ini)")(
+      "seed", po::value<std::string>()->value_name("N"),
+      "seed of the random x vectors (default: a fresh one, written in the report)")(
+      "secret-seed-file", po::value<std::string>()->value_name("FILE"),
+      "file whose first line is mixed into the seed for hidden runs; never written in reports (a secret never "
+      "goes on a command line; `secret-seed = TEXT` in a --config file works too)")(
+      "secret-seed", po::value<std::string>()->value_name("TEXT"), "in a --config file only: the secret seed")(
+      "isolation", po::value<std::string>()->value_name("LEVEL"),
+      "how each submission runner is contained: full, container, user or none (default: the strongest "
+      "available; see docs/grading.md)")(
+      "allow-unisolated", po::bool_switch(),
+      "grade even below the container level (a student grading their own work); the reports say so")(
+      "timeout", po::value<double>()->value_name("SECONDS"), "time limit of one (kernel, case) row (default 60)")(
+      "format-limit-mib", po::value<std::uint64_t>()->value_name("MIB"),
+      "largest padded format (ELL, HYB) to build; larger is \"not applicable\" (default 4096)")(
+      "cache-dir", po::value<std::string>()->value_name("DIR"), "cache of generated matrices (default: see below)")(
+      "prestart", po::value<int>()->value_name("N"),
+      "start the runners of the next N rows ahead, each creating its CUDA context while the current row "
+      "runs, then waiting for its turn without loading the plugin (default 5; 0: start each runner at its "
+      "row's turn)");
+  d.measuring.add_options()("min-runs", po::value<int>()->value_name("N"),
+                            "timed bursts per side, at least (default 4; more while their spread is over 2%)")(
+      "min-time-ms", po::value<double>()->value_name("MS"),
+      "a burst's launches take about this long on the GPU (default 3; 0: one launch a burst)")(
+      "max-runs", po::value<int>()->value_name("N"), "timed bursts per side, at most (default 10)")(
+      "warmup-runs", po::value<int>()->value_name("N"), "untimed bursts per side first (default 1)")(
+      "no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")(
+      "memcheck", po::bool_switch(),
+      "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
+      "racecheck too for csr_vector): an error it reports makes the row wrong, naming kernel, kind and address")(
+      "device", po::value<int>()->value_name("N"), "CUDA device index (default 0)")(
+      "device-from-ctest", po::bool_switch(),
+      "the device CTest allotted (CTEST_RESOURCE_GROUP_0_GPUS, from its resource spec file), else --device");
+  d.reporting.add_options()("output-dir", po::value<std::string>()->value_name("DIR"),
+                            "where reports go (default: spmv-results)")(
+      "journal", po::value<std::string>()->value_name("DIR"),
+      "CTest mode: write each kernel's rows to DIR/<kernel>.jsonl (JSON lines) instead of the reports; rows "
+      "already finished there are kept, not graded again; exits 0 once every row has a verdict, whatever it "
+      "is (--show-row gives each row's)")(
+      "show-row", po::value<std::string>()->value_name("FILE"),
+      "CTest's row test: print the row of --kernel and --case from the kernel's journal FILE; exit 0 if it passed, 1 "
+      "if it failed, 3 if it was not graded (77 with --strict-gpu when it was skipped for want of a GPU)")(
+      "aggregate", po::value<std::string>()->value_name("DIR"),
+      "CTest's final step: read the row files (*.jsonl) in DIR, write results.json and "
+      "summary.md to --output-dir, print the score")(
+      "resume", po::bool_switch(),
+      "grade only the rows missing from --output-dir's rows.jsonl (a run killed midway); the finished rows "
+      "are kept as they are, once the folder's run.json shows they were graded by the same submission, "
+      "reference, policy, kernels, cases, seed (taken from there without --seed), secret seed and timing "
+      "settings: anything else is refused, naming what differs")(
+      "planned", po::value<std::string>()->value_name("FILE"),
+      "with --aggregate: read only the row files FILE names, one per line (any other *.jsonl in the folder "
+      "is ignored and reported)")(
+      "list", po::bool_switch(),
+      "list the cases and kernels a run would grade and the effective policy, checked against the cases and "
+      "the reference, then exit")(
+      "show-policy", po::value<std::string>()->implicit_value("text")->value_name("text|json"),
+      "print the effective policy (--policy read over the built-in default, every key resolved) and exit: as a "
+      "policy file --policy reads back, or as JSON (--show-policy=json); with --cases, its [case.<name>] "
+      "sections are checked against them")("json", po::bool_switch(), "with --show-policy: print JSON")(
+      "quiet", po::bool_switch(), "print only the final score (a row's verdict with --journal)")(
+      "strict-gpu", po::bool_switch(), "exit 77 when no CUDA GPU is found (for CTest) instead of 0");
+  d.general.add_options()("help,h", "this help")(
+      "config", po::value<std::string>()->value_name("FILE"),
+      "read options from FILE (name = value lines, names as above without --)");
 }
 
 std::vector<std::string> split_commas(const std::vector<std::string>& values) {
@@ -294,10 +300,12 @@ void check_submission_path(const std::filesystem::path& submission, bool given) 
   const std::string named = given ? "--submission " + submission.string()
                                   : "--submission (default: the student plugin " + submission.string() + ")";
   if (!std::filesystem::exists(status)) {
-    throw UsageError(named + ": no such file" + (given ? std::string() : "; build it first (cmake --build --preset dev)"));
+    throw UsageError(named + ": no such file" +
+                     (given ? std::string() : "; build it first (cmake --build --preset dev)"));
   }
   if (std::filesystem::is_directory(status)) {
-    throw UsageError(named + ": is a folder, not a plugin (.so); build a submission folder into a plugin with "
+    throw UsageError(named +
+                     ": is a folder, not a plugin (.so); build a submission folder into a plugin with "
                      "tools/build-submission DIR OUT.so");
   }
 }
@@ -350,8 +358,9 @@ ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaul
     return command;
   }
   if (vm.count("secret-seed") != 0) {
-    throw UsageError("--secret-seed: a secret on the command line is visible to every process of the machine; put "
-                     "it in a file (--secret-seed-file FILE) or a --config file (secret-seed = TEXT)");
+    throw UsageError(
+        "--secret-seed: a secret on the command line is visible to every process of the machine; put "
+        "it in a file (--secret-seed-file FILE) or a --config file (secret-seed = TEXT)");
   }
   // Stored after the command line, so the command line's values stay.
   if (vm.count("config") != 0) store_config_file(vm["config"].as<std::string>(), in_config_file, vm);

@@ -34,18 +34,18 @@ Defaults defaults_for_executable(const std::filesystem::path& executable);
 
 struct Options {
   std::filesystem::path submission;
-  bool submission_given = false;  // by --submission, not the default
+  bool submission_given = false;                   // by --submission, not the default
   std::optional<std::filesystem::path> reference;  // unset: by the submission's memory space
   std::vector<std::filesystem::path> cases;
-  bool cases_given = false;  // by --cases, not the default public cases
+  bool cases_given = false;               // by --cases, not the default public cases
   std::vector<std::string> kernels;       // empty: the policy's graded kernels
   std::vector<std::string> case_filters;  // shell patterns; empty: every case
   std::optional<std::filesystem::path> policy;
-  std::optional<std::uint64_t> seed;      // unset: a fresh one, reported
-  std::optional<std::string> secret_seed;   // from --secret-seed-file or a config file, never argv
-  std::optional<std::string> isolation;     // --isolation LEVEL
+  std::optional<std::uint64_t> seed;       // unset: a fresh one, reported
+  std::optional<std::string> secret_seed;  // from --secret-seed-file or a config file, never argv
+  std::optional<std::string> isolation;    // --isolation LEVEL
   bool allow_unisolated = false;
-  bool resume = false;                      // keep the finished rows of --output-dir's rows.jsonl
+  bool resume = false;                           // keep the finished rows of --output-dir's rows.jsonl
   std::optional<std::filesystem::path> planned;  // --aggregate: the row files to read
   double timeout_s = 60;
   // Timing by chained bursts (rows/burst_timing.hpp): bursts per side, at

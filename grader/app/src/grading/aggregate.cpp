@@ -99,7 +99,9 @@ int run_aggregate(const Options& options) {
   if (runs.empty()) info.submission = options.submission.string();
   // The report scores the rows under this policy; the runs' own is said
   // when it differs.
-  const auto without_source = [](const std::string& text) { return text.substr(text.starts_with('#') ? text.find('\n') + 1 : 0); };
+  const auto without_source = [](const std::string& text) {
+    return text.substr(text.starts_with('#') ? text.find('\n') + 1 : 0);
+  };
   if (!info.policy.empty() && without_source(info.policy) != policy_text(policy, false)) {
     info.notes.push_back("The rows were graded under another policy than the one this report scores them with (" +
                          policy.source + ").");
@@ -108,7 +110,8 @@ int run_aggregate(const Options& options) {
   for (const auto& row : rows) {
     if (row.copy_gbps && !info.copy_gbps) info.copy_gbps = row.copy_gbps;
   }
-  const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
+  const auto skipped =
+      std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
   if (skipped > 0) info.notes.push_back(std::to_string(skipped) + " rows were skipped: no CUDA GPU was found.");
   if (!unplanned.empty()) {
     std::string names;

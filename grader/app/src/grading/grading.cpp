@@ -43,7 +43,7 @@ struct Decision {
 // measured by the first, is kept beside the journals for the others
 // (context only: it earns nothing).
 std::optional<std::filesystem::path> cusparse_cache(const std::optional<std::filesystem::path>& journal,
-                                                   const std::string& case_name) {
+                                                    const std::string& case_name) {
   if (!journal) return std::nullopt;
   return *journal / (file_name_part(case_name) + ".cusparse-ms");
 }
@@ -61,7 +61,11 @@ class Grading {
  public:
   Grading(const Options& options, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu,
           GradingRunners& runners)
-      : options_(options), setup_(setup), reporter_(reporter), gpu_(std::move(gpu)), needs_gpu_(needs_gpu),
+      : options_(options),
+        setup_(setup),
+        reporter_(reporter),
+        gpu_(std::move(gpu)),
+        needs_gpu_(needs_gpu),
         runners_(runners) {}
 
   void run(std::vector<RowResult>& rows, std::uint64_t run_seed, const std::set<std::size_t>& done) {
@@ -158,7 +162,8 @@ class Grading {
     if (!needs_gpu_ || gpu_missing()) return;
     for (std::size_t next = c + 1; next < setup_.cases.size() && next <= c + kCasesPreparedAhead; ++next) {
       if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
-      preparing_.emplace(next, std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {
+      preparing_.emplace(next,
+                         std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {
                            return prepare_state(next, formats);
                          }));
     }
@@ -230,9 +235,9 @@ class Grading {
     if (gpu_missing()) return Decision{Verdict::kSkipped, "no_gpu", ""};
     const KernelInfo* submission_kernel = setup_.submission.find(row.kernel);
     if (submission_kernel == nullptr) {
-      return Decision{Verdict::kNotImplemented, "missing_kernel",
-                      "the submission has no kernel named " + row.kernel + " (it has: " +
-                          setup_.submission.kernel_names() + ")"};
+      return Decision{
+          Verdict::kNotImplemented, "missing_kernel",
+          "the submission has no kernel named " + row.kernel + " (it has: " + setup_.submission.kernel_names() + ")"};
     }
     if (submission_kernel->format != reference_kernel.format) {
       return Decision{Verdict::kLoadError, "format_mismatch",
@@ -274,7 +279,8 @@ class Grading {
 
   // A row that needs no runner after all: the one started for it ends unused.
   void drop_started(std::size_t index) {
-    const auto it = std::find_if(started_.begin(), started_.end(), [&](const StartedRow& s) { return s.index == index; });
+    const auto it =
+        std::find_if(started_.begin(), started_.end(), [&](const StartedRow& s) { return s.index == index; });
     if (it == started_.end()) return;
     runners_.retire(it->runner.take());
     started_.erase(it);
@@ -291,13 +297,13 @@ class Grading {
     for (const double pause : {0.0, 1.0, 2.0, 4.0}) {
       std::this_thread::sleep_for(std::chrono::duration<double>(pause));
       const GpuInfo health = probe_gpu(options_.device, kMinimumProbeTimeout,
-                                       logs_dir(options_.output_dir) / "gpu-health.log",
-                                       std::nullopt);
+                                       logs_dir(options_.output_dir) / "gpu-health.log", std::nullopt);
       if (health.count > 0 && health.copy_gbps) return;
       why = health.note.empty() ? "no GPU found" : health.note;
     }
     throw SetupError("the GPU failed its health check after the row " + row.kernel + " / " + row.case_name + " (" +
-                     row.summary + "): " + why + ". Grading stopped; the rows graded so far are in the reports, and "
+                     row.summary + "): " + why +
+                     ". Grading stopped; the rows graded so far are in the reports, and "
                      "spmv-grade --resume grades the rest once the GPU works again.");
   }
 
@@ -335,8 +341,7 @@ class Grading {
     plan.format = setup_.reference.find(row.kernel)->format;
     plan.timeout_s = options_.timeout_s;
     plan.timing = options_.timing;
-    plan.measure_cusparse =
-        options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    plan.measure_cusparse = options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     const auto judging = Clock::now();
@@ -363,12 +368,12 @@ class Grading {
   int cases_checked_on_host_ = 0;
   double case_wait_s_ = 0;
   PrepareOptions prepare_;
-  std::vector<std::vector<std::size_t>> case_rows_;  // each case's rows still to grade, in order
-  std::vector<Turn> order_;                          // those rows, in grading order
-  std::map<std::size_t, CaseState> cases_;           // prepared cases still needed
+  std::vector<std::vector<std::size_t>> case_rows_;          // each case's rows still to grade, in order
+  std::vector<Turn> order_;                                  // those rows, in grading order
+  std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
   std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
-  std::deque<StartedRow> started_;                   // runners started ahead, waiting for their turn, in order
-  std::size_t next_to_start_ = 0;                    // position in order_ not yet looked at
+  std::deque<StartedRow> started_;                           // runners started ahead, waiting for their turn, in order
+  std::size_t next_to_start_ = 0;                            // position in order_ not yet looked at
 };
 
 }  // namespace

@@ -41,8 +41,8 @@ std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
 
 GradingRunners::GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
                                const std::filesystem::path& logs)
-    : submission_(for_program(in_space(common, setup.reference.memory, device), defaults.runner,
-                              setup.submission.path, {})),
+    : submission_(
+          for_program(in_space(common, setup.reference.memory, device), defaults.runner, setup.submission.path, {})),
       reference_spec_(for_program(in_space(common, setup.reference.memory, device), defaults.reference_runner,
                                   setup.reference.path, logs / "reference-runner.log")) {}
 

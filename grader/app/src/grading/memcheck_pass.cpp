@@ -12,8 +12,9 @@ void memcheck_pass(const Setup& setup, const PrepareOptions& prepare, const std:
                    double timeout_s, GradingRunners& runners, Reporter& reporter, std::vector<RowResult>& rows) {
   const auto sanitizer = find_compute_sanitizer();
   if (!sanitizer) {
-    reporter.info().notes.push_back("--memcheck: compute-sanitizer was not found (PATH, $CUDA_HOME/bin, "
-                                    "/usr/local/cuda/bin); no row was checked.");
+    reporter.info().notes.push_back(
+        "--memcheck: compute-sanitizer was not found (PATH, $CUDA_HOME/bin, "
+        "/usr/local/cuda/bin); no row was checked.");
     return;
   }
   int checked = 0;
@@ -22,7 +23,8 @@ void memcheck_pass(const Setup& setup, const PrepareOptions& prepare, const std:
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (rows[i].kernel == kernel && rows[i].verdict == Verdict::kPass && rows[i].nnz > 0) candidates.push_back(i);
     }
-    std::sort(candidates.begin(), candidates.end(), [&](std::size_t a, std::size_t b) { return rows[a].nnz < rows[b].nnz; });
+    std::sort(candidates.begin(), candidates.end(),
+              [&](std::size_t a, std::size_t b) { return rows[a].nnz < rows[b].nnz; });
     if (candidates.size() > kMemcheckCases) candidates.resize(kMemcheckCases);
     const spmv_format format = setup.reference.find(kernel)->format;
     for (const std::size_t i : candidates) {

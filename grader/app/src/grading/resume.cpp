@@ -21,7 +21,8 @@ std::vector<std::filesystem::path> finished_row_files(const std::optional<std::f
   return {};
 }
 
-std::set<std::size_t> take_finished_rows(const std::vector<std::filesystem::path>& files, std::vector<RowResult>& rows) {
+std::set<std::size_t> take_finished_rows(const std::vector<std::filesystem::path>& files,
+                                         std::vector<RowResult>& rows) {
   std::set<std::size_t> done;
   for (const auto& path : files) {
     std::ifstream file(path);

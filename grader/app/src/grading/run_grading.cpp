@@ -44,8 +44,8 @@ int list(const Setup& setup) {
   std::cout << "Cases (" << setup.cases.size() << "):\n";
   for (const auto& entry : setup.cases) {
     const auto& c = entry.test_case;
-    std::cout << "  " << c.name << "  [" << (c.file.empty() ? c.generator : c.file.string()) << "]  weight "
-              << c.weight << ", " << c.visibility << (c.why.empty() ? "" : "  - " + c.why) << '\n';
+    std::cout << "  " << c.name << "  [" << (c.file.empty() ? c.generator : c.file.string()) << "]  weight " << c.weight
+              << ", " << c.visibility << (c.why.empty() ? "" : "  - " + c.why) << '\n';
   }
   std::cout << "Kernels (" << setup.kernels.size() << "):\n";
   for (const auto& kernel : setup.kernels) {
@@ -55,7 +55,8 @@ int list(const Setup& setup) {
               << (setup.submission.find(kernel) == nullptr ? "  - not in the submission" : "") << '\n';
   }
   if (!setup.submission.loaded) std::cout << "The submission cannot be loaded: " << setup.submission.error << '\n';
-  std::cout << "Policy (" << setup.policy.source << ", every key resolved; spmv-grade --show-policy prints it alone):\n";
+  std::cout << "Policy (" << setup.policy.source
+            << ", every key resolved; spmv-grade --show-policy prints it alone):\n";
   std::istringstream text(policy_text(setup.policy, false));
   for (std::string line; std::getline(text, line);) std::cout << (line.empty() ? "" : "  ") << line << '\n';
   return kExitAllPassed;
@@ -98,10 +99,12 @@ std::uint64_t fresh_seed() {
 }
 
 std::string no_gpu_note(const GpuInfo& gpu, const std::vector<RowResult>& rows, int cases_checked) {
-  const auto skipped = std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
+  const auto skipped =
+      std::count_if(rows.begin(), rows.end(), [](const auto& r) { return r.verdict == Verdict::kSkipped; });
   return "No CUDA GPU found" + (gpu.note.empty() ? std::string() : " (" + gpu.note + ")") + ": " +
-         std::to_string(skipped) + " rows are reported as skipped; host-side checks ran: " +
-         std::to_string(cases_checked) + " cases read, converted and checked.";
+         std::to_string(skipped) +
+         " rows are reported as skipped; host-side checks ran: " + std::to_string(cases_checked) +
+         " cases read, converted and checked.";
 }
 
 // The settings that decide a row's verdict or measurement, for the run's
@@ -135,7 +138,8 @@ Provenance provenance_of(const Setup& setup, const std::optional<std::filesystem
   p.emplace_back("reference", file_digest(setup.reference.path));
   p.emplace_back("policy", policy_file ? file_digest(*policy_file)
                                        : "sha256:" + sha256_hex(default_policy_text()) + " (built in)");
-  for (const auto& entry : setup.cases) p.emplace_back("case " + entry.test_case.name, digests.at(entry.test_case.name));
+  for (const auto& entry : setup.cases)
+    p.emplace_back("case " + entry.test_case.name, digests.at(entry.test_case.name));
   if (!gpu.name.empty()) p.emplace_back("gpu", gpu.name);
   if (!gpu.driver.empty()) p.emplace_back("driver", gpu.driver);
   if (!gpu.toolkit.empty()) p.emplace_back("toolkit", gpu.toolkit);
@@ -276,9 +280,10 @@ int run_grading(const Options& options, const Defaults& defaults) {
   if (options.journal) return journal_exit_code(rows, options.strict_gpu);
   write_run_info(run_facts_file(options.output_dir), {run_id, reporter.info()});
   if (!options.quiet) {
-    std::printf("Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
-                "waiting for cases %.1f s)\n",
-                seconds_since(started), probes_s, gpu_probe_s, rows_s, graded.case_wait_s);
+    std::printf(
+        "Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
+        "waiting for cases %.1f s)\n",
+        seconds_since(started), probes_s, gpu_probe_s, rows_s, graded.case_wait_s);
   }
   return exit_code_of(rows, options.strict_gpu);
 }

@@ -35,8 +35,8 @@ std::filesystem::path logs_dir(const std::filesystem::path& output_dir) { return
 std::string file_name_part(const std::string& text) {
   std::string name = text;
   for (char& c : name) {
-    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
-                       c == '.';
+    const bool plain =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
     if (!plain) c = '_';
   }
   return name;
@@ -95,8 +95,8 @@ void probe_plugins(Setup& setup, const RunnerSpec& common, const Defaults& defau
   if (setup.submission.loaded && setup.submission.memory != setup.reference.memory) {
     const auto where = [](spmv_memory_space space) { return space == SPMV_MEMORY_HOST ? "host" : "device"; };
     throw SetupError("the submission " + submission.string() + " works in " + where(setup.submission.memory) +
-                     " memory but the reference " + reference_path.string() + " in " +
-                     where(setup.reference.memory) + " memory; pass a --reference of the same kind");
+                     " memory but the reference " + reference_path.string() + " in " + where(setup.reference.memory) +
+                     " memory; pass a --reference of the same kind");
   }
 }
 
@@ -105,8 +105,8 @@ std::vector<std::string> choose_kernels(const std::vector<std::string>& asked, c
   for (const auto& [kernel, weight] : setup.policy.kernel_weights) {
     if (setup.reference.find(kernel) == nullptr) {
       throw UsageError("--policy: " + setup.policy.locate("kernels." + kernel) + ": the reference " +
-                       setup.reference.path.string() + " has no kernel named " + kernel + " (it has: " +
-                       setup.reference.kernel_names() + ")");
+                       setup.reference.path.string() + " has no kernel named " + kernel +
+                       " (it has: " + setup.reference.kernel_names() + ")");
     }
   }
   std::vector<std::string> kernels = asked;
@@ -124,7 +124,8 @@ std::string no_points_note(const Setup& setup, bool cases_filtered, bool kernels
   double kernel_weights = 0;
   for (const auto& kernel : setup.kernels) kernel_weights += setup.policy.kernel_weight(kernel);
   double case_weights = 0;
-  for (const auto& entry : setup.cases) case_weights += setup.policy.case_weight(entry.test_case.name, entry.test_case.weight);
+  for (const auto& entry : setup.cases)
+    case_weights += setup.policy.case_weight(entry.test_case.name, entry.test_case.weight);
   if (kernel_weights > 0 && case_weights > 0) return {};
   std::string why = kernel_weights > 0 ? "every case it grades" : "every kernel it grades";
   why += kernel_weights > 0 ? (cases_filtered ? " (--case)" : "") : (kernels_chosen ? " (--kernel)" : "");

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "scoring/policy.hpp"
 #include "rows/row.hpp"
+#include "scoring/policy.hpp"
 #include "scoring/scoring.hpp"
 
 namespace spmv::grade {
@@ -21,11 +21,11 @@ struct RunInfo {
   std::string submission;       // plugin path
   std::string submission_name;  // the plugin's own name
   std::string reference;
-  std::string device;           // GPU name, or what ran instead
+  std::string device;  // GPU name, or what ran instead
   std::optional<double> copy_gbps;
   std::optional<std::uint64_t> seed;  // absent with a secret seed
   bool secret_seed = false;
-  std::vector<std::string> notes;     // e.g. that no GPU was found
+  std::vector<std::string> notes;  // e.g. that no GPU was found
   double elapsed_s = 0;
   // How the submission was contained (grader/sandbox): the level's name and
   // what it gives; `unisolated` when graded below the container level.

@@ -62,8 +62,9 @@ std::string setup_problems_note(const std::vector<RowResult>& rows) {
     text += " " + std::to_string(grader_errors.size()) + (grader_errors.size() == 1 ? " row" : " rows") +
             " could not be graded (" + listed(grader_errors) + ": grader error);";
   }
-  text += " their rows are left out of the score and spmv-grade exits with status 3. The reasons are listed "
-          "with the rows; fix the cases (spmv-cases validate FOLDER checks them) and grade again.";
+  text +=
+      " their rows are left out of the score and spmv-grade exits with status 3. The reasons are listed "
+      "with the rows; fix the cases (spmv-cases validate FOLDER checks them) and grade again.";
   return text;
 }
 
@@ -73,8 +74,7 @@ std::string student_visible(const RowResult& row, const std::string& text) {
   // comma. A path is a word that starts with '/', with "../", or with the
   // --cases folder the case came from.
   const auto ends_word = [](char c) {
-    return c == ' ' || c == '\n' || c == '\t' || c == '\'' || c == '"' || c == ':' || c == '(' || c == ')' ||
-           c == ',';
+    return c == ' ' || c == '\n' || c == '\t' || c == '\'' || c == '"' || c == ':' || c == '(' || c == ')' || c == ',';
   };
   const auto is_path = [&](const std::string& word) {
     return word.starts_with('/') || word.starts_with("../") ||

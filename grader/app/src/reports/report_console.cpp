@@ -52,8 +52,8 @@ std::string console_report(const Policy& policy, const std::vector<RowResult>& u
   table.add({"kernel", "case", "verdict", "max err", "ms", "ref ms", "speedup", "GB/s", "points"});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const RowCells c = cells_of(rows[i], summary.rows[i]);
-    table.add({rows[i].kernel, rows[i].case_name, c.verdict, c.max_error, c.ms, c.reference_ms, c.speedup, c.gbps,
-               c.points});
+    table.add(
+        {rows[i].kernel, rows[i].case_name, c.verdict, c.max_error, c.ms, c.reference_ms, c.speedup, c.gbps, c.points});
   }
   std::ostringstream out;
   out << '\n' << table.str();
@@ -65,7 +65,8 @@ std::string console_report(const Policy& policy, const std::vector<RowResult>& u
     heading = true;
     out << "  " << row.kernel << " / " << row.case_name << ": " << row.summary << '\n';
   }
-  if (info.copy_gbps) out << "\nDevice: " << info.device << ", copy bandwidth " << static_cast<long>(*info.copy_gbps) << " GB/s\n";
+  if (info.copy_gbps)
+    out << "\nDevice: " << info.device << ", copy bandwidth " << static_cast<long>(*info.copy_gbps) << " GB/s\n";
   for (const auto& note : info.notes) out << '\n' << note << '\n';
   if (const std::string problems = setup_problems_note(rows); !problems.empty()) out << "\n!! " << problems << '\n';
   out << '\n' << score_line(summary, rows) << '\n';

@@ -55,8 +55,8 @@ Json measurements(const RowResult& row, bool visible) {
   if (row.max_error_ratio && std::isfinite(*row.max_error_ratio)) {
     extra["max_error_ratio"] = json_number(*row.max_error_ratio);
   }
-  for (const auto& [name, sample] : {std::pair{"first_bad_row", &row.first_bad_row},
-                                     std::pair{"worst_bad_row", &row.worst_bad_row}}) {
+  for (const auto& [name, sample] :
+       {std::pair{"first_bad_row", &row.first_bad_row}, std::pair{"worst_bad_row", &row.worst_bad_row}}) {
     if (!*sample) continue;
     Json& entry = extra[name] = Json::object();
     entry["row"] = (*sample)->row;

@@ -14,9 +14,9 @@
 #include <optional>
 #include <vector>
 
-#include "scoring/policy.hpp"
 #include "reports/report.hpp"
 #include "rows/row.hpp"
+#include "scoring/policy.hpp"
 
 namespace spmv::grade {
 

@@ -27,9 +27,7 @@ std::string short_digest(const std::string& digest) {
   return colon == std::string::npos ? digest : digest.substr(0, std::min(digest.size(), colon + 13));
 }
 
-std::map<std::string, std::string> as_map(const Identity& identity) {
-  return {identity.begin(), identity.end()};
-}
+std::map<std::string, std::string> as_map(const Identity& identity) { return {identity.begin(), identity.end()}; }
 
 // The first line where two policy texts differ, as "'a' there, 'b' now".
 std::string first_difference(const std::string& there, const std::string& now) {
@@ -46,7 +44,9 @@ std::string first_difference(const std::string& there, const std::string& now) {
     if (!more_b) line_b.clear();
     if (line_a.starts_with('#') && line_b.starts_with('#')) continue;  // the source line
     if (line_a != line_b) {
-      const auto shown = [](const std::string& line) { return line.empty() ? std::string("nothing") : "'" + line + "'"; };
+      const auto shown = [](const std::string& line) {
+        return line.empty() ? std::string("nothing") : "'" + line + "'";
+      };
       return (section_a.empty() ? "" : section_a + " ") + shown(line_a) + " there, " + shown(line_b) + " now";
     }
     if (line_a.starts_with('[')) section_a = line_a;
@@ -57,9 +57,9 @@ std::string first_difference(const std::string& there, const std::string& now) {
 
 std::string case_identity(const TestCase& c, const std::string& matrix_digest) {
   std::ostringstream text;
-  text << matrix_digest << "\nweight=" << c.weight << "\nvisibility=" << c.visibility << "\ntolerance_c="
-       << (c.tolerance_c ? std::to_string(*c.tolerance_c) : "default") << "\nupper_triangle="
-       << (c.read_options.upper_triangle == UpperTriangle::kMirror ? "mirror" : "reject")
+  text << matrix_digest << "\nweight=" << c.weight << "\nvisibility=" << c.visibility
+       << "\ntolerance_c=" << (c.tolerance_c ? std::to_string(*c.tolerance_c) : "default")
+       << "\nupper_triangle=" << (c.read_options.upper_triangle == UpperTriangle::kMirror ? "mirror" : "reject")
        << "\nallow_nonfinite=" << (c.read_options.allow_nonfinite ? "true" : "false") << "\n";
   return "sha256:" + sha256_hex(text.str());
 }
@@ -97,8 +97,9 @@ namespace {
 [[noreturn]] void refuse(const std::filesystem::path& folder, const std::vector<std::string>& differences) {
   std::string text = "--resume: " + folder.string() + " was graded by another run: ";
   for (std::size_t i = 0; i < differences.size(); ++i) text += (i == 0 ? "" : "; ") + differences[i];
-  throw UsageError(text + ". Its rows are not this run's to keep: resume with the command that made it, grade into "
-                          "a new --output-dir, or leave out --resume to grade afresh");
+  throw UsageError(text +
+                   ". Its rows are not this run's to keep: resume with the command that made it, grade into "
+                   "a new --output-dir, or leave out --resume to grade afresh");
 }
 
 }  // namespace
@@ -159,8 +160,8 @@ std::string check_resume(const std::filesystem::path& folder, const JournalRun& 
     if (!only_there.empty()) parts += "only there: " + joined(only_there);
     if (!only_here.empty()) parts += (parts.empty() ? "" : "; ") + std::string("only now: ") + joined(only_here);
     if (!changed.empty()) {
-      parts += (parts.empty() ? "" : "; ") + std::string("changed since (matrix or cases.ini section): ") +
-               joined(changed);
+      parts +=
+          (parts.empty() ? "" : "; ") + std::string("changed since (matrix or cases.ini section): ") + joined(changed);
     }
     differences.push_back("the case set differs (" + parts + ")");
   }

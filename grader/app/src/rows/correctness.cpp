@@ -34,7 +34,7 @@ const char* cause_token(LikelyCause cause) {
 
 std::string run_label(int run) {
   static constexpr std::array<const char*, kRunsPerRow> kLabels{"run 1 (first x)", "run 2 (second x)",
-                                                                 "run 3 (first x again)"};
+                                                                "run 3 (first x again)"};
   return kLabels[static_cast<std::size_t>(run)];
 }
 
@@ -101,7 +101,8 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
   Findings findings;
   for (int run = 0; run < kRunsPerRow; ++run) {
     const runner::GuardDamage damage = inspect_guards(results, run);
-    if (damage.any()) findings.add("out_of_bounds_write", runner::describe_y_guards(damage, results.rows()) + " in " + run_label(run));
+    if (damage.any())
+      findings.add("out_of_bounds_write", runner::describe_y_guards(damage, results.rows()) + " in " + run_label(run));
   }
   if (!modified.empty()) {
     findings.add("modified_input", "modified input: the kernel changed " + modified + " (inputs are read-only)");
@@ -131,7 +132,8 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
 
 namespace {
 
-std::string check_against_golden(const PreparedCase& p, const std::vector<float>& x, const ResultView& results, int slot) {
+std::string check_against_golden(const PreparedCase& p, const std::vector<float>& x, const ResultView& results,
+                                 int slot) {
   const runner::GuardDamage damage = inspect_guards(results, slot);
   if (damage.any()) return runner::describe_y_guards(damage, results.rows());
   const GoldenResult golden = golden_spmv(p.csr, x);
@@ -150,8 +152,8 @@ std::string check_launch_result(const PreparedCase& p, std::uint64_t seed, const
   return check_against_golden(p, x_for_seed(static_cast<std::size_t>(p.csr.cols), seed), results, slot);
 }
 
-std::string check_link(const PreparedCase& p, std::uint64_t burst_seed, int link, std::span<const std::uint64_t> digests,
-                       const ResultView& results) {
+std::string check_link(const PreparedCase& p, std::uint64_t burst_seed, int link,
+                       std::span<const std::uint64_t> digests, const ResultView& results) {
   if (link < 1 || static_cast<std::size_t>(link) > digests.size()) return "no such link in the burst";
   const std::string where = "link " + std::to_string(link) + " of " + std::to_string(digests.size());
   std::uint64_t previous_digest = 0;
@@ -160,13 +162,15 @@ std::string check_link(const PreparedCase& p, std::uint64_t burst_seed, int link
     previous = y_bits(results, runner::kPreviousLinkSlot);
     previous_digest = runner::digest_of(previous);
     if (previous_digest != digests[static_cast<std::size_t>(link - 2)]) {
-      return where + ": the y of the link before it is not the one its burst's reply was made from (work done "
-                     "after the reply, or a forged reply)";
+      return where +
+             ": the y of the link before it is not the one its burst's reply was made from (work done "
+             "after the reply, or a forged reply)";
     }
   }
   if (runner::digest_of(y_bits(results, runner::kLinkSlot)) != digests[static_cast<std::size_t>(link - 1)]) {
-    return where + ": its y is not the one its burst's reply was made from (work done after the reply, or a "
-                   "forged reply)";
+    return where +
+           ": its y is not the one its burst's reply was made from (work done after the reply, or a "
+           "forged reply)";
   }
   const auto cols = static_cast<std::size_t>(p.csr.cols);
   const std::uint64_t seed = runner::link_seed(burst_seed, static_cast<std::uint64_t>(link), previous_digest);

@@ -21,9 +21,9 @@ runner::GuardDamage inspect_guards(const ResultView& results, int slot);
 
 struct Correctness {
   bool passed = false;
-  std::string cause;    // a RowResult::cause token, empty when passed
-  std::string summary;  // the main finding, one line
-  std::string detail;   // further findings, one per line
+  std::string cause;     // a RowResult::cause token, empty when passed
+  std::string summary;   // the main finding, one line
+  std::string detail;    // further findings, one per line
   double max_ratio = 0;  // worst |error| / allowed over the runs (inf for NaN)
   std::optional<RowSample> first_bad, worst_bad;
 };

@@ -14,17 +14,17 @@ namespace spmv::grade {
 
 enum class Verdict {
   kPass,
-  kWrong,           // the result, y's guard zones or the inputs are wrong
-  kCrash,           // signal, exit(), failed launch, CUDA error
-  kTimeout,         // killed at the time limit
-  kNotImplemented,  // the kernel is missing or returns SPMV_NOT_IMPLEMENTED
-  kNotApplicable,   // the format cannot hold the matrix (not held against the submission)
-  kSkipped,         // no GPU for a device plugin
-  kLoadError,       // the submission's plugin cannot be loaded
+  kWrong,             // the result, y's guard zones or the inputs are wrong
+  kCrash,             // signal, exit(), failed launch, CUDA error
+  kTimeout,           // killed at the time limit
+  kNotImplemented,    // the kernel is missing or returns SPMV_NOT_IMPLEMENTED
+  kNotApplicable,     // the format cannot hold the matrix (not held against the submission)
+  kSkipped,           // no GPU for a device plugin
+  kLoadError,         // the submission's plugin cannot be loaded
   kForbiddenLibrary,  // a kernel of a vendor library or of a module loaded at run time ran
-  kCaseError,       // the case cannot be read or converted (not held against the submission)
-  kGraderError,     // the grader itself failed on this row (not held against the submission)
-  kNotRun,          // never finished: the grader was stopped first
+  kCaseError,         // the case cannot be read or converted (not held against the submission)
+  kGraderError,       // the grader itself failed on this row (not held against the submission)
+  kNotRun,            // never finished: the grader was stopped first
 };
 
 // "pass", "not implemented", ... for people.
@@ -49,13 +49,13 @@ struct RowSample {
 struct RowResult {
   // Identity, fixed when the run is planned.
   std::string kernel;
-  std::string format;         // "csr", ...
-  int kernel_order = 0;       // position in the policy's kernel list
+  std::string format;    // "csr", ...
+  int kernel_order = 0;  // position in the policy's kernel list
   std::string case_name;
-  int case_order = 0;         // position in the full case list of its source
-  std::string case_source;    // the --cases entry the case came from
-  std::string case_why;       // what the case exercises (the manifest's `why`)
-  double case_weight = 1;     // from the manifest (the policy may override)
+  int case_order = 0;       // position in the full case list of its source
+  std::string case_source;  // the --cases entry the case came from
+  std::string case_why;     // what the case exercises (the manifest's `why`)
+  double case_weight = 1;   // from the manifest (the policy may override)
   std::string visibility = "visible";
   std::vector<std::string> tags;
   std::int64_t rows = 0, cols = 0, nnz = 0;
@@ -67,17 +67,17 @@ struct RowResult {
   // "modified_input", "race", ...); for crash, "signal", "exit",
   // "launch_error", "cuda_error"; empty for pass.
   std::string cause;
-  std::string summary;  // one line: "<verdict>: <explanation>"
-  std::string detail;   // more explanation, never repeating the summary
-  std::string stage;    // where the submission was when it failed
+  std::string summary;                    // one line: "<verdict>: <explanation>"
+  std::string detail;                     // more explanation, never repeating the summary
+  std::string stage;                      // where the submission was when it failed
   std::optional<double> max_error_ratio;  // worst |error| / allowed over every checked run
   std::optional<RowSample> first_bad_row, worst_bad_row;
 
   // Timing (correct rows only).
   std::optional<double> submission_ms, reference_ms, cusparse_ms;
-  std::optional<double> speedup;         // reference_ms / submission_ms
-  std::optional<double> gbps;            // compulsory bytes / submission time
-  std::optional<double> copy_gbps;       // device-to-device copy bandwidth of the run
+  std::optional<double> speedup;    // reference_ms / submission_ms
+  std::optional<double> gbps;       // compulsory bytes / submission time
+  std::optional<double> copy_gbps;  // device-to-device copy bandwidth of the run
   std::optional<double> percent_of_copy;
   std::optional<double> cusparse_gbps;
   std::int64_t compulsory_bytes = 0;

@@ -4,24 +4,24 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <deque>
 #include <functional>
 #include <future>
 #include <optional>
 #include <thread>
-#include <cmath>
 
-#include "rows/correctness.hpp"
-#include "spmv/plugin/plugin.hpp"
 #include "rows/burst_timing.hpp"
+#include "rows/correctness.hpp"
 #include "rows/timing_checks.hpp"
+#include "spmv/plugin/plugin.hpp"
 
 namespace spmv::grade {
 namespace {
 
 using runner::Command;
-using runner::ReplyKind;
 using runner::Reply;
+using runner::ReplyKind;
 using runner::Request;
 
 // Starting a runner (CUDA's context) takes well under this.
@@ -89,7 +89,10 @@ struct Side {
 class RowGrader {
  public:
   RowGrader(const RowPlan& plan, PendingRunner pending, RunnerFactory& factory)
-      : plan_(plan), prepared_(*plan.prepared), factory_(factory), runner_(pending.take()),
+      : plan_(plan),
+        prepared_(*plan.prepared),
+        factory_(factory),
+        runner_(pending.take()),
         log_(std::move(pending.log)),
         results_(std::make_shared<ResultMemory>(runner::result_area_bytes(prepared_.csr.rows))),
         reference_results_(runner::result_area_bytes(prepared_.csr.rows)) {
@@ -183,8 +186,7 @@ class RowGrader {
 
   // A step of the reference runner (the grader's side): retried once on a
   // fresh reference runner, then the row is the grader's failure.
-  std::optional<Reply> reference_step(const Request& request, std::span<const int> fds = {},
-                                      bool redo_setup = true) {
+  std::optional<Reply> reference_step(const Request& request, std::span<const int> fds = {}, bool redo_setup = true) {
     for (int attempt = 0; attempt < 2; ++attempt) {
       if (attempt > 0) {
         factory_.settle();
@@ -351,8 +353,8 @@ class RowGrader {
     note_recording(reply);
     const std::string modified = runner::read_text(reply.modified);
     if (!modified.empty()) {
-      record_.modified_inputs += (record_.modified_inputs.empty() ? "" : ", ") + modified + " (run " +
-                                 std::to_string(run + 1) + ")";
+      record_.modified_inputs +=
+          (record_.modified_inputs.empty() ? "" : ", ") + modified + " (run " + std::to_string(run + 1) + ")";
     }
     return true;
   }
@@ -438,7 +440,6 @@ class RowGrader {
     return true;
   }
 
-
   // The row needs its runner no more, and its end says nothing about the
   // row: the runner is ended in the background (RunnerFactory::retire).
   void retire_runner() {
@@ -486,7 +487,6 @@ class RowGrader {
     timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, reference.empty_ms);
     timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
   }
-
 
   const RowPlan& plan_;
   PreparedCase& prepared_;

@@ -20,16 +20,16 @@ namespace spmv::grade {
 
 // The step a row was in; a crash is reported as "during <stage>".
 enum class Stage : std::int32_t {
-  kStarting,          // the runner's start-up (CUDA), before any submission code
-  kLoadingPlugins,    // the submission's plugin (its constructors run)
-  kUploading,         // the matrix, x, y and the scratch size
+  kStarting,        // the runner's start-up (CUDA), before any submission code
+  kLoadingPlugins,  // the submission's plugin (its constructors run)
+  kUploading,       // the matrix, x, y and the scratch size
   kCusparse,
   kRun1,
   kRun2,
   kRun3,
-  kCapturing,         // the launch captured into a burst's graph (its host code runs)
+  kCapturing,  // the launch captured into a burst's graph (its host code runs)
   kTiming,
-  kCheckingTimed,     // a burst's links copied out for their check
+  kCheckingTimed,  // a burst's links copied out for their check
   kDone,
 };
 
@@ -68,10 +68,10 @@ struct TimingRecord {
   // The medians of the submission's whole bursts by the grader's clock and
   // by its runner's own CUDA events: compared, never graded.
   double submission_burst_ms = 0, submission_event_burst_ms = 0;
-  int checked_launches = 0;  // links checked in full
-  std::string wrong_timed_launch;  // a checked link's result was wrong: what
-  std::vector<std::string> flags;  // implausible_timing, speedup_review, ...
-  std::vector<std::string> flag_reasons;  // one line per flag, for people
+  int checked_launches = 0;                 // links checked in full
+  std::string wrong_timed_launch;           // a checked link's result was wrong: what
+  std::vector<std::string> flags;           // implausible_timing, speedup_review, ...
+  std::vector<std::string> flag_reasons;    // one line per flag, for people
   std::map<std::string, double> bound_use;  // value / limit of each bound checked
   // The medians behind the times, for review (whole bursts, events per
   // launch, the reference before the plugin was loaded and after its runner

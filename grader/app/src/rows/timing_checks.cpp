@@ -47,7 +47,8 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
     if (events < low || events > high) {
       flag(timing, "implausible_timing",
            "the submission's runner timed its own bursts at " + number(events) + " ms against the grader's " +
-               number(timing.submission_burst_ms) + " ms around them: its timers were tampered with (the grade "
+               number(timing.submission_burst_ms) +
+               " ms around them: its timers were tampered with (the grade "
                "uses the grader's)");
     }
   }

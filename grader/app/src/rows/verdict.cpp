@@ -55,7 +55,9 @@ void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext&
   if (record.refused) {
     const std::string& message = record.message;
     switch (*record.refused) {
-      case runner::ReplyKind::kNotImplemented: set_verdict(row, Verdict::kNotImplemented, "not_implemented", message); return;
+      case runner::ReplyKind::kNotImplemented:
+        set_verdict(row, Verdict::kNotImplemented, "not_implemented", message);
+        return;
       case runner::ReplyKind::kUnusable:
         set_verdict(row, Verdict::kLoadError, "load_error", "the submission's plugin cannot be used: " + message);
         return;
@@ -85,21 +87,24 @@ void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext&
            "The submission did not finish: an endless loop, a deadlock, or far too slow.");
       return;
     case RunnerEnd::Kind::kSignaled:
-      fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "signal", stage, describe_signal(record.end.signal));
+      fail(row, submission ? Verdict::kCrash : Verdict::kGraderError, "signal", stage,
+           describe_signal(record.end.signal));
       return;
     case RunnerEnd::Kind::kExited:
       if (submission) {
-        fail(row, Verdict::kCrash, "exit", stage, "the submission called exit(" + std::to_string(record.end.code) + ")");
+        fail(row, Verdict::kCrash, "exit", stage,
+             "the submission called exit(" + std::to_string(record.end.code) + ")");
       } else {
-        fail(row, Verdict::kGraderError, "exit", stage, "the runner exited with status " + std::to_string(record.end.code));
+        fail(row, Verdict::kGraderError, "exit", stage,
+             "the runner exited with status " + std::to_string(record.end.code));
       }
       return;
     case RunnerEnd::Kind::kKilled:
-    case RunnerEnd::Kind::kRunning:
-      break;
+    case RunnerEnd::Kind::kRunning: break;
   }
   if (submission) {
-    fail(row, Verdict::kCrash, "exception", stage, "the submission's runner stopped answering (a malformed reply or a closed channel)");
+    fail(row, Verdict::kCrash, "exception", stage,
+         "the submission's runner stopped answering (a malformed reply or a closed channel)");
   } else {
     set_verdict(row, Verdict::kGraderError, "no_result", "the runner ended without a result");
   }
@@ -107,8 +112,8 @@ void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext&
 
 void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context) {
   if (!timing.timed) return;
-  apply_timing_checks(timing, {static_cast<std::uint64_t>(row.compulsory_bytes), context.copy_gbps,
-                               context.speedup_review});
+  apply_timing_checks(timing,
+                      {static_cast<std::uint64_t>(row.compulsory_bytes), context.copy_gbps, context.speedup_review});
   for (const auto& flag : timing.flags) row.flags.push_back(flag);
   row.bound_use = timing.bound_use;
   row.timing_parts_ms = timing.parts_ms;
@@ -150,9 +155,9 @@ void judge_completed(RowResult& row, RowRecord& record, const RowContext& contex
   set_verdict(row, Verdict::kPass, "", "");
   add_timing(row, record.timing, context);
   if (row.speedup) {
-    text << "; " << format_number("%.2f", *row.speedup) << "x the reference (" << format_number("%.4g", *row.submission_ms)
-         << " ms vs " << format_number("%.4g", *row.reference_ms) << " ms), " << format_number("%.0f", *row.gbps)
-         << " GB/s";
+    text << "; " << format_number("%.2f", *row.speedup) << "x the reference ("
+         << format_number("%.4g", *row.submission_ms) << " ms vs " << format_number("%.4g", *row.reference_ms)
+         << " ms), " << format_number("%.0f", *row.gbps) << " GB/s";
   }
   if (!row.correctness_only.empty()) text << "; correctness only (" << row.correctness_only << ")";
   if (!row.flags.empty()) text << "; flagged for review";
@@ -187,10 +192,11 @@ void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
     // one loaded or compiled at run time. Detected inside its own process
     // (CUPTI), so evidence for review rather than proof (docs/grading.md).
     row.stage = describe(record.stage);
-    set_verdict(row, Verdict::kForbiddenLibrary, "forbidden_library", "a kernel the submission does not hold ran: " +
-                                                                            record.foreign_kernel);
-    row.detail = "Kernels of cuSPARSE, cuBLAS or cuSOLVER, or of a module loaded or compiled at run time, are not the "
-                 "submission's own work.";
+    set_verdict(row, Verdict::kForbiddenLibrary, "forbidden_library",
+                "a kernel the submission does not hold ran: " + record.foreign_kernel);
+    row.detail =
+        "Kernels of cuSPARSE, cuBLAS or cuSOLVER, or of a module loaded or compiled at run time, are not the "
+        "submission's own work.";
     row.flags.push_back("forbidden_library");
     return;
   }
@@ -199,8 +205,9 @@ void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
     row.stage = describe(Stage::kTiming);
     set_verdict(row, Verdict::kWrong, "timed_result_wrong",
                 "a timed launch returned a wrong result: " + record.timing.wrong_timed_launch);
-    row.detail = "The three checked runs were correct, but a launch among the timed ones (checked at random, with an x "
-                 "it had never seen) was not: the kernel does not compute y = A x on every call.";
+    row.detail =
+        "The three checked runs were correct, but a launch among the timed ones (checked at random, with an x "
+        "it had never seen) was not: the kernel does not compute y = A x on every call.";
     row.flags.push_back("timed_result_wrong");
     return;
   }

@@ -93,8 +93,8 @@ void fill_probe(GpuProbe& probe, int device, const std::optional<GpuProbeCache>&
       store_text(probe.note, std::string("cudaGetDeviceCount: ") + cudaGetErrorName(counted) + " (" +
                                  cudaGetErrorString(counted) + ")");
     } else if (device >= probe.count) {
-      store_text(probe.note, "device " + std::to_string(device) + " asked for, " + std::to_string(probe.count) +
-                                 " present");
+      store_text(probe.note,
+                 "device " + std::to_string(device) + " asked for, " + std::to_string(probe.count) + " present");
       probe.count = 0;
     } else if (cache && take_from_cache(probe, device, *cache)) {
       probe.measured = 1;

@@ -36,7 +36,8 @@ std::string function_name(std::string_view text) {
   std::string name(text.substr(start, open - start));
   // "csr.cu:40:kernel": a lone ':' ends a file and line; "ns::kernel" stays.
   for (std::size_t at = name.size(); at-- > 0;) {
-    const bool lone = name[at] == ':' && (at == 0 || name[at - 1] != ':') && (at + 1 == name.size() || name[at + 1] != ':');
+    const bool lone =
+        name[at] == ':' && (at == 0 || name[at - 1] != ':') && (at + 1 == name.size() || name[at + 1] != ':');
     if (lone) {
       name.erase(0, at + 1);
       break;
@@ -124,7 +125,8 @@ std::optional<std::filesystem::path> find_compute_sanitizer() {
       if (!folder.empty()) candidates.push_back(std::filesystem::path(folder) / "compute-sanitizer");
     }
   }
-  if (const char* home = std::getenv("CUDA_HOME")) candidates.push_back(std::filesystem::path(home) / "bin/compute-sanitizer");
+  if (const char* home = std::getenv("CUDA_HOME"))
+    candidates.push_back(std::filesystem::path(home) / "bin/compute-sanitizer");
   candidates.emplace_back("/usr/local/cuda/bin/compute-sanitizer");
   for (const auto& candidate : candidates) {
     std::error_code error;
@@ -142,8 +144,8 @@ MemcheckOutcome run_under_sanitizer(RunnerSpec spec, const std::filesystem::path
   using runner::ReplyKind;
   MemcheckOutcome outcome;
   static std::atomic<int> reports = 0;
-  spec.sanitizer = RunnerSpec::Sanitizer{
-      sanitizer, tool, spec.work_root / ("sanitizer-" + std::to_string(++reports)) / "report.txt"};
+  spec.sanitizer = RunnerSpec::Sanitizer{sanitizer, tool,
+                                         spec.work_root / ("sanitizer-" + std::to_string(++reports)) / "report.txt"};
   // The sanitizer makes start-up and every launch many times slower.
   const auto deadline = Clock::now() + std::chrono::seconds(static_cast<long>(4 * timeout_s + 120));
   Runner runner(spec);
@@ -151,7 +153,8 @@ MemcheckOutcome run_under_sanitizer(RunnerSpec spec, const std::filesystem::path
   const auto ask = [&](runner::Request request, std::span<const int> fds = {}) {
     const auto reply = runner.call(request, deadline, fds);
     if (!reply) {
-      outcome.problem = "the runner ended or did not answer (" + std::string(runner.timed_out() ? "time limit" : "ended") + ")";
+      outcome.problem =
+          "the runner ended or did not answer (" + std::string(runner.timed_out() ? "time limit" : "ended") + ")";
       return false;
     }
     if (reply->kind != ReplyKind::kOk) {
@@ -193,7 +196,8 @@ MemcheckOutcome run_under_sanitizer(RunnerSpec spec, const std::filesystem::path
   }
   // The sanitizer writes its report when the runner has ended.
   if (!runner.wait_for_exit(deadline)) {
-    outcome.problem = "compute-sanitizer did not finish in time" + (launch_problem.empty() ? "" : " (" + launch_problem + ")");
+    outcome.problem =
+        "compute-sanitizer did not finish in time" + (launch_problem.empty() ? "" : " (" + launch_problem + ")");
     return outcome;
   }
   runner.end();
@@ -203,7 +207,8 @@ MemcheckOutcome run_under_sanitizer(RunnerSpec spec, const std::filesystem::path
   outcome.report = parse_sanitizer_report(text.str());
   outcome.ran = outcome.report.complete && (launches_ok || !outcome.report.findings.empty());
   if (!outcome.report.complete) {
-    outcome.problem = "compute-sanitizer's report is missing or incomplete" + (launch_problem.empty() ? "" : " (" + launch_problem + ")");
+    outcome.problem = "compute-sanitizer's report is missing or incomplete" +
+                      (launch_problem.empty() ? "" : " (" + launch_problem + ")");
   } else if (!outcome.ran) {
     outcome.problem = launch_problem;  // a launch failed with nothing reported
   } else {

@@ -58,7 +58,8 @@ PluginInfo probe_plugin(RunnerSpec spec, double timeout_s) {
   PluginInfo info;
   info.path = spec.plugin;
   spec.space = "probe";
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_s));
   Runner runner(spec);
   runner::Request hello;
   hello.command = runner::Command::kHello;
@@ -76,7 +77,8 @@ PluginInfo probe_plugin(RunnerSpec spec, double timeout_s) {
     std::string how = "ended";
     if (end.kind == RunnerEnd::Kind::kSignaled) how = "was killed by " + describe_signal(end.signal);
     if (end.kind == RunnerEnd::Kind::kExited) how = "exited with status " + std::to_string(end.code);
-    if (end.kind == RunnerEnd::Kind::kTimedOut) how = "did not finish loading within " + std::to_string(static_cast<int>(timeout_s)) + " s";
+    if (end.kind == RunnerEnd::Kind::kTimedOut)
+      how = "did not finish loading within " + std::to_string(static_cast<int>(timeout_s)) + " s";
     info.error = spec.plugin.string() + ": loading the plugin " + how;
     return info;
   }
@@ -89,8 +91,8 @@ PluginInfo probe_plugin(RunnerSpec spec, double timeout_s) {
   info.memory = static_cast<spmv_memory_space>(loaded->memory);
   for (int k = 0; k < loaded->kernel_count && k < static_cast<int>(runner::kMaxKernels); ++k) {
     const runner::KernelEntry& kernel = loaded->kernels[k];
-    info.kernels.push_back(
-        {runner::read_text(kernel.name), static_cast<spmv_format>(kernel.format), runner::read_text(kernel.description)});
+    info.kernels.push_back({runner::read_text(kernel.name), static_cast<spmv_format>(kernel.format),
+                            runner::read_text(kernel.description)});
   }
   return info;
 }

@@ -157,7 +157,9 @@ void PendingChild::start() {
 
 ChildExit PendingChild::wait(double timeout_s) {
   ChildExit result;
-  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(); };
+  const auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+  };
   // Polling with a short, growing sleep: quick rows end within a millisecond
   // of finishing, long ones cost little CPU.
   auto pause = std::chrono::microseconds(200);

@@ -54,8 +54,8 @@ void store_text(char (&buffer)[N], std::string_view text) {
 struct ChildExit {
   enum class Kind { kExited, kSignaled, kTimedOut };
   Kind kind = Kind::kExited;
-  int code = 0;    // exit status, for kExited
-  int signal = 0;  // for kSignaled
+  int code = 0;        // exit status, for kExited
+  int signal = 0;      // for kSignaled
   double seconds = 0;  // from start() to the end
 };
 
@@ -96,8 +96,7 @@ class PendingChild {
 };
 
 // A child forked, started at once and waited for: body() within timeout_s.
-ChildExit run_isolated(const std::function<void()>& body, double timeout_s,
-                       const std::filesystem::path& log_file);
+ChildExit run_isolated(const std::function<void()>& body, double timeout_s, const std::filesystem::path& log_file);
 
 // "segmentation fault (SIGSEGV)", "abort (SIGABRT)", ...
 std::string describe_signal(int signal);

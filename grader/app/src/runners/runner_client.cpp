@@ -23,7 +23,6 @@
 namespace spmv::grade {
 namespace {
 
-
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error(what + ": " + std::strerror(errno)); }
 
 // Vendor libraries a runner must not find: every libcusparse*, libcublas*,
@@ -55,13 +54,14 @@ std::vector<std::filesystem::path> vendor_library_files(const std::vector<std::s
 }
 
 std::vector<std::string> runner_environment(const RunnerSpec& spec, const std::filesystem::path& folder) {
-  std::vector<std::string> env{"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + folder.string(),
-                               "TMPDIR=" + folder.string(), "CUDA_CACHE_PATH=" + (folder / "cuda-cache").string()};
+  std::vector<std::string> env{"PATH=/usr/bin:/bin", "LANG=C", "HOME=" + folder.string(), "TMPDIR=" + folder.string(),
+                               "CUDA_CACHE_PATH=" + (folder / "cuda-cache").string()};
   if (!spec.visible_devices.empty()) {
     env.push_back("CUDA_VISIBLE_DEVICES=" + spec.visible_devices);
     env.emplace_back("CUDA_DEVICE_ORDER=PCI_BUS_ID");
   }
-  if (const char* library_path = std::getenv("LD_LIBRARY_PATH")) env.push_back(std::string("LD_LIBRARY_PATH=") + library_path);
+  if (const char* library_path = std::getenv("LD_LIBRARY_PATH"))
+    env.push_back(std::string("LD_LIBRARY_PATH=") + library_path);
   std::string forbidden;
   for (const std::string& name : spec.forbidden_libraries) forbidden += (forbidden.empty() ? "" : ",") + name;
   env.push_back("SPMV_FORBIDDEN_LIBRARIES=" + forbidden);
@@ -81,8 +81,8 @@ Runner::Runner(const RunnerSpec& spec) : spec_(spec) {
   std::filesystem::create_directory(folder_);
   std::filesystem::copy_file(spec.plugin, folder_ / "plugin.so");
   std::filesystem::permissions(folder_ / "plugin.so", std::filesystem::perms::owner_read |
-                                                         std::filesystem::perms::group_read |
-                                                         std::filesystem::perms::others_read);
+                                                          std::filesystem::perms::group_read |
+                                                          std::filesystem::perms::others_read);
   if (::geteuid() == 0 && spec.level >= sandbox::Level::kContainer) uid_.emplace(sandbox::UidLease::acquire());
 
   int sockets[2] = {-1, -1};
@@ -113,9 +113,19 @@ Runner::Runner(const RunnerSpec& spec) : spec_(spec) {
     // allocation, and cudaMalloc packs small allocations back to back, so a
     // read just past x's guard zone would land in the next array unseen;
     // an unallocated pad after every allocation makes it an invalid access.
-    sandbox_spec.argv = {"compute-sanitizer", "--tool", spec.sanitizer->tool, "--padding",
-                         std::to_string(kSanitizerPaddingBytes), "--log-file", spec.sanitizer->report.string(),
-                         "--print-limit", "20", spec.executable.string(), "--space", spec.space, "--level",
+    sandbox_spec.argv = {"compute-sanitizer",
+                         "--tool",
+                         spec.sanitizer->tool,
+                         "--padding",
+                         std::to_string(kSanitizerPaddingBytes),
+                         "--log-file",
+                         spec.sanitizer->report.string(),
+                         "--print-limit",
+                         "20",
+                         spec.executable.string(),
+                         "--space",
+                         spec.space,
+                         "--level",
                          sandbox::level_name(spec.level)};
     // The sanitizer's libraries, loaded into the runner, may read their folder.
     sandbox_spec.env.push_back("SPMV_RUNNER_READ_ONLY=" + spec.sanitizer->program.parent_path().string());
@@ -249,7 +259,8 @@ RunnerEnd Runner::end() {
   if (!status) status = process_->poll();
   drain_output();
   if (dropped_ > 0 && log_ >= 0) {
-    const std::string note = "\n[... " + std::to_string(dropped_) + " more bytes of output cut: the log keeps the first " +
+    const std::string note = "\n[... " + std::to_string(dropped_) +
+                             " more bytes of output cut: the log keeps the first " +
                              std::to_string(spec_.log_cap_bytes) + " bytes]\n";
     const ssize_t written = ::write(log_, note.data(), note.size());
     static_cast<void>(written);

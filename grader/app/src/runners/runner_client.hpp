@@ -15,10 +15,10 @@
 #include <future>
 #include <memory>
 #include <mutex>
-#include <thread>
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "spmv/runner/protocol.hpp"
@@ -29,13 +29,13 @@ namespace spmv::grade {
 using Clock = std::chrono::steady_clock;
 
 struct RunnerSpec {
-  std::filesystem::path executable;    // bin/spmv-runner or bin/spmv-reference-runner
-  std::filesystem::path plugin;        // copied into the runner's folder as plugin.so
-  std::string space;                   // "device", "host" or "probe"
+  std::filesystem::path executable;  // bin/spmv-runner or bin/spmv-reference-runner
+  std::filesystem::path plugin;      // copied into the runner's folder as plugin.so
+  std::string space;                 // "device", "host" or "probe"
   sandbox::Level level = sandbox::Level::kFull;
-  std::string visible_devices;         // CUDA_VISIBLE_DEVICES of the runner ("" for host runners)
-  std::filesystem::path work_root;     // the grader's private folder for runner folders
-  std::filesystem::path log_file;      // the runner's stdout and stderr, capped
+  std::string visible_devices;      // CUDA_VISIBLE_DEVICES of the runner ("" for host runners)
+  std::filesystem::path work_root;  // the grader's private folder for runner folders
+  std::filesystem::path log_file;   // the runner's stdout and stderr, capped
   std::size_t log_cap_bytes = std::size_t{1} << 20;
   sandbox::Limits limits;
   // Vendor libraries the submission may not use (the policy's): the plugin

@@ -92,7 +92,8 @@ class PolicyReader {
           if (flag == "implausible_timing" || flag == "speedup_review") {
             policy_.accepted_flags.push_back(flag);
           } else if (!flag.empty()) {
-            throw PolicyError(where(key) + ": unknown flag " + flag + " (flags an instructor may accept: "
+            throw PolicyError(where(key) + ": unknown flag " + flag +
+                              " (flags an instructor may accept: "
                               "implausible_timing, speedup_review)");
           }
           flag.clear();
@@ -116,8 +117,10 @@ class PolicyReader {
         } else if (std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_') {
           name += c;
         } else {
-          throw PolicyError(where(key) + ": libraries.forbidden: expected library names such as cusparse, cublas (letters, digits, "
-                            "'_'), separated by commas; found '" + text + "'");
+          throw PolicyError(where(key) +
+                            ": libraries.forbidden: expected library names such as cusparse, cublas (letters, digits, "
+                            "'_'), separated by commas; found '" +
+                            text + "'");
         }
       }
     } else if (key.starts_with(kKernelPrefix) && key.size() > kKernelPrefix.size()) {
@@ -127,9 +130,10 @@ class PolicyReader {
     } else if (key.starts_with(kCasePrefix)) {
       apply_case(key, text);
     } else {
-      fail(key, "is not a policy key (known: total_points, correctness_share, speedup.full_credit_at, "
-                "speedup.no_credit_below, speedup.review_above, timing.min_reference_us, timing.short_rows, "
-                "flags.accept, libraries.forbidden, kernels.<name>, case.<name>.weight, case.<name>.visibility)");
+      fail(key,
+           "is not a policy key (known: total_points, correctness_share, speedup.full_credit_at, "
+           "speedup.no_credit_below, speedup.review_above, timing.min_reference_us, timing.short_rows, "
+           "flags.accept, libraries.forbidden, kernels.<name>, case.<name>.weight, case.<name>.visibility)");
     }
   }
 
@@ -191,8 +195,7 @@ class PolicyReader {
   }
 
   // A number in [low, high]; low itself only when low_inclusive.
-  double number(const std::string& key, const std::string& text, double low, double high,
-                bool low_inclusive) const {
+  double number(const std::string& key, const std::string& text, double low, double high, bool low_inclusive) const {
     double value = 0;
     const auto result = std::from_chars(text.data(), text.data() + text.size(), value);
     if (result.ec != std::errc() || result.ptr != text.data() + text.size() || !std::isfinite(value)) {
@@ -293,11 +296,11 @@ const std::vector<std::string>& known_libraries() {
   static const std::vector<std::string> names{
       // The CUDA toolkit's libraries (cublas covers cublasLt, cusparse
       // cusparseLt, npp its nppc, nppi*, npps).
-      "cusparse", "cusparseLt", "cublas", "cublasLt", "cusolver", "cusolverMg", "nvblas", "cufft", "cufftw",
-      "curand", "cutensor", "cudss", "npp", "nvgraph", "amgx", "magma", "ginkgo", "kokkoskernels",
+      "cusparse", "cusparseLt", "cublas", "cublasLt", "cusolver", "cusolverMg", "nvblas", "cufft", "cufftw", "curand",
+      "cutensor", "cudss", "npp", "nvgraph", "amgx", "magma", "ginkgo", "kokkoskernels",
       // CPU BLAS, LAPACK and sparse libraries.
-      "blas", "cblas", "openblas", "flexiblas", "blis", "atlas", "mkl", "armpl", "lapack", "lapacke", "petsc",
-      "hypre", "superlu", "cholmod", "umfpack", "suitesparseconfig"};
+      "blas", "cblas", "openblas", "flexiblas", "blis", "atlas", "mkl", "armpl", "lapack", "lapacke", "petsc", "hypre",
+      "superlu", "cholmod", "umfpack", "suitesparseconfig"};
   return names;
 }
 

@@ -69,8 +69,7 @@ struct Policy {
   // Kernels of weight > 0, in order.
   [[nodiscard]] std::vector<std::string> graded_kernels() const;
   [[nodiscard]] double case_weight(const std::string& case_name, double manifest_weight) const;
-  [[nodiscard]] std::string case_visibility(const std::string& case_name,
-                                            const std::string& manifest_visibility) const;
+  [[nodiscard]] std::string case_visibility(const std::string& case_name, const std::string& manifest_visibility) const;
 
   // "<source>:<line>: <key>" for errors about a key the file gives.
   [[nodiscard]] std::string locate(const std::string& key) const;

@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "scoring/policy.hpp"
 #include "rows/row.hpp"
+#include "scoring/policy.hpp"
 
 namespace spmv::grade {
 

@@ -19,12 +19,11 @@ inline double term(value_t value, float x) { return static_cast<double>(value) *
 
 // The container is validated first: its indices then stay inside x and y.
 template <typename Matrix>
-void check_inputs(std::string_view format, const Matrix& a, index_t cols,
-                  std::span<const float> x) {
+void check_inputs(std::string_view format, const Matrix& a, index_t cols, std::span<const float> x) {
   a.validate();
   if (x.size() != static_cast<std::size_t>(cols)) {
-    throw std::invalid_argument(detail::message("cpu_spmv(", format, "): x has ", x.size(),
-                                                " entries, expected cols = ", cols));
+    throw std::invalid_argument(
+        detail::message("cpu_spmv(", format, "): x has ", x.size(), " entries, expected cols = ", cols));
   }
 }
 

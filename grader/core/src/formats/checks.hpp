@@ -30,8 +30,8 @@ inline void check_shape(std::string_view format, index_t rows, index_t cols) {
   if (cols < 0) fail(format, "negative cols (", cols, ")");
 }
 
-inline void check_size(std::string_view format, std::string_view array, std::size_t actual,
-                std::size_t expected, std::string_view expected_what) {
+inline void check_size(std::string_view format, std::string_view array, std::size_t actual, std::size_t expected,
+                       std::string_view expected_what) {
   if (actual != expected) {
     fail(format, array, " has ", actual, " entries, expected ", expected_what, " = ", expected);
   }
@@ -47,19 +47,18 @@ inline bool column_in_range(index_t column, index_t cols) { return column >= 0 &
 
 // The `at` texts locate an entry in the format's own terms ("entry 17",
 // "slot 3", "diagonal 2"); callers build them only on the failure path.
-[[noreturn]] inline void column_range_error(std::string_view format, index_t row, index_t column,
-                                     index_t cols, const std::string& at) {
+[[noreturn]] inline void column_range_error(std::string_view format, index_t row, index_t column, index_t cols,
+                                            const std::string& at) {
   fail(format, "row ", row, ": column ", column, " at ", at, " is outside [0, ", cols, ")");
 }
 
-[[noreturn]] inline void column_order_error(std::string_view format, index_t row, index_t previous,
-                                     index_t column, const std::string& previous_at,
-                                     const std::string& at) {
+[[noreturn]] inline void column_order_error(std::string_view format, index_t row, index_t previous, index_t column,
+                                            const std::string& previous_at, const std::string& at) {
   if (column == previous) {
     fail(format, "row ", row, " holds column ", column, " twice (", previous_at, " and ", at, ")");
   }
-  fail(format, "row ", row, " columns not increasing: column ", column, " at ", at,
-       " follows column ", previous, " at ", previous_at);
+  fail(format, "row ", row, " columns not increasing: column ", column, " at ", at, " follows column ", previous,
+       " at ", previous_at);
 }
 
 // row_perm (of `rows` entries) names each row of [0, rows) once.

@@ -41,13 +41,11 @@ inline std::string human_bytes(std::size_t bytes) {
   return text.str();
 }
 
-inline std::string needed_text(std::size_t bytes) {
-  return message(human_bytes(bytes), " (", bytes, " bytes)");
-}
+inline std::string needed_text(std::size_t bytes) { return message(human_bytes(bytes), " (", bytes, " bytes)"); }
 
 inline std::string over_limit_text(const ConversionLimits& limits) {
-  return message("over the ", human_bytes(limits.max_bytes),
-                 " limit (ConversionLimits::max_bytes = ", limits.max_bytes, ")");
+  return message("over the ", human_bytes(limits.max_bytes), " limit (ConversionLimits::max_bytes = ", limits.max_bytes,
+                 ")");
 }
 
 // Padding blows up when a few rows are far longer than the typical one; the
@@ -55,8 +53,8 @@ inline std::string over_limit_text(const ConversionLimits& limits) {
 inline std::string row_skew_text(const CsrMatrix& csr, index_t longest) {
   const double mean = csr.rows == 0 ? 0.0 : static_cast<double>(csr.nnz()) / csr.rows;
   std::ostringstream text;
-  text << "the longest row has " << longest << " entries while the mean is " << std::fixed
-       << std::setprecision(1) << mean;
+  text << "the longest row has " << longest << " entries while the mean is " << std::fixed << std::setprecision(1)
+       << mean;
   return text.str();
 }
 

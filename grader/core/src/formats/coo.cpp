@@ -29,12 +29,10 @@ void detail::validate_coo(const CooMatrix& a, std::string_view format) {
     if (e == 0) continue;
     const index_t previous_row = a.row_idx[e - 1];
     if (row < previous_row) {
-      fail(format, "entries not sorted by row at entry ", e, ": row ", row, " follows row ",
-           previous_row);
+      fail(format, "entries not sorted by row at entry ", e, ": row ", row, " follows row ", previous_row);
     }
     if (row == previous_row && column <= a.col_idx[e - 1]) {
-      column_order_error(format, row, a.col_idx[e - 1], column, message("entry ", e - 1),
-                         message("entry ", e));
+      column_order_error(format, row, a.col_idx[e - 1], column, message("entry ", e - 1), message("entry ", e));
     }
   }
 }

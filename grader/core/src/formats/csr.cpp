@@ -16,15 +16,13 @@ namespace {
 void validate_csr(const CsrMatrix& a) {
   constexpr std::string_view kFormat = "CSR";
   check_shape(kFormat, a.rows, a.cols);
-  check_size(kFormat, "row_ptr", a.row_ptr.size(), static_cast<std::size_t>(a.rows) + 1,
-             "rows + 1");
+  check_size(kFormat, "row_ptr", a.row_ptr.size(), static_cast<std::size_t>(a.rows) + 1, "rows + 1");
   check_size(kFormat, "values", a.values.size(), a.col_idx.size(), "the size of col_idx");
   check_entry_count(kFormat, a.col_idx.size());
   if (a.row_ptr[0] != 0) fail(kFormat, "row_ptr[0] = ", a.row_ptr[0], ", expected 0");
   for (index_t r = 0; r < a.rows; ++r) {
     if (a.row_ptr[r] > a.row_ptr[r + 1]) {
-      fail(kFormat, "row_ptr[", r, "] = ", a.row_ptr[r], " > row_ptr[", r + 1,
-           "] = ", a.row_ptr[r + 1]);
+      fail(kFormat, "row_ptr[", r, "] = ", a.row_ptr[r], " > row_ptr[", r + 1, "] = ", a.row_ptr[r + 1]);
     }
   }
   if (a.row_ptr[a.rows] != a.nnz()) {
@@ -38,8 +36,7 @@ void validate_csr(const CsrMatrix& a) {
         column_range_error(kFormat, r, column, a.cols, message("entry ", e));
       }
       if (e > a.row_ptr[r] && column <= a.col_idx[e - 1]) {
-        column_order_error(kFormat, r, a.col_idx[e - 1], column, message("entry ", e - 1),
-                           message("entry ", e));
+        column_order_error(kFormat, r, a.col_idx[e - 1], column, message("entry ", e - 1), message("entry ", e));
       }
     }
   }

@@ -53,8 +53,7 @@ void detail::validate_ell(const EllMatrix& a, std::string_view format) {
       const index_t length = a.row_length[r];
       if (k < length) {
         if (column == EllMatrix::kPaddingColumn) {
-          fail(format, "slot ", k, " of row ", r, " is padding (column -1) but row_length[", r,
-               "] = ", length);
+          fail(format, "slot ", k, " of row ", r, " is padding (column -1) but row_length[", r, "] = ", length);
         }
         if (!column_in_range(column, a.cols)) {
           column_range_error(format, r, column, a.cols, message("slot ", k));
@@ -65,12 +64,11 @@ void detail::validate_ell(const EllMatrix& a, std::string_view format) {
         }
       } else {
         if (column != EllMatrix::kPaddingColumn) {
-          fail(format, "slot ", k, " of row ", r, " is padding (row_length[", r, "] = ", length,
-               ") but holds column ", column, ", expected -1");
+          fail(format, "slot ", k, " of row ", r, " is padding (row_length[", r, "] = ", length, ") but holds column ",
+               column, ", expected -1");
         }
         if (a.values[s] != 0.0F) {
-          fail(format, "padding slot ", k, " of row ", r, " holds value ", a.values[s],
-               ", expected 0");
+          fail(format, "padding slot ", k, " of row ", r, " holds value ", a.values[s], ", expected 0");
         }
       }
     }
@@ -79,14 +77,11 @@ void detail::validate_ell(const EllMatrix& a, std::string_view format) {
 
 void EllMatrix::validate() const { validate_ell(*this, "ELL"); }
 
-std::int64_t EllMatrix::nnz() const {
-  return std::accumulate(row_length.begin(), row_length.end(), std::int64_t{0});
-}
+std::int64_t EllMatrix::nnz() const { return std::accumulate(row_length.begin(), row_length.end(), std::int64_t{0}); }
 
 std::size_t ell_bytes(index_t rows, index_t width) {
   if (rows < 0 || width < 0) {
-    throw std::invalid_argument(
-        message("ell_bytes: rows (", rows, ") and width (", width, ") must not be negative"));
+    throw std::invalid_argument(message("ell_bytes: rows (", rows, ") and width (", width, ") must not be negative"));
   }
   // rows * width < 2^62 cannot overflow; the bytes of it can.
   const std::uint64_t slots = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(width);
@@ -130,9 +125,8 @@ EllMatrix to_ell(const CsrMatrix& csr, const ConversionLimits& limits) {
   const index_t width = longest_of(detail::row_lengths(csr));
   const std::size_t bytes = ell_bytes(csr.rows, width);
   if (bytes > limits.max_bytes) {
-    throw ConversionRefused(message("ELL of ", csr.rows, " rows x width ", width, " needs ",
-                                    needed_text(bytes), " of padded arrays, ",
-                                    over_limit_text(limits), "; ", row_skew_text(csr, width)));
+    throw ConversionRefused(message("ELL of ", csr.rows, " rows x width ", width, " needs ", needed_text(bytes),
+                                    " of padded arrays, ", over_limit_text(limits), "; ", row_skew_text(csr, width)));
   }
   return build_ell(csr, width);
 }

@@ -21,8 +21,7 @@ void validate_hyb(const HybMatrix& a) {
   validate_ell(a.ell, "HYB: ELL part");
   validate_coo(a.coo, "HYB: COO part");
   if (a.ell.rows != a.coo.rows || a.ell.cols != a.coo.cols) {
-    fail(kFormat, "ELL part is ", a.ell.rows, " x ", a.ell.cols, " but COO part is ", a.coo.rows,
-         " x ", a.coo.cols);
+    fail(kFormat, "ELL part is ", a.ell.rows, " x ", a.ell.cols, " but COO part is ", a.coo.rows, " x ", a.coo.cols);
   }
   check_entry_count(kFormat, static_cast<std::uint64_t>(a.ell.nnz() + a.coo.nnz()));
   for (index_t e = 0; e < a.coo.nnz(); ++e) {
@@ -30,8 +29,7 @@ void validate_hyb(const HybMatrix& a) {
     const index_t length = a.ell.row_length[row];
     if (length < a.ell.width) {
       fail(kFormat, "row ", row, " has entries in the COO part (entry ", e,
-           ") but its ELL part is not full: row_length[", row, "] = ", length, " < width ",
-           a.ell.width);
+           ") but its ELL part is not full: row_length[", row, "] = ", length, " < width ", a.ell.width);
     }
     if (a.ell.width == 0) continue;
     const index_t last_ell_column = a.ell.col_idx[a.ell.slot(row, a.ell.width - 1)];
@@ -76,10 +74,9 @@ HybMatrix to_hyb(const CsrMatrix& csr, const HybOptions& options) {
   const std::size_t coo_part = static_cast<std::size_t>(coo_entries) * kCooEntryBytes;
   const std::size_t bytes = saturating_add(ell_part, coo_part);
   if (bytes > options.limits.max_bytes) {
-    throw ConversionRefused(message("HYB of ", csr.rows, " rows with ELL width ", width, " needs ",
-                                    needed_text(bytes), ": ELL part ", human_bytes(ell_part),
-                                    " + COO part ", human_bytes(coo_part), " for ", coo_entries,
-                                    " entries, ", over_limit_text(options.limits), "; ",
+    throw ConversionRefused(message("HYB of ", csr.rows, " rows with ELL width ", width, " needs ", needed_text(bytes),
+                                    ": ELL part ", human_bytes(ell_part), " + COO part ", human_bytes(coo_part),
+                                    " for ", coo_entries, " entries, ", over_limit_text(options.limits), "; ",
                                     row_skew_text(csr, longest_of(lengths))));
   }
   HybMatrix hyb;

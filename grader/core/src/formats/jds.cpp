@@ -34,8 +34,8 @@ void check_jds_diagonals(const JdsMatrix& a) {
       fail(kFormat, "diagonal ", d, " has ", length, " entries, more than rows = ", a.rows);
     }
     if (d > 0 && length > previous_length) {
-      fail(kFormat, "diagonal ", d, " longer than diagonal ", d - 1, " (", length, " > ",
-           previous_length, " entries): rows not sorted by decreasing length");
+      fail(kFormat, "diagonal ", d, " longer than diagonal ", d - 1, " (", length, " > ", previous_length,
+           " entries): rows not sorted by decreasing length");
     }
     previous_length = length;
   }
@@ -51,9 +51,8 @@ void check_jds_permutation(const JdsMatrix& a) {
   const std::vector<index_t> lengths = detail::jds_sorted_row_lengths(a);
   for (index_t k = 0; k + 1 < a.rows; ++k) {
     if (lengths[k] == lengths[k + 1] && a.row_perm[k] > a.row_perm[k + 1]) {
-      fail(kFormat, "sorted rows ", k, " and ", k + 1, " both have ", lengths[k],
-           " entries but hold rows ", a.row_perm[k], " and ", a.row_perm[k + 1],
-           ": rows of equal length must keep their original order");
+      fail(kFormat, "sorted rows ", k, " and ", k + 1, " both have ", lengths[k], " entries but hold rows ",
+           a.row_perm[k], " and ", a.row_perm[k + 1], ": rows of equal length must keep their original order");
     }
   }
 }
@@ -66,14 +65,12 @@ void check_jds_columns(const JdsMatrix& a) {
       const index_t row = a.row_perm[k];
       const index_t column = a.col_idx[begin + k];
       if (!column_in_range(column, a.cols)) {
-        column_range_error(kFormat, row, column, a.cols,
-                           message("diagonal ", d, " (entry ", begin + k, ")"));
+        column_range_error(kFormat, row, column, a.cols, message("diagonal ", d, " (entry ", begin + k, ")"));
       }
       if (d == 0) continue;
       const index_t previous = a.col_idx[a.jd_ptr[d - 1] + k];
       if (column <= previous) {
-        column_order_error(kFormat, row, previous, column, message("diagonal ", d - 1),
-                           message("diagonal ", d));
+        column_order_error(kFormat, row, previous, column, message("diagonal ", d - 1), message("diagonal ", d));
       }
     }
   }

@@ -21,8 +21,7 @@ void check_sell_parameters(const SellMatrix& a) {
   constexpr std::string_view kFormat = "SELL";
   check_shape(kFormat, a.rows, a.cols);
   if (a.slice_height < 1 || a.slice_height > SellMatrix::kMaxSliceHeight) {
-    fail(kFormat, "slice_height ", a.slice_height, " is outside [1, ",
-         SellMatrix::kMaxSliceHeight, "]");
+    fail(kFormat, "slice_height ", a.slice_height, " is outside [1, ", SellMatrix::kMaxSliceHeight, "]");
   }
   if (a.sort_window < 1) fail(kFormat, "sort_window ", a.sort_window, " is below 1");
   if (a.nnz < 0) fail(kFormat, "negative nnz (", a.nnz, ")");
@@ -42,14 +41,12 @@ void check_sell_slices(const SellMatrix& a) {
       fail(kFormat, "slice_ptr[", s, "] = ", begin, " > slice_ptr[", s + 1, "] = ", end);
     }
     if ((end - begin) % height != 0) {
-      fail(kFormat, "slice ", s, " holds ", end - begin, " slots, not a multiple of slice_height ",
-           height);
+      fail(kFormat, "slice ", s, " holds ", end - begin, " slots, not a multiple of slice_height ", height);
     }
     // A slice is as wide as its longest row, which fits in a row of `cols`;
     // checked before the walk so that widths fit index_t.
     if ((end - begin) / height > a.cols) {
-      fail(kFormat, "slice ", s, " is ", (end - begin) / height, " slots wide, more than cols = ",
-           a.cols);
+      fail(kFormat, "slice ", s, " is ", (end - begin) / height, " slots wide, more than cols = ", a.cols);
     }
   }
   const auto slots = static_cast<std::size_t>(a.slice_ptr.back());
@@ -60,8 +57,7 @@ void check_sell_slices(const SellMatrix& a) {
 void check_sell_permutation(const SellMatrix& a) {
   constexpr std::string_view kFormat = "SELL";
   if (a.row_perm.empty()) return;
-  check_size(kFormat, "row_perm", a.row_perm.size(), static_cast<std::size_t>(a.rows),
-             "rows (or 0 for the identity)");
+  check_size(kFormat, "row_perm", a.row_perm.size(), static_cast<std::size_t>(a.rows), "rows (or 0 for the identity)");
   check_permutation(kFormat, a.row_perm, a.rows);
   bool identity = true;
   for (index_t p = 0; p < a.rows; ++p) {
@@ -69,8 +65,8 @@ void check_sell_permutation(const SellMatrix& a) {
     if (row / a.sort_window != p / a.sort_window) {
       const std::int64_t first = std::int64_t{p / a.sort_window} * a.sort_window;
       const std::int64_t last = std::min<std::int64_t>(first + a.sort_window, a.rows) - 1;
-      fail(kFormat, "row_perm[", p, "] = ", row, " lies outside the sorting window of position ",
-           p, " (rows ", first, " .. ", last, "): rows are sorted only within their window");
+      fail(kFormat, "row_perm[", p, "] = ", row, " lies outside the sorting window of position ", p, " (rows ", first,
+           " .. ", last, "): rows are sorted only within their window");
     }
     identity = identity && row == p;
   }
@@ -100,29 +96,26 @@ std::vector<index_t> check_sell_slots(const SellMatrix& a) {
         const std::int64_t p = std::int64_t{first} + i;  // past rows in the last slice
         if (column == SellMatrix::kPaddingColumn) {
           if (a.values[slot] != 0.0F) {
-            fail(kFormat, "padding slot ", k, " of position ", p, " (element ", slot,
-                 ") holds value ", a.values[slot], ", expected 0");
+            fail(kFormat, "padding slot ", k, " of position ", p, " (element ", slot, ") holds value ", a.values[slot],
+                 ", expected 0");
           }
           continue;
         }
         if (i >= occupied) {
-          fail(kFormat, "slot ", k, " of position ", p, " (element ", slot, ") holds column ",
-               column, " but the matrix has ", a.rows,
-               " rows: positions past the last row are all padding");
+          fail(kFormat, "slot ", k, " of position ", p, " (element ", slot, ") holds column ", column,
+               " but the matrix has ", a.rows, " rows: positions past the last row are all padding");
         }
         const index_t row = a.row_at(first + i);
         if (local_length[i] < k) {
-          fail(kFormat, "row ", row, ": column ", column, " at slot ", k,
-               " follows padding at slot ", local_length[i],
+          fail(kFormat, "row ", row, ": column ", column, " at slot ", k, " follows padding at slot ", local_length[i],
                ": a row's entries come before its padding");
         }
         if (!column_in_range(column, a.cols)) {
-          column_range_error(kFormat, row, column, a.cols,
-                             message("slot ", k, " (element ", slot, ")"));
+          column_range_error(kFormat, row, column, a.cols, message("slot ", k, " (element ", slot, ")"));
         }
         if (k > 0 && column <= a.col_idx[slot - slot_stride]) {
-          column_order_error(kFormat, row, a.col_idx[slot - slot_stride], column,
-                             message("slot ", k - 1), message("slot ", k));
+          column_order_error(kFormat, row, a.col_idx[slot - slot_stride], column, message("slot ", k - 1),
+                             message("slot ", k));
         }
         local_length[i] = k + 1;
       }
@@ -151,15 +144,14 @@ void check_sell_order(const SellMatrix& a, const std::vector<index_t>& lengths) 
     const index_t row = a.row_at(p);
     const index_t next_row = a.row_at(p + 1);
     if (lengths[p] < lengths[p + 1]) {
-      fail(kFormat, "positions ", p, " and ", p + 1, " hold rows ", row, " (", lengths[p],
-           " entries) and ", next_row, " (", lengths[p + 1], " entries) in one window of ",
-           a.sort_window, " rows: rows not sorted by decreasing length",
+      fail(kFormat, "positions ", p, " and ", p + 1, " hold rows ", row, " (", lengths[p], " entries) and ", next_row,
+           " (", lengths[p + 1], " entries) in one window of ", a.sort_window,
+           " rows: rows not sorted by decreasing length",
            a.row_perm.empty() ? " (row_perm is empty, so the order must need no sorting)" : "");
     }
     if (lengths[p] == lengths[p + 1] && row > next_row) {
-      fail(kFormat, "positions ", p, " and ", p + 1, " both have ", lengths[p],
-           " entries but hold rows ", row, " and ", next_row,
-           ": rows of equal length must keep their original order");
+      fail(kFormat, "positions ", p, " and ", p + 1, " both have ", lengths[p], " entries but hold rows ", row, " and ",
+           next_row, ": rows of equal length must keep their original order");
     }
   }
 }
@@ -176,8 +168,7 @@ std::vector<index_t> sell_row_order(const std::vector<index_t>& lengths, index_t
   bool reordered = false;
   for (std::size_t first = 0; first < order.size(); first += window_size) {
     const auto begin = order.begin() + static_cast<std::ptrdiff_t>(first);
-    const auto end = order.begin() + static_cast<std::ptrdiff_t>(
-                                         std::min(order.size(), first + window_size));
+    const auto end = order.begin() + static_cast<std::ptrdiff_t>(std::min(order.size(), first + window_size));
     // A window already in order would stay as it is: a stable sort moves
     // rows only when some row is longer than the one before it.
     if (std::is_sorted(begin, end, longer_first)) continue;
@@ -189,16 +180,14 @@ std::vector<index_t> sell_row_order(const std::vector<index_t>& lengths, index_t
 }
 
 // slice_ptr of the positions' lengths: each slice is as wide as its longest.
-std::vector<std::int64_t> sell_slice_offsets(const std::vector<index_t>& position_lengths,
-                                             index_t height) {
+std::vector<std::int64_t> sell_slice_offsets(const std::vector<index_t>& position_lengths, index_t height) {
   const std::size_t positions = position_lengths.size();
   const auto slice = static_cast<std::size_t>(height);
   std::vector<std::int64_t> slice_ptr{0};
   slice_ptr.reserve((positions + slice - 1) / slice + 1);
   for (std::size_t first = 0; first < positions; first += slice) {
     const auto begin = position_lengths.begin() + static_cast<std::ptrdiff_t>(first);
-    const auto end = position_lengths.begin() +
-                     static_cast<std::ptrdiff_t>(std::min(positions, first + slice));
+    const auto end = position_lengths.begin() + static_cast<std::ptrdiff_t>(std::min(positions, first + slice));
     const index_t width = *std::max_element(begin, end);
     slice_ptr.push_back(slice_ptr.back() + std::int64_t{width} * height);
   }
@@ -216,8 +205,7 @@ std::size_t sell_bytes(std::int64_t slots) {
 // slice, so the slice's slots stream while its C rows stay in cache (the
 // same reasoning as visit_blocked, with the slice as the block).
 template <typename Visit>
-void visit_sell(const SellMatrix& sell, const std::vector<index_t>& position_lengths,
-                Visit&& visit) {
+void visit_sell(const SellMatrix& sell, const std::vector<index_t>& position_lengths, Visit&& visit) {
   const index_t height = sell.slice_height;
   for (index_t s = 0; s < sell.slices(); ++s) {
     const index_t first = s * height;
@@ -246,8 +234,8 @@ std::vector<index_t> detail::sell_position_lengths(const SellMatrix& sell) {
 
 void SellParams::validate() const {
   if (slice_height < 1 || slice_height > SellMatrix::kMaxSliceHeight) {
-    throw std::invalid_argument(message("SELL: slice_height ", slice_height, " is outside [1, ",
-                                        SellMatrix::kMaxSliceHeight, "]"));
+    throw std::invalid_argument(
+        message("SELL: slice_height ", slice_height, " is outside [1, ", SellMatrix::kMaxSliceHeight, "]"));
   }
   if (sort_window < 1) {
     throw std::invalid_argument(message("SELL: sort_window ", sort_window, " is below 1"));
@@ -279,10 +267,9 @@ SellMatrix to_sell(const CsrMatrix& csr, const SellParams& params, const Convers
   const std::int64_t slots = sell.slice_ptr.back();
   const std::size_t bytes = sell_bytes(slots);
   if (bytes > limits.max_bytes) {
-    throw ConversionRefused(message("SELL-C-sigma (C = ", params.slice_height, ", sigma = ",
-                                    params.sort_window, ") of ", csr.rows, " rows needs ", slots,
-                                    " slots for ", csr.nnz(), " entries, ", needed_text(bytes),
-                                    " of padded arrays, ", over_limit_text(limits), "; ",
+    throw ConversionRefused(message("SELL-C-sigma (C = ", params.slice_height, ", sigma = ", params.sort_window,
+                                    ") of ", csr.rows, " rows needs ", slots, " slots for ", csr.nnz(), " entries, ",
+                                    needed_text(bytes), " of padded arrays, ", over_limit_text(limits), "; ",
                                     row_skew_text(csr, longest_of(lengths))));
   }
   sell.col_idx.assign(static_cast<std::size_t>(slots), SellMatrix::kPaddingColumn);

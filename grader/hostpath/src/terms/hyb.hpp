@@ -5,9 +5,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "spmv/contract/hyb.h"
 #include "coo.hpp"
 #include "ell.hpp"
+#include "spmv/contract/hyb.h"
 
 namespace spmv::hostpath {
 

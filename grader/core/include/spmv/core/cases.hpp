@@ -98,8 +98,7 @@ CsrMatrix load_case_matrix(const TestCase& test_case, const std::filesystem::pat
 
 // The cache file load_case_matrix uses for `generator_spec` in `cache_dir`.
 // Specs that differ only in spacing or key order share it.
-std::filesystem::path generator_cache_path(const std::string& generator_spec,
-                                           const std::filesystem::path& cache_dir);
+std::filesystem::path generator_cache_path(const std::string& generator_spec, const std::filesystem::path& cache_dir);
 
 // Binary CSR files, host byte order (little-endian in practice):
 //   "SPMVCSR\0" | u32 version | u32 label bytes | i64 rows | i64 cols |
@@ -108,8 +107,7 @@ std::filesystem::path generator_cache_path(const std::string& generator_spec,
 // `label` records what the file holds (the cache stores the spec there).
 // The file is written under a temporary name and renamed, so a reader never
 // sees a partial file. Errors throw CsrCacheError naming the file.
-void save_csr_binary(const std::filesystem::path& path, const CsrMatrix& a,
-                     std::string_view label = {});
+void save_csr_binary(const std::filesystem::path& path, const CsrMatrix& a, std::string_view label = {});
 // Checks the size against the header and the checksum before returning.
 CsrMatrix load_csr_binary(const std::filesystem::path& path, std::string* label = nullptr);
 

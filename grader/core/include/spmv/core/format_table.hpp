@@ -48,8 +48,8 @@ struct AnyMember {
 // the list without one of them does not compile here (and not only at the
 // first place that needs it).
 template <typename Matrix>
-concept TableFormat = requires(const Matrix& form, Matrix& target, const CsrMatrix& csr,
-                               const ConversionLimits& limits, std::span<const float> x) {
+concept TableFormat = requires(const Matrix& form, Matrix& target, const CsrMatrix& csr, const ConversionLimits& limits,
+                               std::span<const float> x) {
   { FormatTraits<Matrix>::id } -> std::convertible_to<int>;
   { FormatTraits<Matrix>::name } -> std::convertible_to<const char*>;
   { FormatTraits<Matrix>::label } -> std::convertible_to<const char*>;

@@ -11,9 +11,9 @@
 namespace spmv {
 
 struct GoldenResult {
-  std::vector<double> y;          // sum_j a_ij * x_j, in fp64
-  std::vector<double> abs_sum;    // sum_j |a_ij * x_j|, the error bound's scale
-  std::vector<index_t> row_nnz;   // entries of each row (n_i in gamma(n_i))
+  std::vector<double> y;         // sum_j a_ij * x_j, in fp64
+  std::vector<double> abs_sum;   // sum_j |a_ij * x_j|, the error bound's scale
+  std::vector<index_t> row_nnz;  // entries of each row (n_i in gamma(n_i))
 };
 
 // Throws std::invalid_argument if x.size() != a.cols.

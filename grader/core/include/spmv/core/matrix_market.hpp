@@ -57,26 +57,23 @@ struct MatrixMarketOptions {
 };
 
 struct MatrixMarketHeader {
-  std::string format;    // "coordinate" | "array"
-  std::string field;     // "real" | "integer" | "pattern"
-  std::string symmetry;  // "general" | "symmetric" | "skew-symmetric"
+  std::string format;                            // "coordinate" | "array"
+  std::string field;                             // "real" | "integer" | "pattern"
+  std::string symmetry;                          // "general" | "symmetric" | "skew-symmetric"
   std::int64_t rows = 0, cols = 0, entries = 0;  // as declared
 };
 
 // Parses text already in memory; `source` names it in errors.
-CsrMatrix parse_matrix_market(std::string_view text, const std::string& source,
-                              const MatrixMarketOptions& options = {},
+CsrMatrix parse_matrix_market(std::string_view text, const std::string& source, const MatrixMarketOptions& options = {},
                               MatrixMarketHeader* header = nullptr);
 
 // Reads a file (.gz decompressed). Errors name the path.
-CsrMatrix read_matrix_market(const std::filesystem::path& path,
-                             const MatrixMarketOptions& options = {},
+CsrMatrix read_matrix_market(const std::filesystem::path& path, const MatrixMarketOptions& options = {},
                              MatrixMarketHeader* header = nullptr);
 
 // Writes `coordinate real general`, 1-based, values with enough digits to
 // read back bit-exact (%.9g). `comment` lines are prefixed with '%'.
-void write_matrix_market(const std::filesystem::path& path, const CsrMatrix& a,
-                         const std::string& comment = {});
+void write_matrix_market(const std::filesystem::path& path, const CsrMatrix& a, const std::string& comment = {});
 std::string format_matrix_market(const CsrMatrix& a, const std::string& comment = {});
 
 }  // namespace spmv

@@ -38,12 +38,12 @@ struct ToleranceOptions {
 double gamma_fp32(std::int64_t n);
 
 enum class LikelyCause {
-  kNone,            // passed
-  kUnwritten,       // NaN poison survived in some rows: rows never written
-  kNonFinite,       // NaN/Inf that is not the poison pattern
-  kMissingTerm,     // error equals minus one of the row's terms
-  kExtraTerm,       // error equals one of the row's terms counted again
-  kDoubled,         // y is twice golden: accumulated twice
+  kNone,         // passed
+  kUnwritten,    // NaN poison survived in some rows: rows never written
+  kNonFinite,    // NaN/Inf that is not the poison pattern
+  kMissingTerm,  // error equals minus one of the row's terms
+  kExtraTerm,    // error equals one of the row's terms counted again
+  kDoubled,      // y is twice golden: accumulated twice
   kUnknown,
 };
 
@@ -51,9 +51,9 @@ const char* to_string(LikelyCause cause);
 
 struct RowError {
   index_t row = -1;
-  double expected = 0;  // golden
-  double got = 0;       // y as float, widened
-  double allowed = 0;   // the bound for this row
+  double expected = 0;                 // golden
+  double got = 0;                      // y as float, widened
+  double allowed = 0;                  // the bound for this row
   [[nodiscard]] double ratio() const;  // |got - expected| / allowed (inf for NaN)
 };
 
@@ -65,7 +65,7 @@ struct ToleranceVerdict {
   std::optional<RowError> worst;    // largest ratio
   double max_ratio = 0;             // over all rows, 0 if y == golden exactly
   LikelyCause cause = LikelyCause::kNone;
-  std::int64_t rows = 0;            // rows checked
+  std::int64_t rows = 0;  // rows checked
   // The first bad row consistent with `cause` and, for a missing or extra
   // term, that term's column (-1 otherwise): what describe() points to.
   index_t cause_row = -1;
@@ -77,9 +77,8 @@ struct ToleranceVerdict {
 
 // `poison_bits`: the exact bit pattern y was filled with before the kernel
 // ran (a NaN), used to tell unwritten rows from computed NaNs.
-ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x,
-                              const GoldenResult& golden, std::span<const float> y,
-                              const ToleranceOptions& options = {},
+ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
+                              std::span<const float> y, const ToleranceOptions& options = {},
                               std::uint32_t poison_bits = kPoisonBits);
 
 }  // namespace spmv

@@ -78,9 +78,7 @@ class Buffer {
  public:
   Buffer() = default;
   Buffer(MemorySpace space, std::size_t size) : raw_(space, size * sizeof(T)), size_(size) {}
-  Buffer(MemorySpace space, std::span<const T> values) : Buffer(space, values.size()) {
-    upload(values);
-  }
+  Buffer(MemorySpace space, std::span<const T> values) : Buffer(space, values.size()) { upload(values); }
   // `values` between two guard zones of `guard_words` 32-bit words of
   // `guard_bits` each. An empty array gets none: its pointer stays null.
   Buffer(MemorySpace space, std::span<const T> values, std::size_t guard_words, std::uint32_t guard_bits)
@@ -99,8 +97,7 @@ class Buffer {
   }
 
   [[nodiscard]] T* data() const {
-    return raw_.data() == nullptr ? nullptr
-                                  : reinterpret_cast<T*>(static_cast<char*>(raw_.data()) + offset_bytes());
+    return raw_.data() == nullptr ? nullptr : reinterpret_cast<T*>(static_cast<char*>(raw_.data()) + offset_bytes());
   }
   [[nodiscard]] std::size_t size() const { return size_; }
   // Where the values start in raw(): after the guard zone before them.
@@ -109,9 +106,7 @@ class Buffer {
   [[nodiscard]] RawBuffer& raw() { return raw_; }
   [[nodiscard]] const RawBuffer& raw() const { return raw_; }
 
-  void upload(std::span<const T> values) {
-    raw_.copy_from_host(values.data(), values.size_bytes(), offset_bytes());
-  }
+  void upload(std::span<const T> values) { raw_.copy_from_host(values.data(), values.size_bytes(), offset_bytes()); }
   [[nodiscard]] std::vector<T> download() const {
     std::vector<T> values(size_);
     raw_.copy_to_host(values.data(), size_ * sizeof(T), offset_bytes());

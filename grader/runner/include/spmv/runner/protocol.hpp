@@ -62,12 +62,12 @@ inline constexpr std::size_t kMaxKernels = 64;
 struct Request {
   std::uint32_t version = kProtocolVersion;
   Command command = Command::kQuit;
-  std::int32_t format = 0;  // kSetup: spmv_format
-  std::int32_t slot = 0;    // kRun, kCopyOut: result slot
-  std::uint64_t seed = 0;   // kRun: seed of x (x_values.hpp); kBurst: the burst's seed (chain.hpp)
-  std::int32_t links = 0;   // kChain: links of a burst
-  std::int32_t link = 0;    // kCopyLink: 1 .. links
-  std::int32_t empty = 0;   // kBurst: links without the launch (the runner's own cost)
+  std::int32_t format = 0;         // kSetup: spmv_format
+  std::int32_t slot = 0;           // kRun, kCopyOut: result slot
+  std::uint64_t seed = 0;          // kRun: seed of x (x_values.hpp); kBurst: the burst's seed (chain.hpp)
+  std::int32_t links = 0;          // kChain: links of a burst
+  std::int32_t link = 0;           // kCopyLink: 1 .. links
+  std::int32_t empty = 0;          // kBurst: links without the launch (the runner's own cost)
   std::int32_t cusparse_runs = 0;  // kCusparse: minimum samples
   double cusparse_min_ms = 0;      // kCusparse: minimum time being timed
   char kernel[kNameBytes] = {};    // kSetup: the kernel to run
@@ -81,23 +81,24 @@ struct KernelEntry {
 
 struct Reply {
   ReplyKind kind = ReplyKind::kFailed;
-  std::int32_t status = 0;  // the launch's return value or the CUDA error
-  double ms = 0;            // kBurst, kCusparse: the runner's own time (CUDA events): a diagnostic
+  std::int32_t status = 0;   // the launch's return value or the CUDA error
+  double ms = 0;             // kBurst, kCusparse: the runner's own time (CUDA events): a diagnostic
   std::int32_t samples = 0;  // kCusparse
   // kRun: the kernels the launch ran, from CUPTI's records in the
   // runner (launch_recorder.hpp): the runner's word like everything here.
-  double span_ms = 0;                  // earliest start to latest end, every stream (with no kernel set up: the stand-in's); 0 when not recorded
-  std::int32_t kernels_launched = 0;   // -1 when not recorded (recorder_note says why)
-  char foreign_kernel[160] = {};       // demangled: first kernel neither the plugin's nor the runner's, or a vendor's
-  char recorder_note[160] = {};        // kHello, kRun: why nothing, or not all, was recorded
-  std::int32_t memory = 0;   // kLoad: spmv_memory_space
+  double span_ms =
+      0;  // earliest start to latest end, every stream (with no kernel set up: the stand-in's); 0 when not recorded
+  std::int32_t kernels_launched = 0;  // -1 when not recorded (recorder_note says why)
+  char foreign_kernel[160] = {};      // demangled: first kernel neither the plugin's nor the runner's, or a vendor's
+  char recorder_note[160] = {};       // kHello, kRun: why nothing, or not all, was recorded
+  std::int32_t memory = 0;            // kLoad: spmv_memory_space
   std::int32_t kernel_count = 0;
   char plugin_name[kNameBytes] = {};
   char modified[512] = {};  // kRun: input arrays found changed, comma-separated
   char message[2048] = {};
   KernelEntry kernels[kMaxKernels] = {};
-  std::int32_t links = 0;                   // kBurst: digests given
-  std::uint64_t digests[kMaxLinks] = {};    // kBurst: d_1 .. d_links
+  std::int32_t links = 0;                 // kBurst: digests given
+  std::uint64_t digests[kMaxLinks] = {};  // kBurst: d_1 .. d_links
 };
 
 // Copies `text` into a fixed buffer, truncated and NUL-terminated.

@@ -172,7 +172,8 @@ Process spawn(const Spec& spec);
 // context created, so the driver's files are open): Landlock and seccomp.
 // Never undone.
 struct SelfRestriction {
-  std::vector<std::filesystem::path> read_only;   // readable + executable trees (/usr /lib /lib64 /etc, the CUDA lib folder)
+  std::vector<std::filesystem::path>
+      read_only;  // readable + executable trees (/usr /lib /lib64 /etc, the CUDA lib folder)
   std::vector<std::filesystem::path> read_write;  // e.g. the scratch folder (cwd)
   // Folders whose entries may be listed, not read: with rules on some of
   // their entries, a tree is granted but for a few files (spmv-sandbox

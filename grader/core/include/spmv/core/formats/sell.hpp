@@ -36,9 +36,7 @@ struct SellMatrix {
   std::vector<value_t> values;             // slice_ptr.back()
 
   [[nodiscard]] index_t slices() const { return static_cast<index_t>(slice_ptr.size()) - 1; }
-  [[nodiscard]] index_t row_at(index_t position) const {
-    return row_perm.empty() ? position : row_perm[position];
-  }
+  [[nodiscard]] index_t row_at(index_t position) const { return row_perm.empty() ? position : row_perm[position]; }
   // Slots per position of slice s (its longest row).
   [[nodiscard]] index_t slice_width(index_t s) const {
     return static_cast<index_t>((slice_ptr[s + 1] - slice_ptr[s]) / slice_height);
