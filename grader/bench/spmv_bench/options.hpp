@@ -5,19 +5,17 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "spmv/cli/command_line.hpp"
 #include "spmv_bench/suite.hpp"
 #include "spmv_bench/timing.hpp"
 
 namespace spmv::bench {
 
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A bad option or value: the command-line programs' one error (spmv::cli).
+using UsageError = cli::UsageError;
 
 struct BenchOptions {
   SourceRequest sources;
