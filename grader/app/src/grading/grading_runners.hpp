@@ -45,7 +45,12 @@ class GradingRunners final : public RunnerFactory {
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;
-  ~GradingRunners() override { settle(); }
+  // The launcher stops first: a start still queued or under way reads
+  // this object's specs.
+  ~GradingRunners() override {
+    settle();
+    launcher_.stop();
+  }
 
  private:
   // Declared first, so ended last: its thread outlives every runner it started.

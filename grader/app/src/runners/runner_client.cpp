@@ -310,13 +310,14 @@ ResultMemory::~ResultMemory() {
 
 Launcher::Launcher() : thread_([this] { work(); }) {}
 
-Launcher::~Launcher() {
+void Launcher::stop() {
   {
     const std::lock_guard lock(mutex_);
     stopping_ = true;
+    jobs_.clear();
   }
   wake_.notify_one();
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 std::future<std::unique_ptr<Runner>> Launcher::start(std::function<std::unique_ptr<Runner>()> job) {
@@ -324,6 +325,7 @@ std::future<std::unique_ptr<Runner>> Launcher::start(std::function<std::unique_p
   auto result = task.get_future();
   {
     const std::lock_guard lock(mutex_);
+    if (stopping_) return result;  // the task dropped here: broken_promise
     jobs_.push_back(std::move(task));
   }
   wake_.notify_one();

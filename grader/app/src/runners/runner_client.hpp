@@ -130,10 +130,14 @@ class WorkRoot {
 class Launcher {
  public:
   Launcher();
-  ~Launcher();  // finishes the queued jobs, then ends the thread
+  ~Launcher() { stop(); }
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
   std::future<std::unique_ptr<Runner>> start(std::function<std::unique_ptr<Runner>()> job);
+  // Drops the jobs not begun (their futures get broken_promise), waits for
+  // the one running and ends the thread. An owner whose jobs read its
+  // members calls it before those members go.
+  void stop();
 
  private:
   void work();
