@@ -59,9 +59,9 @@ constexpr std::size_t kCasesPreparedAhead = 2;
 // Grading goes.
 class Grading {
  public:
-  Grading(const Options& options, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu,
+  Grading(const RowLoopSettings& settings, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu,
           GradingRunners& runners)
-      : options_(options),
+      : settings_(settings),
         setup_(setup),
         reporter_(reporter),
         gpu_(std::move(gpu)),
@@ -69,7 +69,7 @@ class Grading {
         runners_(runners) {}
 
   void run(std::vector<RowResult>& rows, std::uint64_t run_seed, const std::set<std::size_t>& done) {
-    prepare_ = {options_.cache_dir, options_.format_limit_bytes, run_seed};
+    prepare_ = {settings_.cache_dir, settings_.format_limit_bytes, run_seed};
     for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
       std::vector<std::size_t> indices;
       for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -131,7 +131,7 @@ class Grading {
   }
 
   void read_cusparse_cache(PreparedCase& prepared) const {
-    const auto file = cusparse_cache(options_.journal, prepared.test_case.name);
+    const auto file = cusparse_cache(settings_.journal, prepared.test_case.name);
     if (!file || prepared.cusparse_ms) return;
     std::ifstream in(*file);
     double ms = 0;
@@ -139,7 +139,7 @@ class Grading {
   }
 
   void write_cusparse_cache(const PreparedCase& prepared) const {
-    const auto file = cusparse_cache(options_.journal, prepared.test_case.name);
+    const auto file = cusparse_cache(settings_.journal, prepared.test_case.name);
     if (!file || !prepared.cusparse_ms) return;
     std::ostringstream text;
     text.precision(17);
@@ -248,7 +248,7 @@ class Grading {
   }
 
   std::filesystem::path log_of(const RowResult& row) const {
-    return logs_dir(options_.output_dir) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
+    return logs_dir(settings_.output_dir) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
   }
 
   // Starts the runners of the rows after `position` (in grading order)
@@ -260,11 +260,11 @@ class Grading {
   // 200 ms on the H100 for a runner started at their turn. Nothing here
   // waits for a case: the grader must be quick while a row runs.
   void look_ahead(const std::vector<RowResult>& rows, std::size_t position) {
-    if (options_.prestart == 0 || !setup_.submission.loaded) return;
+    if (settings_.prestart == 0 || !setup_.submission.loaded) return;
     const std::size_t current_case = order_[position].case_index;
     std::size_t waiting = started_.size();
     std::size_t next = std::max(next_to_start_, position + 1);
-    for (; waiting < static_cast<std::size_t>(options_.prestart) && next < order_.size(); ++next) {
+    for (; waiting < static_cast<std::size_t>(settings_.prestart) && next < order_.size(); ++next) {
       const Turn turn = order_[next];
       if (turn.case_index > current_case + kCasesPreparedAhead) break;
       if (case_prepared(turn.case_index)) {
@@ -296,8 +296,8 @@ class Grading {
     std::string why;
     for (const double pause : {0.0, 1.0, 2.0, 4.0}) {
       std::this_thread::sleep_for(std::chrono::duration<double>(pause));
-      const GpuInfo health = probe_gpu(options_.device, kMinimumProbeTimeout,
-                                       logs_dir(options_.output_dir) / "gpu-health.log", std::nullopt);
+      const GpuInfo health = probe_gpu(settings_.device, kMinimumProbeTimeout,
+                                       logs_dir(settings_.output_dir) / "gpu-health.log", std::nullopt);
       if (health.count > 0 && health.copy_gbps) return;
       why = health.note.empty() ? "no GPU found" : health.note;
     }
@@ -313,7 +313,7 @@ class Grading {
   void start_first_runners(const std::vector<RowResult>& rows) {
     if (order_.empty() || gpu_missing()) return;
     runners_.start_reference();
-    if (options_.prestart == 0 || !setup_.submission.loaded) return;
+    if (settings_.prestart == 0 || !setup_.submission.loaded) return;
     const Turn first = order_.front();
     started_.push_back({first.row, start_submission_runner(runners_, log_of(rows[first.row]))});
     next_to_start_ = 1;
@@ -339,14 +339,14 @@ class Grading {
     plan.prepared = &prepared;
     plan.kernel = row.kernel;
     plan.format = setup_.reference.find(row.kernel)->format;
-    plan.timeout_s = options_.timeout_s;
-    plan.timing = options_.timing;
-    plan.measure_cusparse = options_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    plan.timeout_s = settings_.timeout_s;
+    plan.timing = settings_.timing;
+    plan.measure_cusparse = settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     const auto judging = Clock::now();
     judge_row(row, record,
-              RowContext{prepared, plan.format, options_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review,
+              RowContext{prepared, plan.format, settings_.timeout_s, gpu_.copy_gbps, setup_.policy.speedup_review,
                          setup_.policy.min_reference_us});
     row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
     for (const std::string& flag : row.flags) {
@@ -359,7 +359,7 @@ class Grading {
     }
   }
 
-  const Options& options_;
+  const RowLoopSettings& settings_;
   Setup& setup_;
   Reporter& reporter_;
   GpuInfo gpu_;
@@ -378,10 +378,10 @@ class Grading {
 
 }  // namespace
 
-RowsGraded grade_rows(const Options& options, Setup& setup, Reporter& reporter, const GpuInfo& gpu, bool needs_gpu,
-                      GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
+RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, Reporter& reporter, const GpuInfo& gpu,
+                      bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
                       const std::set<std::size_t>& done) {
-  Grading grading(options, setup, reporter, gpu, needs_gpu, runners);
+  Grading grading(settings, setup, reporter, gpu, needs_gpu, runners);
   grading.run(rows, run_seed, done);
   return {grading.cases_checked_on_host(), grading.case_wait_s(), grading.gpu_missing()};
 }

@@ -6,15 +6,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <vector>
 
-#include "cli/options.hpp"
 #include "grading/grading_runners.hpp"
 #include "grading/setup.hpp"
 #include "reports/reporter.hpp"
 #include "rows/row.hpp"
 #include "runners/probe.hpp"
+#include "spmv/runner/timing.hpp"
 
 namespace spmv::grade {
 
@@ -24,10 +26,23 @@ struct RowsGraded {
   bool gpu_missing = false;       // a device grading found no GPU: its rows are skipped
 };
 
-// Grades the planned `rows` but those `done` already, under `setup` and the
-// options' measuring and prestart settings; `run_seed` seeds the cases' x.
-RowsGraded grade_rows(const Options& options, Setup& setup, Reporter& reporter, const GpuInfo& gpu, bool needs_gpu,
-                      GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
+// What the row loop takes of spmv-grade's options.
+struct RowLoopSettings {
+  std::filesystem::path cache_dir;               // converted cases kept between runs ("" none)
+  std::uint64_t format_limit_bytes = 0;          // a padded format's largest allocation
+  std::optional<std::filesystem::path> journal;  // CTest mode: cuSPARSE's time kept beside the journals
+  std::filesystem::path output_dir;              // each row's log in its logs/
+  int device = 0;                                // the GPU the health check probes
+  int prestart = 0;                              // runners started ahead of their row
+  double timeout_s = 60;                         // a row's runner calls
+  runner::TimingOptions timing;
+  bool cusparse = true;  // cuSPARSE timed once a case, as context
+};
+
+// Grades the planned `rows` but those `done` already, under `setup` and
+// `settings`; `run_seed` seeds the cases' x.
+RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, Reporter& reporter, const GpuInfo& gpu,
+                      bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
                       const std::set<std::size_t>& done);
 
 }  // namespace spmv::grade

@@ -265,7 +265,16 @@ int run_grading(const Options& options, const Defaults& defaults) {
   reporter.start(rows);
   GradingRunners runners(common, defaults, setup, options.device, logs);
   const auto rows_started = Clock::now();
-  const RowsGraded graded = grade_rows(options, setup, reporter, gpu, needs_gpu, runners, rows, run_seed, done);
+  const RowLoopSettings loop{.cache_dir = options.cache_dir,
+                             .format_limit_bytes = options.format_limit_bytes,
+                             .journal = options.journal,
+                             .output_dir = options.output_dir,
+                             .device = options.device,
+                             .prestart = options.prestart,
+                             .timeout_s = options.timeout_s,
+                             .timing = options.timing,
+                             .cusparse = options.cusparse};
+  const RowsGraded graded = grade_rows(loop, setup, reporter, gpu, needs_gpu, runners, rows, run_seed, done);
   runners.settle();
   if (options.memcheck && needs_gpu && gpu.count > 0) {
     memcheck_pass(setup, {options.cache_dir, options.format_limit_bytes, run_seed}, logs, options.timeout_s, runners,
