@@ -248,7 +248,8 @@ class Grading {
   }
 
   std::filesystem::path log_of(const RowResult& row) const {
-    return logs_dir(settings_.output_dir) / (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
+    return logs_dir(settings_.output_dir) /
+           (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
   }
 
   // Starts the runners of the rows after `position` (in grading order)
@@ -341,7 +342,8 @@ class Grading {
     plan.format = setup_.reference.find(row.kernel)->format;
     plan.timeout_s = settings_.timeout_s;
     plan.timing = settings_.timing;
-    plan.measure_cusparse = settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    plan.measure_cusparse =
+        settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     const auto judging = Clock::now();
