@@ -14,6 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -188,10 +189,7 @@ struct FormatTraits<ToyMatrix<kWithProduct, kWithByteModel>> {
   static constexpr const char* byte_model = "none";
   static Toy from_csr(const CsrMatrix& /*csr*/, const ConversionLimits& /*limits*/) { return {}; }
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& /*csr*/, const Toy* /*form*/) { return 0; }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& toy, Visit&& visit) {
-    visit(toy.rows);
-  }
+  static constexpr auto members = std::tuple{Member{"rows", &Toy::rows}};
 };
 template <bool kWithProduct>
 struct FormatTraits<ToyMatrix<kWithProduct, false>> {
@@ -201,10 +199,7 @@ struct FormatTraits<ToyMatrix<kWithProduct, false>> {
   static constexpr const char* label = "TOY";
   static Toy from_csr(const CsrMatrix& /*csr*/, const ConversionLimits& /*limits*/) { return {}; }
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& /*csr*/, const Toy* /*form*/) { return 0; }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& toy, Visit&& visit) {
-    visit(toy.rows);
-  }
+  static constexpr auto members = std::tuple{Member{"rows", &Toy::rows}};
 };
 
 namespace {
@@ -214,6 +209,10 @@ static_assert(!TableFormat<ToyMatrix<false, true>>, "a format without a CPU prod
 static_assert(!TableFormat<ToyMatrix<true, false>>, "a format without a byte model must not qualify");
 static_assert(detail::every_format_complete(FormatList<CsrMatrix, ToyMatrix<true, true>>{}));
 static_assert(!detail::every_format_complete(FormatList<CsrMatrix, ToyMatrix<false, true>>{}));
+// A format's members are its own container's.
+static_assert(detail::is_member_table<std::remove_cvref_t<decltype(FormatTraits<CsrMatrix>::members)>, CsrMatrix>);
+static_assert(!detail::is_member_table<std::remove_cvref_t<decltype(FormatTraits<CooMatrix>::members)>, CsrMatrix>,
+              "the members of another container must not qualify");
 
 // The contract's formats, read from its header as a compiler would not
 // list them: an SPMV_FORMAT_* enumerator without a format in the table (or
