@@ -22,37 +22,19 @@
 #include "spmv/core/convert.hpp"
 #include "spmv/core/cpu_spmv.hpp"
 #include "spmv/core/format_table.hpp"
-#include "spmv/core/generators.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
 
 namespace spmv {
 namespace {
 
-template <typename List>
-struct AsGtestTypes;
-template <typename... Matrices>
-struct AsGtestTypes<FormatList<Matrices...>> {
-  using type = ::testing::Types<Matrices...>;
-};
-
 template <typename Matrix>
 class FormatTableTest : public ::testing::Test {
  protected:
   using Traits = FormatTraits<Matrix>;
 
-  // A fresh random matrix of random shape: rows of power-law lengths (the
-  // padded formats sort or split them) or a band (SELL keeps its rows in
-  // place), with some rows emptied.
   static CsrMatrix fresh_matrix(std::mt19937_64& rng) {
-    const auto between = [&rng](index_t low, index_t high) {
-      return std::uniform_int_distribution<index_t>(low, high)(rng);
-    };
-    const index_t rows = between(1, 1500);
-    const CsrMatrix full = std::bernoulli_distribution(0.5)(rng)
-                               ? gen::power_law(rows, between(1, 2000), 1.5, between(1, 300), rng())
-                               : gen::banded(rows, between(0, 20), rng());
-    return gen::with_empty_rows(full, std::uniform_real_distribution<double>(0.0, 0.4)(rng), rng());
+    return test::fresh_table_matrix(rng, {.rows = 1500, .cols = 2000, .longest = 300, .half_band = 20});
   }
 
   // Uniform in [-1, -0.25] U [0.25, 1]: a lost or repeated term shows.
@@ -73,7 +55,7 @@ class FormatTableTest : public ::testing::Test {
   }
 };
 
-TYPED_TEST_SUITE(FormatTableTest, AsGtestTypes<FormatTable>::type);
+TYPED_TEST_SUITE(FormatTableTest, test::AsGtestTypes<FormatTable>::type);
 
 TYPED_TEST(FormatTableTest, ConversionFromCsrIsValidAndRoundTrips) {
   const std::uint64_t seed = test::fresh_seed();
