@@ -19,18 +19,11 @@
 #include "spmv/contract/plugin.h"
 #include "spmv/core/cpu_spmv.hpp"
 #include "spmv/core/format_table.hpp"
-#include "spmv/core/generators.hpp"
 #include "spmv/core/golden.hpp"
 #include "uploaded_matrix.hpp"
 
 namespace spmv::test {
 
-template <typename List>
-struct AsGtestTypes;
-template <typename... Matrices>
-struct AsGtestTypes<FormatList<Matrices...>> {
-  using type = ::testing::Types<Matrices...>;
-};
 // Every format of the table, as the types of a typed suite.
 using TableFormats = AsGtestTypes<FormatTable>::type;
 
@@ -59,18 +52,9 @@ std::vector<const spmv_kernel_entry*> kernels_of_format(const std::vector<const 
   return of_format;
 }
 
-// A fresh random matrix: rows of power-law lengths (some longer than a
-// block) or a band, some rows emptied; mostly larger than a warp and a block.
-inline CsrMatrix fresh_table_matrix(std::mt19937_64& rng) {
-  const auto between = [&rng](index_t low, index_t high) {
-    return std::uniform_int_distribution<index_t>(low, high)(rng);
-  };
-  const index_t rows = between(1, 3000);
-  const CsrMatrix full = std::bernoulli_distribution(0.5)(rng)
-                             ? gen::power_law(rows, between(1, 3000), 1.5, between(1, 2000), rng())
-                             : gen::banded(rows, between(0, 40), rng());
-  return gen::with_empty_rows(full, std::uniform_real_distribution<double>(0.0, 0.4)(rng), rng());
-}
+// The kernels' matrices: some rows longer than a block, mostly larger than
+// a warp and a block.
+inline constexpr TableMatrixLimits kKernelMatrices{.rows = 3000, .cols = 3000, .longest = 2000, .half_band = 40};
 
 // Each of `kernels` (all of format Matrix) against the CPU product on
 // `rounds` fresh matrices, uploaded to `space` (the executor's).
@@ -81,7 +65,7 @@ void expect_kernels_match_cpu_product(const std::vector<const spmv_kernel_entry*
   SPMV_TRACE_SEED(seed);
   std::mt19937_64 rng(seed);
   for (int round = 0; round < rounds; ++round) {
-    const CsrMatrix csr = fresh_table_matrix(rng);
+    const CsrMatrix csr = fresh_table_matrix(rng, kKernelMatrices);
     const std::vector<float> x = random_vector(static_cast<std::size_t>(csr.cols), rng());
     const Matrix form = FormatTraits<Matrix>::from_csr(csr, ConversionLimits{});
     const std::vector<float> product = cpu_spmv(form, x);

@@ -144,8 +144,8 @@ TEST(AutoCandidateScratch, SingleLaunchMergeChecksWhatScratchHolds) {
   ASSERT_EQ(first.nnz(), second.nnz());
   for (const int threads : {128, 256, 512}) {
     SCOPED_TRACE("tile of " + std::to_string(threads) + " threads");
-    const CsrBuffers one = upload(MemorySpace::kDevice, first);
-    const CsrBuffers two = upload(MemorySpace::kDevice, second);
+    const FormatBuffers<CsrMatrix> one = upload(MemorySpace::kDevice, first);
+    const FormatBuffers<CsrMatrix> two = upload(MemorySpace::kDevice, second);
     RawBuffer scratch(MemorySpace::kDevice, spmv_csr_auto_scratch_size(&one.view));
     std::vector<std::uint32_t> words(scratch.bytes() / 4);
     std::mt19937 rng(static_cast<std::uint32_t>(seed));

@@ -56,20 +56,9 @@ class SpmvCases : public testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
 
   // Runs spmv-cases with `args` (already shell-quoted where needed).
-  RunResult run(const std::string& args) const {
-    const fs::path out = dir_ / "stdout.txt";
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string command =
-        std::string("'") + SPMV_CASES_EXE + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-    const int raw = std::system(command.c_str());
-    RunResult result;
-    result.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    result.out = read_text(out);
-    result.err = read_text(err);
-    return result;
-  }
+  RunResult run(const std::string& args) const { return run_with("", args); }
 
-  // The same with `environment` ("NAME=value ...") set for the program.
+  // The same with `environment` ("NAME=value ...", or none) set for the program.
   RunResult run_with(const std::string& environment, const std::string& args) const {
     const fs::path out = dir_ / "stdout.txt";
     const fs::path err = dir_ / "stderr.txt";

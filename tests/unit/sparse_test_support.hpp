@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "spmv/core/convert.hpp"
+#include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
+#include "spmv/core/generators.hpp"
 
 namespace spmv::test {
 
@@ -27,6 +29,37 @@ inline std::uint64_t fresh_seed() {
 
 #define SPMV_TRACE_SEED(seed) \
   SCOPED_TRACE(::testing::Message() << "seed " << (seed) << " (replay: SPMV_TEST_SEED=" << (seed) << ")")
+
+// The formats of a FormatList, as the types of a typed suite.
+template <typename List>
+struct AsGtestTypes;
+template <typename... Matrices>
+struct AsGtestTypes<FormatList<Matrices...>> {
+  using type = ::testing::Types<Matrices...>;
+};
+
+// How large fresh_table_matrix draws its matrices.
+struct TableMatrixLimits {
+  index_t rows;
+  index_t cols;       // of the power-law matrices
+  index_t longest;    // a power-law row's entries
+  index_t half_band;  // of the band matrices
+};
+
+// A fresh random matrix of random shape for the format table's typed
+// suites: rows of power-law lengths (the padded formats sort or split them)
+// or a band (SELL keeps its rows in place), with up to 40% of the rows
+// emptied.
+inline CsrMatrix fresh_table_matrix(std::mt19937_64& rng, const TableMatrixLimits& limits) {
+  const auto between = [&rng](index_t low, index_t high) {
+    return std::uniform_int_distribution<index_t>(low, high)(rng);
+  };
+  const index_t rows = between(1, limits.rows);
+  const CsrMatrix full = std::bernoulli_distribution(0.5)(rng)
+                             ? gen::power_law(rows, between(1, limits.cols), 1.5, between(1, limits.longest), rng())
+                             : gen::banded(rows, between(0, limits.half_band), rng());
+  return gen::with_empty_rows(full, std::uniform_real_distribution<double>(0.0, 0.4)(rng), rng());
+}
 
 inline HybOptions hyb_width(index_t ell_width, ConversionLimits limits = {}) {
   HybOptions options;

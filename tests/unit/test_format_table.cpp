@@ -14,6 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -21,37 +22,19 @@
 #include "spmv/core/convert.hpp"
 #include "spmv/core/cpu_spmv.hpp"
 #include "spmv/core/format_table.hpp"
-#include "spmv/core/generators.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
 
 namespace spmv {
 namespace {
 
-template <typename List>
-struct AsGtestTypes;
-template <typename... Matrices>
-struct AsGtestTypes<FormatList<Matrices...>> {
-  using type = ::testing::Types<Matrices...>;
-};
-
 template <typename Matrix>
 class FormatTableTest : public ::testing::Test {
  protected:
   using Traits = FormatTraits<Matrix>;
 
-  // A fresh random matrix of random shape: rows of power-law lengths (the
-  // padded formats sort or split them) or a band (SELL keeps its rows in
-  // place), with some rows emptied.
   static CsrMatrix fresh_matrix(std::mt19937_64& rng) {
-    const auto between = [&rng](index_t low, index_t high) {
-      return std::uniform_int_distribution<index_t>(low, high)(rng);
-    };
-    const index_t rows = between(1, 1500);
-    const CsrMatrix full = std::bernoulli_distribution(0.5)(rng)
-                               ? gen::power_law(rows, between(1, 2000), 1.5, between(1, 300), rng())
-                               : gen::banded(rows, between(0, 20), rng());
-    return gen::with_empty_rows(full, std::uniform_real_distribution<double>(0.0, 0.4)(rng), rng());
+    return test::fresh_table_matrix(rng, {.rows = 1500, .cols = 2000, .longest = 300, .half_band = 20});
   }
 
   // Uniform in [-1, -0.25] U [0.25, 1]: a lost or repeated term shows.
@@ -72,7 +55,7 @@ class FormatTableTest : public ::testing::Test {
   }
 };
 
-TYPED_TEST_SUITE(FormatTableTest, AsGtestTypes<FormatTable>::type);
+TYPED_TEST_SUITE(FormatTableTest, test::AsGtestTypes<FormatTable>::type);
 
 TYPED_TEST(FormatTableTest, ConversionFromCsrIsValidAndRoundTrips) {
   const std::uint64_t seed = test::fresh_seed();
@@ -188,10 +171,7 @@ struct FormatTraits<ToyMatrix<kWithProduct, kWithByteModel>> {
   static constexpr const char* byte_model = "none";
   static Toy from_csr(const CsrMatrix& /*csr*/, const ConversionLimits& /*limits*/) { return {}; }
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& /*csr*/, const Toy* /*form*/) { return 0; }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& toy, Visit&& visit) {
-    visit(toy.rows);
-  }
+  static constexpr auto members = std::tuple{Member{"rows", &Toy::rows}};
 };
 template <bool kWithProduct>
 struct FormatTraits<ToyMatrix<kWithProduct, false>> {
@@ -201,10 +181,7 @@ struct FormatTraits<ToyMatrix<kWithProduct, false>> {
   static constexpr const char* label = "TOY";
   static Toy from_csr(const CsrMatrix& /*csr*/, const ConversionLimits& /*limits*/) { return {}; }
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& /*csr*/, const Toy* /*form*/) { return 0; }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& toy, Visit&& visit) {
-    visit(toy.rows);
-  }
+  static constexpr auto members = std::tuple{Member{"rows", &Toy::rows}};
 };
 
 namespace {
@@ -214,6 +191,10 @@ static_assert(!TableFormat<ToyMatrix<false, true>>, "a format without a CPU prod
 static_assert(!TableFormat<ToyMatrix<true, false>>, "a format without a byte model must not qualify");
 static_assert(detail::every_format_complete(FormatList<CsrMatrix, ToyMatrix<true, true>>{}));
 static_assert(!detail::every_format_complete(FormatList<CsrMatrix, ToyMatrix<false, true>>{}));
+// A format's members are its own container's.
+static_assert(detail::is_member_table<std::remove_cvref_t<decltype(FormatTraits<CsrMatrix>::members)>, CsrMatrix>);
+static_assert(!detail::is_member_table<std::remove_cvref_t<decltype(FormatTraits<CooMatrix>::members)>, CsrMatrix>,
+              "the members of another container must not qualify");
 
 // The contract's formats, read from its header as a compiler would not
 // list them: an SPMV_FORMAT_* enumerator without a format in the table (or

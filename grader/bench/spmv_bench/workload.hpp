@@ -102,7 +102,7 @@ class DeviceWorkload {
 
  private:
   HostWorkload& host_;
-  CsrBuffers csr_;
+  FormatBuffers<CsrMatrix> csr_;
   Buffer<float> x_, y_;
   template <typename Matrix>
   using DeviceForm = std::optional<typename FormatViews<Matrix>::Buffers>;

@@ -4,7 +4,7 @@
 
 #include <stdexcept>
 
-#include "spmv/memory/formats/csr.hpp"
+#include "spmv/memory/format_views.hpp"
 
 namespace spmv::runner {
 namespace {
@@ -48,15 +48,15 @@ CusparseTiming time_cusparse_csr(const CsrMatrix& a, std::span<const float> x, E
     return result;
   }
   try {
-    const CsrBuffers matrix = upload(MemorySpace::kDevice, a);
+    const FormatBuffers<CsrMatrix> matrix = upload(MemorySpace::kDevice, a);
     const Buffer<float> x_buffer(MemorySpace::kDevice, x);
     const Buffer<float> y_buffer(MemorySpace::kDevice, static_cast<std::size_t>(a.rows));
     CusparseSession s;
     check(cusparseCreate(&s.handle), "cusparseCreate");
     check(cusparseSetStream(s.handle, executor.stream()), "cusparseSetStream");
-    check(cusparseCreateCsr(&s.matrix, a.rows, a.cols, a.nnz(), matrix.row_ptr.data(), matrix.col_idx.data(),
-                            matrix.values.data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                            CUDA_R_32F),
+    check(cusparseCreateCsr(&s.matrix, a.rows, a.cols, a.nnz(), matrix.array<&CsrMatrix::row_ptr>().data(),
+                            matrix.array<&CsrMatrix::col_idx>().data(), matrix.array<&CsrMatrix::values>().data(),
+                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
           "cusparseCreateCsr");
     check(cusparseCreateDnVec(&s.x, a.cols, x_buffer.data(), CUDA_R_32F), "cusparseCreateDnVec");
     check(cusparseCreateDnVec(&s.y, a.rows, y_buffer.data(), CUDA_R_32F), "cusparseCreateDnVec");

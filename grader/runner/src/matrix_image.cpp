@@ -82,7 +82,7 @@ struct is_vector<std::vector<T>> : std::true_type {};
 // that holds others (HYB's parts) as those containers in turn.
 template <typename Matrix>
 void put(Writer& w, const Matrix& a) {
-  FormatTraits<Matrix>::for_each_member(a, [&w](const auto& member) {
+  for_each_member(a, [&w](const auto& member) {
     using Member = std::decay_t<decltype(member)>;
     if constexpr (is_vector<Member>::value) {
       w.array(member);
@@ -97,7 +97,7 @@ void put(Writer& w, const Matrix& a) {
 // Each member read in its own call, in the order put() wrote them.
 template <typename Matrix>
 void get(Reader& r, Matrix& a) {
-  FormatTraits<Matrix>::for_each_member(a, [&r](auto& member) {
+  for_each_member(a, [&r](auto& member) {
     using Member = std::decay_t<decltype(member)>;
     if constexpr (is_vector<Member>::value) {
       member = r.array<typename Member::value_type>();

@@ -92,6 +92,15 @@ inline CsrMatrix csr_with_lengths(index_t rows, index_t cols, const std::vector<
   return csr;
 }
 
+// Entry `from_entry` of `from` (its column and value) copied to entry
+// `to_entry` of `to`: every conversion between CSR and another layout moves
+// its entries so, in either direction.
+template <typename From, typename To>
+void copy_entry(const From& from, std::size_t from_entry, To& to, std::size_t to_entry) {
+  to.col_idx[to_entry] = from.col_idx[from_entry];
+  to.values[to_entry] = from.values[from_entry];
+}
+
 // Calls visit(row, k) for every k < lengths[row]: a block of rows at a
 // time, k outer within the block. Between row-major CSR and a column-major
 // layout (slots, diagonals) a plain walk streams one side but jumps

@@ -103,21 +103,15 @@ EllMatrix detail::build_ell(const CsrMatrix& csr, index_t width) {
   const std::size_t slots = static_cast<std::size_t>(csr.rows) * static_cast<std::size_t>(width);
   ell.col_idx.assign(slots, EllMatrix::kPaddingColumn);
   ell.values.assign(slots, 0.0F);
-  visit_blocked(ell.row_length, [&](index_t r, index_t k) {
-    const std::size_t s = ell.slot(r, k);
-    ell.col_idx[s] = csr.col_idx[csr.row_ptr[r] + k];
-    ell.values[s] = csr.values[csr.row_ptr[r] + k];
-  });
+  visit_blocked(ell.row_length,
+                [&](index_t r, index_t k) { copy_entry(csr, csr.row_ptr[r] + k, ell, ell.slot(r, k)); });
   return ell;
 }
 
 // Copies the ELL entries into `csr`, row r's slot k to entry row_ptr[r] + k.
 void detail::scatter_ell(const EllMatrix& ell, CsrMatrix& csr) {
-  visit_blocked(ell.row_length, [&](index_t r, index_t k) {
-    const std::size_t s = ell.slot(r, k);
-    csr.col_idx[csr.row_ptr[r] + k] = ell.col_idx[s];
-    csr.values[csr.row_ptr[r] + k] = ell.values[s];
-  });
+  visit_blocked(ell.row_length,
+                [&](index_t r, index_t k) { copy_entry(ell, ell.slot(r, k), csr, csr.row_ptr[r] + k); });
 }
 
 EllMatrix to_ell(const CsrMatrix& csr, const ConversionLimits& limits) {

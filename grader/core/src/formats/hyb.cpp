@@ -107,9 +107,7 @@ CsrMatrix to_csr(const HybMatrix& hyb) {
   for (index_t e = 0; e < hyb.coo.nnz(); ++e) {
     const index_t row = hyb.coo.row_idx[e];
     if (e == 0 || row != hyb.coo.row_idx[e - 1]) next = csr.row_ptr[row] + hyb.ell.row_length[row];
-    csr.col_idx[next] = hyb.coo.col_idx[e];
-    csr.values[next] = hyb.coo.values[e];
-    ++next;
+    copy_entry(hyb.coo, e, csr, next++);
   }
   return csr;
 }

@@ -14,8 +14,9 @@ using namespace detail;  // the shared checks and conversion steps
 
 namespace {
 
+constexpr std::string_view kFormat = "JDS";
+
 void check_jds_diagonals(const JdsMatrix& a) {
-  constexpr std::string_view kFormat = "JDS";
   if (a.jd_ptr[0] != 0) fail(kFormat, "jd_ptr[0] = ", a.jd_ptr[0], ", expected 0");
   const std::size_t diagonals = a.jd_ptr.size() - 1;
   index_t previous_length = 0;
@@ -46,7 +47,6 @@ void check_jds_diagonals(const JdsMatrix& a) {
 }
 
 void check_jds_permutation(const JdsMatrix& a) {
-  constexpr std::string_view kFormat = "JDS";
   check_permutation(kFormat, a.row_perm, a.rows);
   const std::vector<index_t> lengths = detail::jds_sorted_row_lengths(a);
   for (index_t k = 0; k + 1 < a.rows; ++k) {
@@ -58,7 +58,6 @@ void check_jds_permutation(const JdsMatrix& a) {
 }
 
 void check_jds_columns(const JdsMatrix& a) {
-  constexpr std::string_view kFormat = "JDS";
   for (index_t d = 0; d < a.num_diagonals(); ++d) {
     const index_t begin = a.jd_ptr[d];
     for (index_t k = 0; k < a.jd_ptr[d + 1] - begin; ++k) {
@@ -77,7 +76,6 @@ void check_jds_columns(const JdsMatrix& a) {
 }
 
 void validate_jds(const JdsMatrix& a) {
-  constexpr std::string_view kFormat = "JDS";
   check_shape(kFormat, a.rows, a.cols);
   check_size(kFormat, "row_perm", a.row_perm.size(), static_cast<std::size_t>(a.rows), "rows");
   if (a.jd_ptr.empty()) fail(kFormat, "jd_ptr is empty, expected num_diagonals + 1 entries");
@@ -122,9 +120,7 @@ JdsMatrix to_jds(const CsrMatrix& csr) {
   std::vector<index_t> sorted_lengths(lengths.size());
   for (index_t k = 0; k < csr.rows; ++k) sorted_lengths[k] = lengths[jds.row_perm[k]];
   visit_blocked(sorted_lengths, [&](index_t k, index_t d) {
-    const index_t source = csr.row_ptr[jds.row_perm[k]] + d;
-    jds.col_idx[jds.jd_ptr[d] + k] = csr.col_idx[source];
-    jds.values[jds.jd_ptr[d] + k] = csr.values[source];
+    copy_entry(csr, csr.row_ptr[jds.row_perm[k]] + d, jds, jds.jd_ptr[d] + k);
   });
   return jds;
 }
@@ -136,9 +132,7 @@ CsrMatrix to_csr(const JdsMatrix& jds) {
   for (index_t k = 0; k < jds.rows; ++k) lengths[jds.row_perm[k]] = sorted_lengths[k];
   CsrMatrix csr = csr_with_lengths(jds.rows, jds.cols, lengths);
   visit_blocked(sorted_lengths, [&](index_t k, index_t d) {
-    const index_t target = csr.row_ptr[jds.row_perm[k]] + d;
-    csr.col_idx[target] = jds.col_idx[jds.jd_ptr[d] + k];
-    csr.values[target] = jds.values[jds.jd_ptr[d] + k];
+    copy_entry(jds, jds.jd_ptr[d] + k, csr, csr.row_ptr[jds.row_perm[k]] + d);
   });
   return csr;
 }

@@ -17,8 +17,9 @@ using namespace detail;  // the shared checks and conversion steps
 
 namespace {
 
+constexpr std::string_view kFormat = "SELL";
+
 void check_sell_parameters(const SellMatrix& a) {
-  constexpr std::string_view kFormat = "SELL";
   check_shape(kFormat, a.rows, a.cols);
   if (a.slice_height < 1 || a.slice_height > SellMatrix::kMaxSliceHeight) {
     fail(kFormat, "slice_height ", a.slice_height, " is outside [1, ", SellMatrix::kMaxSliceHeight, "]");
@@ -28,7 +29,6 @@ void check_sell_parameters(const SellMatrix& a) {
 }
 
 void check_sell_slices(const SellMatrix& a) {
-  constexpr std::string_view kFormat = "SELL";
   const std::int64_t height = a.slice_height;
   const std::int64_t slices = (a.rows + height - 1) / height;
   check_size(kFormat, "slice_ptr", a.slice_ptr.size(), static_cast<std::size_t>(slices) + 1,
@@ -55,7 +55,6 @@ void check_sell_slices(const SellMatrix& a) {
 }
 
 void check_sell_permutation(const SellMatrix& a) {
-  constexpr std::string_view kFormat = "SELL";
   if (a.row_perm.empty()) return;
   check_size(kFormat, "row_perm", a.row_perm.size(), static_cast<std::size_t>(a.rows), "rows (or 0 for the identity)");
   check_permutation(kFormat, a.row_perm, a.rows);
@@ -78,7 +77,6 @@ void check_sell_permutation(const SellMatrix& a) {
 // Walks the slots in storage order, slice by slice, checking padding and
 // columns; returns the entries of each position.
 std::vector<index_t> check_sell_slots(const SellMatrix& a) {
-  constexpr std::string_view kFormat = "SELL";
   const index_t height = a.slice_height;
   const auto slot_stride = static_cast<std::size_t>(height);  // slot k to k + 1
   std::vector<index_t> lengths(static_cast<std::size_t>(a.rows), 0);
@@ -138,7 +136,6 @@ std::vector<index_t> check_sell_slots(const SellMatrix& a) {
 // original order (a stable sort); with row_perm empty the rows must already
 // be in that order.
 void check_sell_order(const SellMatrix& a, const std::vector<index_t>& lengths) {
-  constexpr std::string_view kFormat = "SELL";
   for (index_t p = 0; p + 1 < a.rows; ++p) {
     if ((p + 1) % a.sort_window == 0) continue;  // p + 1 starts the next window
     const index_t row = a.row_at(p);
@@ -275,10 +272,7 @@ SellMatrix to_sell(const CsrMatrix& csr, const SellParams& params, const Convers
   sell.col_idx.assign(static_cast<std::size_t>(slots), SellMatrix::kPaddingColumn);
   sell.values.assign(static_cast<std::size_t>(slots), 0.0F);
   visit_sell(sell, position_lengths, [&](index_t s, index_t i, index_t p, index_t k) {
-    const std::size_t slot = sell.slot(s, i, k);
-    const index_t source = csr.row_ptr[sell.row_at(p)] + k;
-    sell.col_idx[slot] = csr.col_idx[source];
-    sell.values[slot] = csr.values[source];
+    copy_entry(csr, csr.row_ptr[sell.row_at(p)] + k, sell, sell.slot(s, i, k));
   });
   return sell;
 }
@@ -289,10 +283,7 @@ CsrMatrix to_csr(const SellMatrix& sell) {
   for (index_t p = 0; p < sell.rows; ++p) lengths[sell.row_at(p)] = position_lengths[p];
   CsrMatrix csr = csr_with_lengths(sell.rows, sell.cols, lengths);
   visit_sell(sell, position_lengths, [&](index_t s, index_t i, index_t p, index_t k) {
-    const std::size_t slot = sell.slot(s, i, k);
-    const index_t target = csr.row_ptr[sell.row_at(p)] + k;
-    csr.col_idx[target] = sell.col_idx[slot];
-    csr.values[target] = sell.values[slot];
+    copy_entry(sell, sell.slot(s, i, k), csr, csr.row_ptr[sell.row_at(p)] + k);
   });
   return csr;
 }

@@ -2,15 +2,11 @@
 // the view stores them (host_terms.hpp).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "spmv/contract/coo.h"
 
 namespace spmv::hostpath {
-
-inline std::int32_t rows_of(const spmv_coo_view& a) { return a.rows; }
-inline std::int32_t cols_of(const spmv_coo_view& a) { return a.cols; }
 
 // visit(row, column, value) for every stored entry.
 template <typename Visit>

@@ -2,15 +2,11 @@
 // the view stores them (host_terms.hpp).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "spmv/contract/csr.h"
 
 namespace spmv::hostpath {
-
-inline std::int32_t rows_of(const spmv_csr_view& a) { return a.rows; }
-inline std::int32_t cols_of(const spmv_csr_view& a) { return a.cols; }
 
 template <typename Visit>
 void for_each_entry(const spmv_csr_view& a, Visit&& visit) {

@@ -1,28 +1,21 @@
-// The stored entries of a ELL view, walked on the CPU in the order
+// The stored entries of an ELL view, walked on the CPU in the order
 // the view stores them (host_terms.hpp).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
+#include "slots.hpp"
 #include "spmv/contract/ell.h"
 
 namespace spmv::hostpath {
 
-inline std::int32_t rows_of(const spmv_ell_view& a) { return a.rows; }
-inline std::int32_t cols_of(const spmv_ell_view& a) { return a.cols; }
-
-// Slot by slot, as the column-major layout lies in memory.
+// Slot by slot, as the column-major layout lies in memory: one block of
+// `rows` positions; a row's length tells where its padding starts.
 template <typename Visit>
 void for_each_entry(const spmv_ell_view& a, Visit&& visit) {
-  const auto rows = static_cast<std::size_t>(a.rows);
-  for (std::int32_t k = 0; k < a.width; ++k) {
-    for (std::int32_t row = 0; row < a.rows; ++row) {
-      if (k >= a.row_length[row]) continue;
-      const std::size_t slot = static_cast<std::size_t>(k) * rows + static_cast<std::size_t>(row);
-      visit(row, a.col_idx[slot], a.values[slot]);
-    }
-  }
+  for_each_slot(0, a.rows, a.width, [&](std::int64_t row, std::int64_t k, std::int64_t slot) {
+    if (k < a.row_length[row]) visit(static_cast<std::int32_t>(row), a.col_idx[slot], a.values[slot]);
+  });
 }
 
 }  // namespace spmv::hostpath

@@ -2,7 +2,6 @@
 // on the CPU in the order the view stores them (host_terms.hpp).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "coo.hpp"

@@ -2,15 +2,11 @@
 // the view stores them (host_terms.hpp).
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "spmv/contract/jds.h"
 
 namespace spmv::hostpath {
-
-inline std::int32_t rows_of(const spmv_jds_view& a) { return a.rows; }
-inline std::int32_t cols_of(const spmv_jds_view& a) { return a.cols; }
 
 // Diagonal d holds the d-th entry of sorted rows 0 .. length(d)-1.
 template <typename Visit>

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <tuple>
+#include <type_traits>
 
 namespace spmv {
 
@@ -34,10 +36,31 @@ struct ConversionLimits {
 // What the host side knows of format Matrix: its number (the spmv_format
 // enumerator of the contract, contract/include/spmv/contract/plugin.h), its
 // name and label, its conversion from CSR with the grader's parameters
-// (from_csr), its byte model (matrix_bytes, byte_model) and its members in
-// the order the runner's matrix image stores them (for_each_member).
+// (from_csr), its byte model (matrix_bytes, byte_model) and its members
+// (members: a tuple of Member, below), in the order the runner's matrix
+// image stores them.
 template <typename Matrix>
 struct FormatTraits;
+
+// One member of a container: its name (the name an uploaded array goes by
+// in the runner's messages) and where it lies.
+template <typename Matrix, typename T>
+struct Member {
+  using type = T;
+  using Pointer = T Matrix::*;  // named: nvcc's host code would parenthesize the declarator
+  const char* name;
+  Pointer pointer;
+};
+template <typename Matrix, typename T>
+Member(const char*, T Matrix::*) -> Member<Matrix, T>;
+
+// Calls visit(member) for every member of `a` (const or not), in the order
+// FormatTraits lists them.
+template <typename Self, typename Visit>
+void for_each_member(Self& a, Visit&& visit) {
+  std::apply([&](const auto&... member) { (visit(a.*member.pointer), ...); },
+             FormatTraits<std::remove_const_t<Self>>::members);
+}
 
 namespace detail {
 inline std::uint64_t u64(std::int64_t n) { return static_cast<std::uint64_t>(n); }

@@ -37,18 +37,18 @@ struct FormatList {};
 using FormatTable = FormatList<CsrMatrix, CooMatrix, EllMatrix, HybMatrix, JdsMatrix, SellMatrix>;
 
 namespace detail {
-// A visitor of any member, for the checks below.
-struct AnyMember {
-  template <typename Member>
-  void operator()(Member& /*member*/) const {}
-};
+// Whether Table is a tuple of members of Matrix (FormatTraits<Matrix>::members).
+template <typename Table, typename Matrix>
+inline constexpr bool is_member_table = false;
+template <typename Matrix, typename... T>
+inline constexpr bool is_member_table<std::tuple<Member<Matrix, T>...>, Matrix> = true;
 }  // namespace detail
 
 // Every piece a format of the table must provide, so that a format added to
 // the list without one of them does not compile here (and not only at the
 // first place that needs it).
 template <typename Matrix>
-concept TableFormat = requires(const Matrix& form, Matrix& target, const CsrMatrix& csr, const ConversionLimits& limits,
+concept TableFormat = requires(const Matrix& form, const CsrMatrix& csr, const ConversionLimits& limits,
                                std::span<const float> x) {
   { FormatTraits<Matrix>::id } -> std::convertible_to<int>;
   { FormatTraits<Matrix>::name } -> std::convertible_to<const char*>;
@@ -56,8 +56,7 @@ concept TableFormat = requires(const Matrix& form, Matrix& target, const CsrMatr
   { FormatTraits<Matrix>::byte_model } -> std::convertible_to<const char*>;
   { FormatTraits<Matrix>::from_csr(csr, limits) } -> std::same_as<Matrix>;
   { FormatTraits<Matrix>::matrix_bytes(csr, &form) } -> std::same_as<std::optional<std::uint64_t>>;
-  FormatTraits<Matrix>::for_each_member(form, detail::AnyMember{});
-  FormatTraits<Matrix>::for_each_member(target, detail::AnyMember{});
+  requires detail::is_member_table<std::remove_cvref_t<decltype(FormatTraits<Matrix>::members)>, Matrix>;
   form.validate();
   requires std::same_as<Matrix, CsrMatrix> || requires {
     { to_csr(form) } -> std::same_as<CsrMatrix>;

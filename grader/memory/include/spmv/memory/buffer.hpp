@@ -1,6 +1,6 @@
 // Typed buffers in device memory (cudaMalloc) or host memory (for host-path
 // plugins that run on the CPU). Matrices of every format are uploaded into
-// them by spmv/memory/formats/<format>.hpp (all of them:
+// them by spmv/memory/format_buffers.hpp (with every format's view:
 // spmv/memory/format_views.hpp).
 //
 // Errors of the CUDA runtime throw CudaError with the call and its message.
@@ -137,8 +137,8 @@ class Buffer {
 // `values` in a buffer of `space` for a matrix upload: with `guard_words`
 // > 0 a nonempty array lies between guard zones of that many words,
 // kIndexGuardBits around index arrays, kValueGuardBits around values (an
-// even number: 64-bit arrays stay aligned). Each format's upload
-// (spmv/memory/formats/<format>.hpp) is made of these.
+// even number: 64-bit arrays stay aligned). Every format's upload
+// (spmv/memory/format_buffers.hpp) is made of these.
 template <typename T>
 Buffer<T> upload_array(MemorySpace space, const std::vector<T>& values, std::size_t guard_words) {
   const std::uint32_t bits = std::is_floating_point_v<T> ? kValueGuardBits : kIndexGuardBits;

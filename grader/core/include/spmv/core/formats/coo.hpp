@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "spmv/core/format_base.hpp"
@@ -37,14 +38,9 @@ struct FormatTraits<CooMatrix> {
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const CooMatrix* /*form*/) {
     return 12 * detail::u64(csr.nnz());
   }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& a, Visit&& visit) {
-    visit(a.rows);
-    visit(a.cols);
-    visit(a.row_idx);
-    visit(a.col_idx);
-    visit(a.values);
-  }
+  static constexpr auto members = std::tuple{
+      Member{"rows", &CooMatrix::rows}, Member{"cols", &CooMatrix::cols}, Member{"row_idx", &CooMatrix::row_idx},
+      Member{"col_idx", &CooMatrix::col_idx}, Member{"values", &CooMatrix::values}};
 };
 
 }  // namespace spmv

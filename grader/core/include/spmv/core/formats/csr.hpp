@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "spmv/core/format_base.hpp"
@@ -44,14 +45,9 @@ struct FormatTraits<CsrMatrix> {
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const CsrMatrix* /*form*/) {
     return 4 * (detail::u64(csr.rows) + 1) + 8 * detail::u64(csr.nnz());
   }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& a, Visit&& visit) {
-    visit(a.rows);
-    visit(a.cols);
-    visit(a.row_ptr);
-    visit(a.col_idx);
-    visit(a.values);
-  }
+  static constexpr auto members = std::tuple{
+      Member{"rows", &CsrMatrix::rows}, Member{"cols", &CsrMatrix::cols}, Member{"row_ptr", &CsrMatrix::row_ptr},
+      Member{"col_idx", &CsrMatrix::col_idx}, Member{"values", &CsrMatrix::values}};
 };
 
 }  // namespace spmv

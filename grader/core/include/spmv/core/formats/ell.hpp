@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "spmv/core/format_base.hpp"
@@ -52,15 +53,10 @@ struct FormatTraits<EllMatrix> {
   static std::optional<std::uint64_t> matrix_bytes(const CsrMatrix& csr, const EllMatrix* /*form*/) {
     return 4 * detail::u64(csr.rows) + 8 * detail::u64(csr.nnz());
   }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& a, Visit&& visit) {
-    visit(a.rows);
-    visit(a.cols);
-    visit(a.width);
-    visit(a.row_length);
-    visit(a.col_idx);
-    visit(a.values);
-  }
+  static constexpr auto members =
+      std::tuple{Member{"rows", &EllMatrix::rows},       Member{"cols", &EllMatrix::cols},
+                 Member{"width", &EllMatrix::width},     Member{"row_length", &EllMatrix::row_length},
+                 Member{"col_idx", &EllMatrix::col_idx}, Member{"values", &EllMatrix::values}};
 };
 
 }  // namespace spmv

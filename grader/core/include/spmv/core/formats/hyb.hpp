@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "spmv/core/format_base.hpp"
@@ -57,11 +58,7 @@ struct FormatTraits<HybMatrix> {
     if (form == nullptr) return std::nullopt;
     return 4 * detail::u64(csr.rows) + 8 * detail::u64(form->ell.nnz()) + 12 * detail::u64(form->coo.nnz());
   }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& a, Visit&& visit) {
-    visit(a.ell);
-    visit(a.coo);
-  }
+  static constexpr auto members = std::tuple{Member{"ell", &HybMatrix::ell}, Member{"coo", &HybMatrix::coo}};
 };
 
 }  // namespace spmv

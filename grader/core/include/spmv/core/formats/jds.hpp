@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "spmv/core/format_base.hpp"
@@ -51,15 +52,10 @@ struct FormatTraits<JdsMatrix> {
     if (form == nullptr) return std::nullopt;
     return 4 * detail::u64(csr.rows) + 4 * (detail::u64(form->num_diagonals()) + 1) + 8 * detail::u64(csr.nnz());
   }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& a, Visit&& visit) {
-    visit(a.rows);
-    visit(a.cols);
-    visit(a.row_perm);
-    visit(a.jd_ptr);
-    visit(a.col_idx);
-    visit(a.values);
-  }
+  static constexpr auto members =
+      std::tuple{Member{"rows", &JdsMatrix::rows},         Member{"cols", &JdsMatrix::cols},
+                 Member{"row_perm", &JdsMatrix::row_perm}, Member{"jd_ptr", &JdsMatrix::jd_ptr},
+                 Member{"col_idx", &JdsMatrix::col_idx},   Member{"values", &JdsMatrix::values}};
 };
 
 }  // namespace spmv

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "spmv/core/format_base.hpp"
@@ -101,18 +102,15 @@ struct FormatTraits<SellMatrix> {
     return 8 * (detail::u64(form->slices()) + 1) + row_perm + 4 * detail::u64(form->slice_ptr.back()) +
            4 * detail::u64(csr.nnz());
   }
-  template <typename Self, typename Visit>
-  static void for_each_member(Self& a, Visit&& visit) {
-    visit(a.rows);
-    visit(a.cols);
-    visit(a.nnz);
-    visit(a.slice_height);
-    visit(a.sort_window);
-    visit(a.slice_ptr);
-    visit(a.row_perm);
-    visit(a.col_idx);
-    visit(a.values);
-  }
+  static constexpr auto members = std::tuple{Member{"rows", &SellMatrix::rows},
+                                             Member{"cols", &SellMatrix::cols},
+                                             Member{"nnz", &SellMatrix::nnz},
+                                             Member{"slice_height", &SellMatrix::slice_height},
+                                             Member{"sort_window", &SellMatrix::sort_window},
+                                             Member{"slice_ptr", &SellMatrix::slice_ptr},
+                                             Member{"row_perm", &SellMatrix::row_perm},
+                                             Member{"col_idx", &SellMatrix::col_idx},
+                                             Member{"values", &SellMatrix::values}};
 };
 
 }  // namespace spmv
