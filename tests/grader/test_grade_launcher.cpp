@@ -39,9 +39,11 @@ TEST(Launcher, RunsItsJobsInOrder) {
 TEST(Launcher, StopDropsTheStartsNotBegun) {
   Launcher launcher;
   std::promise<void> release;
+  std::promise<void> running;
   std::atomic<bool> first_ran{false};
   std::atomic<bool> queued_ran{false};
   auto first = launcher.start([&, gate = release.get_future().share()] {
+    running.set_value();
     gate.wait();
     first_ran = true;
     return std::unique_ptr<Runner>();
@@ -50,6 +52,9 @@ TEST(Launcher, StopDropsTheStartsNotBegun) {
     queued_ran = true;
     return std::unique_ptr<Runner>();
   });
+  // Stopped only once the first job has begun: a stop before the launcher's
+  // thread took it would drop it too.
+  ASSERT_EQ(running.get_future().wait_for(10s), std::future_status::ready);
   std::thread stopper([&] { launcher.stop(); });
   // stop() drops the queue before it waits for the running job.
   ASSERT_EQ(queued.wait_for(10s), std::future_status::ready);

@@ -64,6 +64,9 @@ class Reader {
  private:
   void take(void* out, std::size_t bytes) {
     if (bytes > bytes_ - offset_) fail("truncated");
+    // An empty array's data() may be null, which memcpy may not be given
+    // even for no bytes (an empty COO part of a HYB, a shape image's CSR).
+    if (bytes == 0) return;
     std::memcpy(out, data_ + offset_, bytes);
     offset_ += bytes;
   }

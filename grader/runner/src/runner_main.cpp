@@ -29,6 +29,24 @@
 #include "session.hpp"
 #include "spmv/sandbox/sandbox.hpp"
 
+#if defined(SPMV_SANITIZED_BUILD)
+// A sanitized build (SPMV_SANITIZE) runs without RLIMIT_DATA (the
+// sanitizer's shadow memory exceeds it; grading/setup.cpp): the runtime's
+// allocator refuses what the limit would have, returning null as malloc
+// does under the limit. A plugin's SIGSEGV, SIGBUS or SIGFPE kills the
+// runner with that signal, as in a plain build, instead of becoming a
+// sanitizer report and exit status 1. No leak check at exit: it needs
+// ptrace, which the runner's seccomp filter denies. (The runner's
+// environment is the grader's own making: ASAN_OPTIONS does not reach it.)
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1:max_allocation_size_mb=65536:handle_segv=0:handle_sigbus=0:handle_sigfpe=0:"
+         "detect_leaks=0";
+}
+extern "C" const char* __tsan_default_options() {
+  return "allocator_may_return_null=1:max_allocation_size_mb=65536:handle_segv=0:handle_sigbus=0:handle_sigfpe=0";
+}
+#endif
+
 namespace {
 
 struct Arguments {

@@ -84,6 +84,13 @@ Runner& GradingRunners::reference() {
   return *reference_;
 }
 
+void GradingRunners::restart_reference() {
+  reference_.reset();
+  // The next reference runner's output follows the failed one's in the log
+  // the grader's message points to, which would otherwise lose why it failed.
+  reference_spec_.append_log = true;
+}
+
 void GradingRunners::retire(std::unique_ptr<Runner> runner) {
   retiring_.push_back(std::async(std::launch::async, [runner = std::move(runner)]() mutable {
     runner->end();

@@ -34,7 +34,7 @@ class GradingRunners final : public RunnerFactory {
   // already: its start-up (a CUDA context) then overlaps the grader's own.
   void start_reference();
   Runner& reference() override;
-  void restart_reference() override { reference_.reset(); }
+  void restart_reference() override;
 
   // What the reference runner said when it was ready: the restrictions it
   // put itself under, as every runner of the grading does.

@@ -96,7 +96,7 @@ Runner::Runner(const RunnerSpec& spec) : spec_(spec) {
   control_ = sockets[0];
   output_ = pipe_fds[0];
   ::fcntl(output_, F_SETFL, O_NONBLOCK);
-  log_ = ::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  log_ = ::open(spec.log_file.c_str(), O_WRONLY | O_CREAT | (spec.append_log ? O_APPEND : O_TRUNC) | O_CLOEXEC, 0644);
 
   sandbox::Spec sandbox_spec;
   sandbox_spec.level = spec.level;

@@ -37,6 +37,7 @@ struct RunnerSpec {
   std::filesystem::path work_root;  // the grader's private folder for runner folders
   std::filesystem::path log_file;   // the runner's stdout and stderr, capped
   std::size_t log_cap_bytes = std::size_t{1} << 20;
+  bool append_log = false;  // add to log_file (a restarted runner's) instead of starting it afresh
   sandbox::Limits limits;
   // Vendor libraries the submission may not use (the policy's): the plugin
   // linking or importing one is refused, and their files are out of sight.
