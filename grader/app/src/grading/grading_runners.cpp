@@ -56,8 +56,13 @@ RunnerSpec GradingRunners::submission_spec(const std::filesystem::path& log) con
   return spec;
 }
 
-std::future<std::unique_ptr<Runner>> GradingRunners::start_submission(const std::filesystem::path& log) {
-  return launcher_.start([this, log] { return say_hello(submission(log)); });
+std::future<std::unique_ptr<Runner>> GradingRunners::start_submission(const std::filesystem::path& log,
+                                                                      bool append_log) {
+  return launcher_.start([this, log, append_log] {
+    RunnerSpec spec = submission_spec(log);
+    spec.append_log = append_log;
+    return say_hello(std::make_unique<Runner>(spec));
+  });
 }
 
 void GradingRunners::start_reference() {

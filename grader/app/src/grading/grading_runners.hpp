@@ -28,7 +28,7 @@ class GradingRunners final : public RunnerFactory {
   std::unique_ptr<Runner> submission(const std::filesystem::path& log) override;
   // A submission runner's spec (for the --memcheck pass).
   [[nodiscard]] RunnerSpec submission_spec(const std::filesystem::path& log) const;
-  std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log) override;
+  std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log, bool append_log) override;
 
   // Starts the reference runner on the launcher, unless it is started
   // already: its start-up (a CUDA context) then overlaps the grader's own.

@@ -155,7 +155,8 @@ class RowGrader {
         runner_->end();
         factory_.settle();
         std::this_thread::sleep_for(std::chrono::duration<double>(pause));
-        runner_ = start_submission_runner(factory_, log_).take();
+        // Appending: the log keeps why the attempts before failed.
+        runner_ = start_submission_runner(factory_, log_, true).take();
       }
       const auto reply = runner_->receive(after_seconds(kStartupTimeoutS));
       if (reply && reply->kind == ReplyKind::kOk) return true;
@@ -509,12 +510,12 @@ class RowGrader {
 
 }  // namespace
 
-PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log) {
+PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log, bool append_log) {
   PendingRunner pending;
   pending.log = log;
   // Making a sandbox (namespaces, a uid, a copy of the plugin) takes the
   // grader tens of milliseconds: not on the path of the row being graded.
-  pending.starting = factory.start_submission(log);
+  pending.starting = factory.start_submission(log, append_log);
   return pending;
 }
 

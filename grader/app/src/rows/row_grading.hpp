@@ -52,8 +52,10 @@ class RunnerFactory {
  public:
   virtual ~RunnerFactory() = default;
   virtual std::unique_ptr<Runner> submission(const std::filesystem::path& log) = 0;
-  // submission() and its kHello, on the factory's Launcher.
-  virtual std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log) = 0;
+  // submission() and its kHello, on the factory's Launcher; `append_log`:
+  // the runner adds to `log` (a row's runner started again) instead of
+  // starting it afresh.
+  virtual std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log, bool append_log) = 0;
   // The reference runner, started (and set up to answer) on first use or
   // after restart_reference().
   virtual Runner& reference() = 0;
@@ -73,7 +75,8 @@ struct PendingRunner {
   std::filesystem::path log;
   std::unique_ptr<Runner> take() { return starting.get(); }
 };
-PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log);
+PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log,
+                                      bool append_log = false);
 
 RowRecord grade_row(const RowPlan& plan, PendingRunner pending, RunnerFactory& factory);
 
