@@ -27,6 +27,7 @@ set(allowed
   cmake/SpmvGrading.cmake
   cmake/SpmvPlugin.cmake
   cmake/SpmvPrebuilt.cmake
+  cmake/SpmvSanitize.cmake
   cmake/SpmvWarnings.cmake
   cmake/submission/CMakeLists.txt
   contract/*
