@@ -58,16 +58,20 @@ RunnerSpec GradingRunners::submission_spec(const std::filesystem::path& log) con
 
 std::future<std::unique_ptr<Runner>> GradingRunners::start_submission(const std::filesystem::path& log,
                                                                       bool append_log) {
-  return launcher_.start([this, log, append_log] {
-    RunnerSpec spec = submission_spec(log);
-    spec.append_log = append_log;
-    return say_hello(std::make_unique<Runner>(spec));
-  });
+  RunnerSpec spec = submission_spec(log);
+  spec.append_log = append_log;
+  return start_on_launcher(std::move(spec));
+}
+
+// The spec travels with the job, by value: a start still queued or under way
+// reads nothing of this object.
+std::future<std::unique_ptr<Runner>> GradingRunners::start_on_launcher(RunnerSpec spec) {
+  return launcher_.start([spec = std::move(spec)] { return say_hello(std::make_unique<Runner>(spec)); });
 }
 
 void GradingRunners::start_reference() {
   if (reference_ || reference_starting_.valid()) return;
-  reference_starting_ = launcher_.start([this] { return say_hello(std::make_unique<Runner>(reference_spec_)); });
+  reference_starting_ = start_on_launcher(reference_spec_);
 }
 
 Runner& GradingRunners::reference() {

@@ -45,14 +45,16 @@ class GradingRunners final : public RunnerFactory {
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;
-  // The launcher stops first: a start still queued or under way reads
-  // this object's specs.
+  // The launcher stops first: its starts not begun are dropped, not run
+  // while this object goes.
   ~GradingRunners() override {
     settle();
     launcher_.stop();
   }
 
  private:
+  std::future<std::unique_ptr<Runner>> start_on_launcher(RunnerSpec spec);
+
   // Declared first, so ended last: its thread outlives every runner it started.
   Launcher launcher_;
   RunnerSpec submission_;  // but its log, each row's own
