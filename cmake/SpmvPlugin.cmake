@@ -109,6 +109,13 @@ function(spmv_add_plugin_module target)
   # Code pulled in from static archives (on some toolchains the C++ runtime
   # support library) stays local too: only spmv_plugin_entry is exported.
   target_link_options(${target} PRIVATE "LINKER:--exclude-libs,ALL")
+  # So do the default-visibility inline functions of the C++ library's
+  # headers (g++ 13's std::thread emits one into every module that starts a
+  # thread), which hidden visibility does not reach: a version script.
+  set(exports "${CMAKE_CURRENT_BINARY_DIR}/${target}.exports")
+  file(WRITE "${exports}" "{\n  global: spmv_plugin_entry;\n  local: *;\n};\n")
+  target_link_options(${target} PRIVATE "LINKER:--version-script=${exports}")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${exports}")
 endfunction()
 
 function(spmv_add_submission_plugin target)

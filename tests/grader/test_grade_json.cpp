@@ -202,6 +202,8 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   row.bound_use = {{"clock", real(rng)}, {"floor", 0.25}};
   row.phase_ms = {{"timing", real(rng)}, {"end", real(rng)}};
   row.timing_parts_ms = {{"submission_event", real(rng)}, {"reference_span", real(rng)}};
+  row.timing_bursts_ms = {{"submission", {real(rng), real(rng), real(rng)}}, {"calibration", {}}};
+  row.burst_links = static_cast<int>(rng() % 500) + 1;
   const RowResult back = row_from_json(parse_json(row_to_json_line(row)));
   EXPECT_EQ(back.kernel, row.kernel);
   EXPECT_EQ(back.case_name, row.case_name);
@@ -224,6 +226,8 @@ TEST(RowJson, EveryFieldSurvivesAWriteAndARead) {
   EXPECT_EQ(back.bound_use, row.bound_use);
   EXPECT_EQ(back.phase_ms, row.phase_ms);
   EXPECT_EQ(back.timing_parts_ms, row.timing_parts_ms);
+  EXPECT_EQ(back.timing_bursts_ms, row.timing_bursts_ms);
+  EXPECT_EQ(back.burst_links, row.burst_links);
 }
 
 // What results.json lets students see: a test not visible now carries its

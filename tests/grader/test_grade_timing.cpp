@@ -1,6 +1,7 @@
 // The interleaved timing loop: alternation, stopping rules, medians.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 #include <string>
@@ -171,28 +172,43 @@ TEST(TimingChecks, FasterThanTheBandwidthAllowsIsImplausible) {
   EXPECT_TRUE(above.flags.empty());
 }
 
-TEST(BurstTiming, PerLaunchTimeIsTheBurstsLessTheirCalibrationPerLink) {
+TEST(BurstTiming, PerLaunchTimeIsTheFastestBurstsLessTheFastestCalibrationPerLink) {
   std::mt19937_64 random{std::random_device{}()};
   const double launch = std::uniform_real_distribution<double>(0.001, 1.0)(random);
   const double own = std::uniform_real_distribution<double>(0.05, 0.5)(random);  // round trip and runner kernels
   const int links = std::uniform_int_distribution<int>(1, runner::kMaxLinks)(random);
+  std::uniform_real_distribution<double> slowed(0.0, 0.5 * links * launch);
   std::vector<double> bursts, empty;
   for (int k = 0; k < 7; ++k) {
-    bursts.push_back(own + links * launch + (k == 3 ? 50.0 : 0.0));  // one burst hit by other load
-    empty.push_back(own + (k == 5 ? 20.0 : 0.0));
+    // Two bursts alone on the GPU; the others slowed by other load.
+    bursts.push_back(own + links * launch + (k == 2 || k == 5 ? 0.0 : slowed(random) + 1e-6));
+    empty.push_back(own + (k == 1 || k == 4 ? 0.0 : slowed(random) + 1e-6));
   }
-  EXPECT_NEAR(per_launch_ms(bursts, empty, links), launch, 1e-9) << "medians: a slow outlier changes nothing";
+  std::shuffle(bursts.begin(), bursts.end(), random);
+  EXPECT_NEAR(per_launch_ms(bursts, empty, links), launch, 1e-9) << "the slowed bursts change nothing";
   EXPECT_EQ(per_launch_ms({}, empty, links), 0);
-  EXPECT_NEAR(burst_noise(bursts, empty), 0, 1e-12);
+  EXPECT_NEAR(burst_noise(bursts, empty), 0, 1e-9) << "the two fastest agree";
+  EXPECT_DOUBLE_EQ(fastest_two({3.0, 1.0, 2.0, 9.0}), 1.5);
+  EXPECT_DOUBLE_EQ(fastest_two({4.0}), 4.0);
+  EXPECT_EQ(fastest_two({}), 0);
 }
 
-TEST(BurstTiming, NoisyBurstsAskForMoreUpToTheMaximum) {
+TEST(BurstTiming, TheBurstsThatMayDecideTheTimeAreTheTwoFastest) {
+  EXPECT_TRUE(among_fastest_two(5, {5}));
+  EXPECT_TRUE(among_fastest_two(5, {3, 5}));
+  EXPECT_TRUE(among_fastest_two(4, {3, 7, 8, 4}));
+  EXPECT_FALSE(among_fastest_two(7, {3, 7, 8, 4}));
+  EXPECT_TRUE(among_fastest_two(3, {3, 3, 3})) << "a tie with the fastest decides the time too";
+}
+
+TEST(BurstTiming, BurstsWhoseTwoFastestDisagreeAskForMoreUpToTheMaximum) {
   const runner::TimingOptions options{.min_runs = 3, .max_runs = 6, .warmup_runs = 1, .min_time_ms = 5};
   const std::vector<double> empty{1, 1, 1};
   EXPECT_TRUE(needs_more_bursts({11, 11}, empty, options)) << "fewer than min_runs";
   EXPECT_FALSE(needs_more_bursts({11, 11, 11}, empty, options)) << "steady";
-  EXPECT_TRUE(needs_more_bursts({11, 13, 9}, empty, options)) << "a 20% spread";
-  EXPECT_FALSE(needs_more_bursts({11, 13, 9, 11, 14, 8}, empty, options)) << "max_runs reached";
+  EXPECT_FALSE(needs_more_bursts({11, 14, 11.1}, empty, options)) << "one slowed burst: the fastest two agree";
+  EXPECT_TRUE(needs_more_bursts({11, 13, 12}, empty, options)) << "the fastest two 10% apart";
+  EXPECT_FALSE(needs_more_bursts({11, 13, 12, 14, 15, 16}, empty, options)) << "max_runs reached";
 }
 
 TEST(BurstTiming, LinksFillTheBurstWithinTheHistoryLimitAndTheReplysDigests) {

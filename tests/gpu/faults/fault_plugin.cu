@@ -28,6 +28,15 @@
 #include "spmv/contract/plugin_table.hpp"
 #include "spmv/runner/chain.hpp"
 
+// A default-visibility inline function, as some of the C++ library's
+// headers declare them (g++ 13's std::thread emits one into every module
+// that starts a thread): hidden visibility does not reach it, and the
+// plugin's link must keep it local all the same (the plugin_exports tests).
+namespace spmv_fault_detail {
+__attribute__((visibility("default"), noinline)) inline int visible_inline(int value) { return value + 1; }
+}  // namespace spmv_fault_detail
+__attribute__((used)) static int (*const keep_visible_inline)(int) = &spmv_fault_detail::visible_inline;
+
 #ifndef SPMV_GPU_FAULT
 #error "SPMV_GPU_FAULT must name the fault to build (none for a correct plugin)"
 #endif

@@ -45,6 +45,15 @@ struct FieldWriter {
     for (const auto& [name, value] : values) object[name] = put(value);
     return object;
   }
+  static Json put(const std::map<std::string, std::vector<double>>& values) {
+    Json object = Json::object();
+    for (const auto& [name, list] : values) {
+      Json array = Json::array();
+      for (const double value : list) array.push_back(put(value));
+      object[name] = std::move(array);
+    }
+    return object;
+  }
   static Json put(const std::vector<std::pair<std::string, std::string>>& pairs) {
     Json array = Json::array();
     for (const auto& [first, second] : pairs) array.push_back(Json::array({first, second}));
@@ -111,6 +120,14 @@ struct FieldReader {
     if (!v.is_object()) throw JsonError(std::string("expected a JSON object, found ") + v.type_name());
     values.clear();
     for (const auto& [name, item] : v.items()) get(item, values[name]);
+  }
+  static void get(const Json& v, std::map<std::string, std::vector<double>>& values) {
+    if (!v.is_object()) throw JsonError(std::string("expected a JSON object, found ") + v.type_name());
+    values.clear();
+    for (const auto& [name, list] : v.items()) {
+      auto& out = values[name];
+      for (const auto& item : array(list)) get(item, out.emplace_back());
+    }
   }
   static void get(const Json& v, std::uint64_t& value) {
     const std::string& text = json_as_string(v);

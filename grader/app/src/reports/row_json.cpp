@@ -49,6 +49,8 @@ void visit_fields(Row& row, Visitor&& visit) {
   visit("accepted_flags", row.accepted_flags);
   visit("bound_use", row.bound_use);
   visit("timing_parts_ms", row.timing_parts_ms);
+  visit("timing_bursts_ms", row.timing_bursts_ms);
+  visit("burst_links", row.burst_links);
   visit("phase_ms", row.phase_ms);
   visit("x_seed", row.x_seed);
   visit("log_file", row.log_file);

@@ -17,18 +17,28 @@ int choose_links(double link_ms, std::int64_t rows, double burst_ms) {
   return std::max(1, static_cast<int>(links));
 }
 
+double fastest_two(std::vector<double> ms) {
+  if (ms.empty()) return 0;
+  if (ms.size() == 1) return ms.front();
+  std::partial_sort(ms.begin(), ms.begin() + 2, ms.end());
+  return (ms[0] + ms[1]) / 2;
+}
+
+bool among_fastest_two(double ms, const std::vector<double>& kept) {
+  return std::count_if(kept.begin(), kept.end(), [ms](double other) { return other < ms; }) < 2;
+}
+
 double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms, int links) {
   if (bursts_ms.empty() || links < 1) return 0;
-  return std::max(0.0, (median_of(bursts_ms) - median_of(empty_ms)) / links);
+  return std::max(0.0, (fastest_two(bursts_ms) - fastest_two(empty_ms)) / links);
 }
 
 double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms) {
   if (bursts_ms.size() < 2) return 0;
-  const double middle = median_of(bursts_ms);
-  std::vector<double> deviations;
-  for (const double ms : bursts_ms) deviations.push_back(std::abs(ms - middle));
-  const double launches = middle - median_of(empty_ms);
-  return launches > 0 ? median_of(deviations) / launches : 1;
+  std::vector<double> sorted = bursts_ms;
+  std::partial_sort(sorted.begin(), sorted.begin() + 2, sorted.end());
+  const double launches = (sorted[0] + sorted[1]) / 2 - fastest_two(empty_ms);
+  return launches > 0 ? (sorted[1] - sorted[0]) / launches : 1;
 }
 
 bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms,

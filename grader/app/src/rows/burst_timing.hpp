@@ -18,18 +18,29 @@ namespace spmv::grade {
 //                grader's clock around a round trip varies by tens of
 //                microseconds, about 1% of it;
 //   min_runs     bursts timed per side, at least (default 4), more while
-//                their spread is above kNoiseTarget, up to max_runs (10);
-//                a row whose reference is too short to score by speed
-//                (the policy's min_reference_us) gets min_runs only;
+//                the two fastest differ by more than kNoiseTarget of the
+//                launches' share, up to max_runs (10); a row whose
+//                reference is too short to score by speed (the policy's
+//                min_reference_us) gets min_runs only;
 //   warmup_runs  untimed bursts first (default 1: a graph's first launch
 //                uploads it).
-// Calibration bursts: min_runs per side.
+// Calibration bursts: one beside each of the reference's bursts.
+//
+// A side's time is the mean of its two fastest bursts, not a median: what
+// slows a burst (another process creating or ending a CUDA context, the
+// GPU's clocks ramping, the host scheduling the reply late) only ever adds
+// time, so the fastest bursts are the ones that measured the launches
+// alone, on both sides alike. No burst can be faster than its work: every
+// link waits for the previous one's result, and the bursts that decide the
+// time are checked more (kChecksFastBurst).
 inline constexpr double kNoiseTarget = 0.02;
 // The reference's first burst, which measures a link's time.
 inline constexpr int kPilotLinks = 4;
 // Links of each timed burst of the submission checked in full afterwards,
-// chosen at random once the reply is in.
+// chosen at random once the reply is in; and of a burst that is among the
+// two fastest so far (one that may decide the time).
 inline constexpr int kChecksPerBurst = 2;
+inline constexpr int kChecksFastBurst = 8;
 // The y history a burst keeps on the GPU (one y per link), at most.
 inline constexpr std::size_t kMaxHistoryBytes = std::size_t{1} << 30;
 
@@ -37,13 +48,20 @@ inline constexpr std::size_t kMaxHistoryBytes = std::size_t{1} << 30;
 // launch with the runner's own kernels) takes `link_ms`.
 int choose_links(double link_ms, std::int64_t rows, double burst_ms);
 
-// The median of a side's bursts minus the median of its calibration
-// bursts (links without the launch), per link: the launch's time.
+// The mean of the two fastest of `ms` (the one value when there is one; 0
+// when there is none).
+double fastest_two(std::vector<double> ms);
+
+// Whether `ms` is among the two fastest of `kept` (which holds it).
+bool among_fastest_two(double ms, const std::vector<double>& kept);
+
+// A side's bursts less its calibration bursts (links without the launch),
+// by fastest_two, per link: the launch's time.
 double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms, int links);
 
-// The bursts' spread (median absolute deviation) relative to the launches'
-// share of a burst (median minus the calibration's median); 0 with fewer
-// than two bursts.
+// How far apart the two fastest bursts are, relative to the launches'
+// share of a burst (fastest_two of the bursts less that of the
+// calibration); 0 with fewer than two bursts.
 double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms);
 
 // Whether a side needs another burst.

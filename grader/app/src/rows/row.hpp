@@ -100,6 +100,10 @@ struct RowResult {
   // bursts and calibration bursts of each side, the runners' own events,
   // the reference before and after the submission, the bursts' spread.
   std::map<std::string, double> timing_parts_ms;
+  // Every burst behind them, whole, by the grader's clock, and the links a
+  // burst held (TimingRecord::bursts_ms).
+  std::map<std::string, std::vector<double>> timing_bursts_ms;
+  int burst_links = 0;
   // Where the row's grading time went, by phase (row_record.hpp).
   std::map<std::string, double> phase_ms;
 

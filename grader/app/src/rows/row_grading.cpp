@@ -112,8 +112,12 @@ class RowGrader {
     record_.results.emplace(results_->words(), prepared_.csr.rows);
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
       phase("check", true);
-      if (!phase("checks", time_submission())) return finish();
+      if (!phase("bursts", time_submission())) return finish();
+      // On the device the links' checks (the CPU) run while the reference is
+      // timed again (the GPU); the host path's bursts need the CPU itself.
+      if (!on_device() && !phase("checks", collect_checks())) return finish();
       if (!phase("reference_after_bursts", time_reference_after())) return finish();
+      if (!phase("checks", collect_checks())) return finish();
     }
     record_.completed = true;
     record_.stage = Stage::kDone;
@@ -255,21 +259,21 @@ class RowGrader {
     factory_.settle();  // the previous row's runner is gone before anything is timed
     phase("settle", true);
     if (!phase("choose_links", choose_links())) return false;
-    return time_reference(reference_before_);
+    return time_reference(reference_before_, nullptr);
   }
 
   // Links per burst, from a pilot burst of the reference (trusted code: its
   // own events say how long a link takes).
   bool choose_links() {
-    if (!reference_chain(kPilotLinks)) return false;
+    if (!phase("pilot_chain", reference_chain(kPilotLinks))) return false;
     const auto pilot = reference_burst(false);  // the graph's first launch uploads it
     const auto timed = pilot ? reference_burst(false) : std::nullopt;
-    if (!timed) return false;
+    if (!phase("pilot_bursts", timed.has_value())) return false;
     // The events where there are some (the device); else the round trip,
     // which overstates a link by the round trip's share.
     const double pilot_ms = timed->event_ms > 0 ? timed->event_ms : timed->ms;
     links_ = grade::choose_links(pilot_ms / kPilotLinks, prepared_.csr.rows, plan_.timing.min_time_ms);
-    if (!reference_chain(links_)) return false;
+    if (!phase("reference_chain", reference_chain(links_))) return false;
     for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
       if (!reference_burst(false) || !reference_burst(true)) return false;
     }
@@ -296,13 +300,21 @@ class RowGrader {
     return Burst{factory_.reference().last_round_trip_ms(), reply->ms};
   }
 
-  // The reference's bursts, each beside a calibration burst, until the
-  // spread is small: into `side`.
-  bool time_reference(Side& side) {
-    runner::TimingOptions half = plan_.timing;  // before and after: the reference's bursts are both together
+  // The reference's bursts, each beside a calibration burst, into `side`:
+  // half of the options' bursts (before and after together make the
+  // reference's), more while the two fastest of them and of `earlier`'s
+  // (the bursts before, when these are the bursts after) disagree.
+  bool time_reference(Side& side, const Side* earlier) {
+    runner::TimingOptions half = plan_.timing;
     half.min_runs = std::max(2, (plan_.timing.min_runs + 1) / 2);
     half.max_runs = std::max(half.min_runs, plan_.timing.max_runs / 2);
-    while (needs_more_bursts(side.bursts_ms, side.empty_ms, half)) {
+    const auto steady = [&] {
+      Side all = earlier != nullptr ? *earlier : Side{};
+      all.append(side);
+      return burst_noise(all.bursts_ms, all.empty_ms) <= kNoiseTarget;
+    };
+    for (int count = 0; count < half.max_runs; ++count) {
+      if (count >= half.min_runs && steady()) break;
       const auto empty = reference_burst(true);
       const auto full = empty ? reference_burst(false) : std::nullopt;
       if (!full) return false;
@@ -318,7 +330,7 @@ class RowGrader {
     retire_runner();
     factory_.settle();
     phase("settle_after", true);
-    if (!time_reference(reference_after_)) return false;
+    if (!time_reference(reference_after_, &reference_before_)) return false;
     finish_timing();
     return true;
   }
@@ -381,16 +393,22 @@ class RowGrader {
       if (!submission_burst(true)) return false;
     }
     // The runner is needed no more: it ends (its CUDA context torn down)
-    // while the checks' golden products run, now that nothing is timed
-    // (beside the bursts they would take the CPU the runners need).
-    phase("bursts", true);
+    // while the checks' golden products start, now that its bursts are done
+    // (beside them they would take the CPU the runners need); the caller
+    // collects them.
     retire_runner();
     for (auto& check : deferred_checks_) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
       pending_checks_.push_back(std::async(std::launch::async, std::move(check)));
     }
     deferred_checks_.clear();
-    return collect_checks();
+    return true;
+  }
+
+  // Whether the bursts ran on a GPU (a device runner times them by its
+  // events too; the host path's are 0).
+  [[nodiscard]] bool on_device() const {
+    return std::any_of(submission_.event_ms.begin(), submission_.event_ms.end(), [](double ms) { return ms > 0; });
   }
 
   bool submission_burst(bool keep) {
@@ -405,20 +423,23 @@ class RowGrader {
                         std::to_string(links_) + " launches";
       return false;
     }
+    int checks = kChecksPerBurst;
     if (keep) {
       submission_.bursts_ms.push_back(ms);
       submission_.event_ms.push_back(reply.ms);
+      // A burst that may decide the time is checked more.
+      if (among_fastest_two(ms, submission_.bursts_ms)) checks = kChecksFastBurst;
     }
     const auto digests = std::make_shared<std::vector<std::uint64_t>>(reply.digests, reply.digests + links_);
-    return check_links(request.seed, digests);
+    return check_links(request.seed, digests, checks);
   }
 
-  // kChecksPerBurst links of the last burst (distinct, at random), copied
-  // out and checked beside the next bursts.
-  bool check_links(std::uint64_t seed, const std::shared_ptr<std::vector<std::uint64_t>>& digests) {
+  // `checks` links of the last burst (distinct, at random), copied out and
+  // checked once the bursts are done.
+  bool check_links(std::uint64_t seed, const std::shared_ptr<std::vector<std::uint64_t>>& digests, int checks) {
     const Stage stage = record_.stage;
     std::vector<int> chosen;
-    while (static_cast<int>(chosen.size()) < std::min(kChecksPerBurst, links_)) {
+    while (static_cast<int>(chosen.size()) < std::min(checks, links_)) {
       const int link = std::uniform_int_distribution<int>(1, links_)(random_);
       if (std::find(chosen.begin(), chosen.end(), link) == chosen.end()) chosen.push_back(link);
     }
@@ -487,6 +508,11 @@ class RowGrader {
     timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
     timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, reference.empty_ms);
     timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
+    timing.bursts_ms["submission"] = submission_.bursts_ms;
+    timing.bursts_ms["reference_before"] = reference_before_.bursts_ms;
+    timing.bursts_ms["reference_after"] = reference_after_.bursts_ms;
+    timing.bursts_ms["calibration"] = reference.empty_ms;
+    timing.links = links_;
   }
 
   const RowPlan& plan_;

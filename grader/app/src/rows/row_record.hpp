@@ -77,6 +77,11 @@ struct TimingRecord {
   // launch, the reference before the plugin was loaded and after its runner
   // ended, the bursts' spread).
   std::map<std::string, double> parts_ms;
+  // Every burst by the grader's clock, whole (submission, reference_before,
+  // reference_after, calibration), and the links each held: the samples the
+  // times above are made of.
+  std::map<std::string, std::vector<double>> bursts_ms;
+  int links = 0;
 };
 
 struct RowRecord {

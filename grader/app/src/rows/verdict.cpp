@@ -117,6 +117,8 @@ void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context)
   for (const auto& flag : timing.flags) row.flags.push_back(flag);
   row.bound_use = timing.bound_use;
   row.timing_parts_ms = timing.parts_ms;
+  row.timing_bursts_ms = timing.bursts_ms;
+  row.burst_links = timing.links;
   for (const auto& reason : timing.flag_reasons) row.detail += (row.detail.empty() ? "" : "\n") + reason;
   row.checked_launches = timing.checked_launches;
   if (timing.submission_ms <= 0 || timing.reference_ms <= 0) {
