@@ -30,10 +30,20 @@ RunnerSpec in_space(RunnerSpec spec, spmv_memory_space memory, int device) {
   return spec;
 }
 
+// How long a start waits for timed bursts to end, and bursts for the starts
+// under way, at most; and how long a start holds the GPU's quiet for its
+// runner's CUDA context (the row's own wait for "CUDA ready" is longer).
+constexpr std::chrono::milliseconds kStartPatience{1000};
+constexpr std::chrono::milliseconds kQuietPatience{2000};
+constexpr std::chrono::seconds kContextWait{10};
+
+// A runner started and asked kHello; returns once it answered (its CUDA
+// context made) or kContextWait passed, the answer left for its row.
 std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
   runner::Request hello;
   hello.command = runner::Command::kHello;
   runner->send(hello);
+  runner->await_reply(Clock::now() + kContextWait);
   return runner;
 }
 
@@ -66,7 +76,10 @@ std::future<std::unique_ptr<Runner>> GradingRunners::start_submission(const std:
 // The spec travels with the job, by value: a start still queued or under way
 // reads nothing of this object.
 std::future<std::unique_ptr<Runner>> GradingRunners::start_on_launcher(RunnerSpec spec) {
-  return launcher_.start([spec = std::move(spec)] { return say_hello(std::make_unique<Runner>(spec)); });
+  return launcher_.start([spec = std::move(spec), quiet = &quiet_] {
+    const QuietGpu::Hold starting = quiet->start(kStartPatience);
+    return say_hello(std::make_unique<Runner>(spec));
+  });
 }
 
 void GradingRunners::start_reference() {
@@ -106,6 +119,8 @@ void GradingRunners::retire(std::unique_ptr<Runner> runner) {
     runner.reset();
   }));
 }
+
+QuietGpu::Hold GradingRunners::quiet() { return quiet_.quiet(kQuietPatience); }
 
 void GradingRunners::settle() {
   for (auto& ending : retiring_) ending.get();

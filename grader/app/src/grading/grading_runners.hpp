@@ -42,6 +42,7 @@ class GradingRunners final : public RunnerFactory {
 
   void retire(std::unique_ptr<Runner> runner) override;
   void settle() override;
+  QuietGpu::Hold quiet() override;
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;
@@ -55,7 +56,9 @@ class GradingRunners final : public RunnerFactory {
  private:
   std::future<std::unique_ptr<Runner>> start_on_launcher(RunnerSpec spec);
 
-  // Declared first, so ended last: its thread outlives every runner it started.
+  // Declared before the launcher, whose starts hold it.
+  QuietGpu quiet_;
+  // Declared early, so ended late: its thread outlives every runner it started.
   Launcher launcher_;
   RunnerSpec submission_;  // but its log, each row's own
   RunnerSpec reference_spec_;

@@ -40,7 +40,7 @@ inline constexpr int kPilotLinks = 4;
 // chosen at random once the reply is in; and of a burst that is among the
 // two fastest so far (one that may decide the time).
 inline constexpr int kChecksPerBurst = 2;
-inline constexpr int kChecksFastBurst = 8;
+inline constexpr int kChecksFastBurst = 4;
 // The y history a burst keeps on the GPU (one y per link), at most.
 inline constexpr std::size_t kMaxHistoryBytes = std::size_t{1} << 30;
 

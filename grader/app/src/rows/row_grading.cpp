@@ -259,7 +259,9 @@ class RowGrader {
     factory_.settle();  // the previous row's runner is gone before anything is timed
     phase("settle", true);
     if (!phase("choose_links", choose_links())) return false;
-    return time_reference(reference_before_, nullptr);
+    const QuietGpu::Hold quiet = factory_.quiet();
+    phase("quiet", true);
+    return reference_warmup() && time_reference(reference_before_, nullptr);
   }
 
   // Links per burst, from a pilot burst of the reference (trusted code: its
@@ -273,7 +275,12 @@ class RowGrader {
     // which overstates a link by the round trip's share.
     const double pilot_ms = timed->event_ms > 0 ? timed->event_ms : timed->ms;
     links_ = grade::choose_links(pilot_ms / kPilotLinks, prepared_.csr.rows, plan_.timing.min_time_ms);
-    if (!phase("reference_chain", reference_chain(links_))) return false;
+    return phase("reference_chain", reference_chain(links_));
+  }
+
+  // Untimed bursts first, with and without the launch: a graph's first
+  // launch uploads it, and the GPU is as busy as in the bursts that follow.
+  bool reference_warmup() {
     for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
       if (!reference_burst(false) || !reference_burst(true)) return false;
     }
@@ -330,7 +337,9 @@ class RowGrader {
     retire_runner();
     factory_.settle();
     phase("settle_after", true);
-    if (!time_reference(reference_after_, &reference_before_)) return false;
+    const QuietGpu::Hold quiet = factory_.quiet();
+    phase("quiet", true);
+    if (!reference_warmup() || !time_reference(reference_after_, &reference_before_)) return false;
     finish_timing();
     return true;
   }
@@ -380,6 +389,8 @@ class RowGrader {
     Request chain = make_request(Command::kChain);
     chain.links = links_;
     if (!phase("capture", step(Stage::kCapturing, chain))) return false;
+    QuietGpu::Hold quiet = factory_.quiet();
+    phase("quiet", true);
     for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
       if (!submission_burst(false)) return false;  // the graph's first launch uploads it
     }
@@ -396,6 +407,7 @@ class RowGrader {
     // while the checks' golden products start, now that its bursts are done
     // (beside them they would take the CPU the runners need); the caller
     // collects them.
+    quiet.release();
     retire_runner();
     for (auto& check : deferred_checks_) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;

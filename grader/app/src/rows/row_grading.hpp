@@ -30,6 +30,7 @@
 
 #include "cases/case_data.hpp"
 #include "rows/row_record.hpp"
+#include "runners/quiet_gpu.hpp"
 #include "runners/runner_client.hpp"
 #include "spmv/runner/timing.hpp"
 
@@ -66,6 +67,9 @@ class RunnerFactory {
   // before anything is timed or measured.
   virtual void retire(std::unique_ptr<Runner> runner) = 0;
   virtual void settle() = 0;
+  // Bursts about to be timed: while the hold lives no runner begins its
+  // start-up, and it first waits for those under way (quiet_gpu.hpp).
+  virtual QuietGpu::Hold quiet() = 0;
 };
 
 // A submission runner being started on a thread of its own (its sandbox

@@ -75,6 +75,12 @@ class Runner {
   // Waits for the reply to the request sent last, until `deadline`. nullopt
   // when the runner ended or the deadline passed: end() then says which.
   std::optional<runner::Reply> receive(Clock::time_point deadline);
+  // Waits until a reply is there to receive (or the runner ended, or
+  // `deadline` passed), taking nothing: a start-up done ahead waits here
+  // for its runner's CUDA context.
+  void await_reply(Clock::time_point deadline) {
+    if (!ended_) wait_readable(deadline);
+  }
   // send() then receive().
   std::optional<runner::Reply> call(const runner::Request& request, Clock::time_point deadline,
                                     std::span<const int> fds = {});

@@ -1,0 +1,84 @@
+// The GPU kept quiet while bursts are timed: a runner's start-up waits for
+// a quiet period to end, and a quiet period waits for the start-ups under
+// way; both waits are bounded.
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <random>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "runners/quiet_gpu.hpp"
+
+namespace spmv::grade {
+namespace {
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+TEST(QuietGpu, AStartWaitsForTheQuietPeriodToEnd) {
+  QuietGpu gate;
+  std::atomic<bool> quiet_over{false};
+  auto hold = gate.quiet(1s);
+  auto started = std::async(std::launch::async, [&] {
+    const auto start = gate.start(10s);
+    return quiet_over.load();
+  });
+  EXPECT_EQ(started.wait_for(100ms), std::future_status::timeout) << "a start began while bursts were timed";
+  quiet_over = true;
+  hold.release();
+  EXPECT_TRUE(started.get());
+}
+
+TEST(QuietGpu, AQuietPeriodWaitsForTheStartsUnderWay) {
+  QuietGpu gate;
+  std::mt19937 random{std::random_device{}()};
+  const int starts = std::uniform_int_distribution<int>(1, 4)(random);
+  std::atomic<int> running{0};
+  std::vector<std::future<void>> done;
+  std::promise<void> go;
+  std::shared_future<void> released = go.get_future().share();
+  for (int k = 0; k < starts; ++k) {
+    auto begun = std::make_shared<std::promise<void>>();
+    auto is_begun = begun->get_future();
+    done.push_back(std::async(std::launch::async, [&, begun] {
+      auto start = gate.start(1s);
+      ++running;
+      begun->set_value();
+      released.wait();
+      --running;
+    }));
+    is_begun.wait();
+  }
+  auto quiet = std::async(std::launch::async, [&] {
+    const auto hold = gate.quiet(10s);
+    return running.load();
+  });
+  EXPECT_EQ(quiet.wait_for(100ms), std::future_status::timeout) << "bursts timed while " << starts << " starts ran";
+  go.set_value();
+  EXPECT_EQ(quiet.get(), 0);
+  for (auto& d : done) d.get();
+}
+
+TEST(QuietGpu, BothWaitsAreBounded) {
+  QuietGpu gate;
+  {
+    const auto hung_start = gate.start(1s);
+    const auto begin = Clock::now();
+    const auto hold = gate.quiet(150ms);
+    EXPECT_GE(Clock::now() - begin, 150ms);
+    EXPECT_LT(Clock::now() - begin, 5s);
+  }
+  const auto long_quiet = gate.quiet(1s);
+  const auto begin = Clock::now();
+  const auto start = gate.start(150ms);
+  EXPECT_GE(Clock::now() - begin, 150ms);
+  EXPECT_LT(Clock::now() - begin, 5s);
+}
+
+}  // namespace
+}  // namespace spmv::grade
