@@ -32,7 +32,8 @@ RunnerSpec in_space(RunnerSpec spec, spmv_memory_space memory, int device) {
 
 // How long a start waits for timed bursts to end, and bursts for the starts
 // under way, at most; and how long a start holds the GPU's quiet for its
-// runner's CUDA context (the row's own wait for "CUDA ready" is longer).
+// runner's CUDA context, from kHello to its answer (the row's own wait for
+// "CUDA ready" is longer).
 constexpr std::chrono::milliseconds kStartPatience{1000};
 constexpr std::chrono::milliseconds kQuietPatience{2000};
 constexpr std::chrono::seconds kContextWait{10};
@@ -77,8 +78,9 @@ std::future<std::unique_ptr<Runner>> GradingRunners::start_submission(const std:
 // reads nothing of this object.
 std::future<std::unique_ptr<Runner>> GradingRunners::start_on_launcher(RunnerSpec spec) {
   return launcher_.start([spec = std::move(spec), quiet = &quiet_] {
+    auto runner = std::make_unique<Runner>(spec);  // its sandbox: nothing on the GPU yet
     const QuietGpu::Hold starting = quiet->start(kStartPatience);
-    return say_hello(std::make_unique<Runner>(spec));
+    return say_hello(std::move(runner));
   });
 }
 
