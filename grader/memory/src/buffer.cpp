@@ -2,13 +2,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 #include <type_traits>
 #include <utility>
-#include <vector>
 
 namespace spmv {
 
@@ -85,22 +83,8 @@ void RawBuffer::copy_to_host(void* destination, std::size_t bytes, std::size_t o
 
 void RawBuffer::fill_words(std::uint32_t word) {
   if (bytes_ % sizeof(word) != 0) throw std::invalid_argument("fill_words: size not a multiple of 4");
-  if (space_ == MemorySpace::kHost) {
-    std::fill_n(static_cast<std::uint32_t*>(data_), bytes_ / sizeof(word), word);
-    return;
-  }
-  // On the device: a first stretch copied in, then doubled by copies on the
-  // device (a burst's y history is up to 1 GiB: never through the host).
-  constexpr std::size_t kFirstBytes = std::size_t{1} << 20;
-  const std::size_t first = std::min(bytes_, kFirstBytes);
-  const std::vector<std::uint32_t> pattern(first / sizeof(word), word);
-  copy_from_host(pattern.data(), first);
-  auto* data = static_cast<char*>(data_);
-  for (std::size_t filled = first; filled < bytes_; filled *= 2) {
-    check_cuda(cudaMemcpy(data + filled, data, std::min(filled, bytes_ - filled), cudaMemcpyDeviceToDevice),
-               "cudaMemcpy on the device");
-  }
-  check_cuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize after filling a buffer");
+  std::vector<std::uint32_t> pattern(bytes_ / sizeof(word), word);
+  copy_from_host(pattern.data(), bytes_);
 }
 
 int cuda_device_count() {
