@@ -25,10 +25,9 @@ constexpr int kNeverStartedStatus = 70;
 // Fields whose values are measured times (or follow from them), or drawn at
 // random (which timed launches were checked).
 const std::set<std::string> kTimingFields{
-    "submission_ms",   "reference_ms",  "cusparse_ms",        "speedup",           "gbps",
-    "percent_of_copy", "cusparse_gbps", "submission_samples", "reference_samples", "checked_launches",
-    "bound_use",       "phase_ms",      "timing_parts_ms",    "timing_bursts_ms",  "burst_links",
-    "correctness_only"};
+    "submission_ms",   "reference_ms",       "cusparse_ms",       "speedup",          "gbps",      "percent_of_copy",
+    "cusparse_gbps",   "submission_samples", "reference_samples", "checked_launches", "bound_use", "phase_ms",
+    "timing_parts_ms", "timing_bursts_ms",   "burst_links",       "correctness_only"};
 
 std::string render(const Json& value) {
   if (value.is_null()) return "null";

@@ -7,8 +7,8 @@
 #include <atomic>
 #include <chrono>
 #include <future>
-#include <random>
 #include <memory>
+#include <random>
 #include <thread>
 #include <vector>
 
