@@ -9,7 +9,9 @@
 //      previous row's runner is gone; a pilot burst sets the links per burst
 //      (burst_timing.hpp), and the reference is timed, each burst beside a
 //      calibration burst (links without the launch: the runner's own
-//      kernels and round trip); nothing of any submission is alive;
+//      kernels and round trip); nothing of any submission is alive, and no
+//      runner is being started while any side's bursts are timed
+//      (quiet_gpu.hpp);
 //   3. kLoad, kSetup and three kRun in the submission's runner; the grader
 //      checks y against its golden results;
 //   4. if correct, timing: the launch captured into a burst (its host code
