@@ -41,11 +41,14 @@ double burst_noise(const std::vector<double>& bursts_ms, const std::vector<doubl
   return launches > 0 ? (sorted[1] - sorted[0]) / launches : 1;
 }
 
+bool needs_more_bursts(int count, double noise, const runner::TimingOptions& options) {
+  return count < options.min_runs || (count < options.max_runs && noise > kNoiseTarget);
+}
+
 bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms,
                        const runner::TimingOptions& options) {
   const auto count = static_cast<int>(bursts_ms.size());
-  if (count < options.min_runs) return true;
-  return count < options.max_runs && burst_noise(bursts_ms, empty_ms) > kNoiseTarget;
+  return count < options.min_runs || needs_more_bursts(count, burst_noise(bursts_ms, empty_ms), options);
 }
 
 }  // namespace spmv::grade

@@ -64,7 +64,11 @@ double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<dou
 // calibration); 0 with fewer than two bursts.
 double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms);
 
-// Whether a side needs another burst.
+// Whether a side that has `count` bursts, whose noise (burst_noise) is
+// `noise`, needs another: fewer than min_runs, or fewer than max_runs while
+// the noise is above kNoiseTarget.
+bool needs_more_bursts(int count, double noise, const runner::TimingOptions& options);
+// The same for a side's bursts and its calibration.
 bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms,
                        const runner::TimingOptions& options);
 

@@ -315,13 +315,12 @@ class RowGrader {
     runner::TimingOptions half = plan_.timing;
     half.min_runs = std::max(2, (plan_.timing.min_runs + 1) / 2);
     half.max_runs = std::max(half.min_runs, plan_.timing.max_runs / 2);
-    const auto steady = [&] {
+    const auto noise = [&] {
       Side all = earlier != nullptr ? *earlier : Side{};
       all.append(side);
-      return burst_noise(all.bursts_ms, all.empty_ms) <= kNoiseTarget;
+      return burst_noise(all.bursts_ms, all.empty_ms);
     };
-    for (int count = 0; count < half.max_runs; ++count) {
-      if (count >= half.min_runs && steady()) break;
+    while (needs_more_bursts(static_cast<int>(side.bursts_ms.size()), noise(), half)) {
       const auto empty = reference_burst(true);
       const auto full = empty ? reference_burst(false) : std::nullopt;
       if (!full) return false;
