@@ -93,30 +93,30 @@ class RowChecks : public ::testing::Test {
 };
 
 // A burst as an honest runner makes it (spmv/runner/chain.hpp), on the
-// host: each link's x from the seed, the previous digest and the previous
-// y, y = A x rounded once; the digests as its reply carries them.
+// host: each link's x from the seed and the previous y, y = A x rounded
+// once; the digests as its reply carries them.
 struct Burst {
   std::vector<std::vector<float>> ys;
   std::vector<std::uint64_t> digests;
 };
 Burst honest_burst(const PreparedCase& p, std::uint64_t seed, int links) {
   Burst burst;
-  std::uint64_t previous_digest = 0;
   for (int link = 1; link <= links; ++link) {
     std::vector<float> x(static_cast<std::size_t>(p.csr.cols));
-    const std::uint64_t link_seed = runner::link_seed(seed, static_cast<std::uint64_t>(link), previous_digest);
+    std::vector<std::uint32_t> before;
+    if (link > 1) {
+      for (const float value : burst.ys.back()) before.push_back(std::bit_cast<std::uint32_t>(value));
+    }
     for (std::size_t i = 0; i < x.size(); ++i) {
-      const std::uint32_t before =
-          link == 1 ? 0U : std::bit_cast<std::uint32_t>(burst.ys.back()[i % burst.ys.back().size()]);
-      x[i] = std::bit_cast<float>(runner::link_x_bits(link_seed, before, i));
+      x[i] = std::bit_cast<float>(
+          runner::link_x_word(seed, link, before.empty() ? nullptr : before.data(), before.size(), x.size(), i));
     }
     const GoldenResult golden = golden_spmv(p.csr, x);
     std::vector<float> y(golden.y.begin(), golden.y.end());
     std::vector<std::uint32_t> bits(y.size());
     for (std::size_t i = 0; i < y.size(); ++i) bits[i] = std::bit_cast<std::uint32_t>(y[i]);
-    previous_digest = runner::digest_of(bits);
+    burst.digests.push_back(runner::digest_of(bits));
     burst.ys.push_back(std::move(y));
-    burst.digests.push_back(previous_digest);
   }
   return burst;
 }
@@ -162,6 +162,28 @@ TEST_F(RowChecks, ALinkSkippedFakedOrDoneAfterTheReplyIsCaught) {
   // Another seed: every x differs.
   copy_link(burst, 1, area_);
   EXPECT_FALSE(check_link(p_, seed + 1, 1, burst.digests, area_.view()).empty());
+}
+
+// A kernel cannot make the next x without every bit of its y: flipping any
+// bit of y_(k-1) changes x_k, for tall and wide matrices alike.
+TEST(Chain, EveryBitOfThePreviousYReachesTheNextX) {
+  std::mt19937_64 rng(test::fresh_seed());
+  const std::uint64_t seed = rng();
+  const auto x_of = [&](const std::vector<std::uint32_t>& y, std::size_t cols) {
+    std::vector<std::uint32_t> x(cols);
+    for (std::size_t i = 0; i < cols; ++i) x[i] = runner::link_x_word(seed, 3, y.data(), y.size(), cols, i);
+    return x;
+  };
+  for (const auto& [rows, cols] : {std::pair<std::size_t, std::size_t>{300, 200}, {200, 300}, {257, 1}, {1, 50}}) {
+    std::vector<std::uint32_t> y(rows);
+    for (auto& word : y) word = static_cast<std::uint32_t>(rng());
+    const auto x = x_of(y, cols);
+    for (int trial = 0; trial < 20; ++trial) {
+      auto changed = y;
+      changed[rng() % rows] ^= 1U << (rng() % 32);
+      EXPECT_NE(x_of(changed, cols), x) << rows << "x" << cols;
+    }
+  }
 }
 
 TEST_F(RowChecks, CorrectResultsPass) {

@@ -33,6 +33,18 @@ double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<dou
   return std::max(0.0, (fastest_two(bursts_ms) - fastest_two(empty_ms)) / links);
 }
 
+double windows_per_launch_ms(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
+                             int links) {
+  double sum = 0;
+  int counted = 0;
+  for (const auto& window : windows) {
+    if (window.empty()) continue;
+    sum += per_launch_ms(window, empty_ms, links);
+    ++counted;
+  }
+  return counted > 0 ? sum / counted : 0;
+}
+
 double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms) {
   if (bursts_ms.size() < 2) return 0;
   std::vector<double> sorted = bursts_ms;

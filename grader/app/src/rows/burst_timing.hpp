@@ -26,7 +26,7 @@ namespace spmv::grade {
 //                uploads it).
 // Calibration bursts: one beside each of the reference's bursts.
 //
-// A side's time is the mean of its two fastest bursts, not a median: what
+// A window's time is the mean of its two fastest bursts, not a median: what
 // slows a burst (another process creating or ending a CUDA context, the
 // GPU's clocks ramping, the host scheduling the reply late) only ever adds
 // time, so the fastest bursts are the ones that measured the launches
@@ -58,6 +58,18 @@ bool among_fastest_two(double ms, const std::vector<double>& kept);
 // A side's bursts less its calibration bursts (links without the launch),
 // by fastest_two, per link: the launch's time.
 double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms, int links);
+
+// The reference's time from its windows of bursts (before the submission's
+// runner loads its plugin, after it ends): the mean of each window's
+// per_launch_ms. Each window runs at a level of its own (the GPU's, for a
+// few hundred milliseconds; up to 5% apart on the H100, before against
+// after), and the submission's bursts are one window more: the fastest
+// two of the windows pooled would compare the reference's faster window
+// with the submission's one, a bias of about 2% against every submission
+// (the reference graded as a submission on the H100: a geometric mean of
+// 0.978 and 0.980 pooled, 1.003 by this mean, from the same bursts).
+double windows_per_launch_ms(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
+                             int links);
 
 // How far apart the two fastest bursts are, relative to the launches'
 // share of a burst (fastest_two of the bursts less that of the

@@ -156,12 +156,10 @@ std::string check_link(const PreparedCase& p, std::uint64_t burst_seed, int link
                        std::span<const std::uint64_t> digests, const ResultView& results) {
   if (link < 1 || static_cast<std::size_t>(link) > digests.size()) return "no such link in the burst";
   const std::string where = "link " + std::to_string(link) + " of " + std::to_string(digests.size());
-  std::uint64_t previous_digest = 0;
   std::span<const std::uint32_t> previous;
   if (link > 1) {
     previous = y_bits(results, runner::kPreviousLinkSlot);
-    previous_digest = runner::digest_of(previous);
-    if (previous_digest != digests[static_cast<std::size_t>(link - 2)]) {
+    if (runner::digest_of(previous) != digests[static_cast<std::size_t>(link - 2)]) {
       return where +
              ": the y of the link before it is not the one its burst's reply was made from (work done "
              "after the reply, or a forged reply)";
@@ -173,11 +171,10 @@ std::string check_link(const PreparedCase& p, std::uint64_t burst_seed, int link
            "forged reply)";
   }
   const auto cols = static_cast<std::size_t>(p.csr.cols);
-  const std::uint64_t seed = runner::link_seed(burst_seed, static_cast<std::uint64_t>(link), previous_digest);
   std::vector<float> x(cols);
   for (std::size_t i = 0; i < cols; ++i) {
-    const std::uint32_t before = previous.empty() ? 0U : previous[i % previous.size()];
-    const std::uint32_t bits = runner::link_x_bits(seed, before, i);
+    const std::uint32_t bits =
+        runner::link_x_word(burst_seed, link, previous.empty() ? nullptr : previous.data(), previous.size(), cols, i);
     std::memcpy(&x[i], &bits, sizeof bits);
   }
   const std::string wrong = check_against_golden(p, x, results, runner::kLinkSlot);

@@ -270,10 +270,12 @@ class RowGrader {
     if (!phase("pilot_chain", reference_chain(kPilotLinks))) return false;
     const auto pilot = reference_burst(false);  // the graph's first launch uploads it
     const auto timed = pilot ? reference_burst(false) : std::nullopt;
-    if (!phase("pilot_bursts", timed.has_value())) return false;
+    phase("pilot_bursts", true);
+    if (!timed) return false;
     // The events where there are some (the device); else the round trip,
     // which overstates a link by the round trip's share.
-    const double pilot_ms = timed->event_ms > 0 ? timed->event_ms : timed->ms;
+    const Burst measured = timed.value();
+    const double pilot_ms = measured.event_ms > 0 ? measured.event_ms : measured.ms;
     links_ = grade::choose_links(pilot_ms / kPilotLinks, prepared_.csr.rows, plan_.timing.min_time_ms);
     return phase("reference_chain", reference_chain(links_));
   }
@@ -504,7 +506,8 @@ class RowGrader {
     // round trip, timed in the reference runner beside its bursts while no
     // submission was alive (the two runners run the same code).
     timing.submission_ms = per_launch_ms(submission_.bursts_ms, reference.empty_ms, links_);
-    timing.reference_ms = per_launch_ms(reference.bursts_ms, reference.empty_ms, links_);
+    timing.reference_ms =
+        windows_per_launch_ms({reference_before_.bursts_ms, reference_after_.bursts_ms}, reference.empty_ms, links_);
     timing.submission_samples = static_cast<int>(submission_.bursts_ms.size());
     timing.reference_samples = static_cast<int>(reference.bursts_ms.size());
     timing.submission_burst_ms = median_of(submission_.bursts_ms);

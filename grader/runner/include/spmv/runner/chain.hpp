@@ -5,28 +5,34 @@
 // chained through their results, so that every launch counted must do its
 // work inside the burst, in order:
 //
-//   y_k = A x_k                      (the plugin's launch, into history slot k)
-//   d_k = digest(y_k)                (the runner's kernel: order-free, over y's bits)
-//   x_k[i] = link_x_bits(link_seed(seed, k, d_{k-1}), y_{k-1}[i mod rows], i)
-//                                    (the runner's kernel, on the device; d_0 = 0,
+//   x_k[i] = link_x_bits(link_seed(seed, k), fold_i(y_(k-1)), i)
+//                                    (the runner's kernel, on the device;
 //                                     y_0 = 0)
+//   y_k = A x_k                      (the plugin's launch, into history slot k)
+//   d_k = digest(y_k)                (the runner's kernel, once over every
+//                                     link's y after the last launch:
+//                                     order-free, over y's bits)
 //
-// No launch can start before the previous result exists (its x depends on
-// every bit of that result, and each x[i] on one of its values as well, so
-// a kernel cannot make x on the fly for less than reading it), nothing can
-// be left to a later request (the
-// reply carries d_1 .. d_K, fixed before the parent's clock stops), and no
-// two launches can be merged (the seed is new for every burst). After the
-// reply the parent picks links at random, asks for y_{k-1} and y_k, derives
-// x_k from y_{k-1} itself, and checks y_k against its golden result and
-// both digests against the reply: a link whose work was skipped, faked or
-// done after the reply is caught whenever it is picked.
+// where fold_i(y) takes y[i mod rows] and, when the matrix has more rows
+// than columns, every y[j] with j = i + cols, i + 2 cols, ... too, so that
+// every bit of y_(k-1) reaches some x_k[i]. No launch can start before
+// the previous result exists (its x is made from that result, and a kernel
+// cannot make x on the fly for less than reading it), nothing can be left
+// to a later request (the reply carries d_1 .. d_K, made before the
+// parent's clock stops), and no two launches can be merged (the seed is
+// new for every burst). After the reply the parent picks links at random,
+// asks for y_(k-1) and y_k, derives x_k from y_(k-1) itself, and checks
+// y_k against its golden result and both digests against the reply: a
+// link whose work was skipped, faked or done after the reply is caught
+// whenever it is picked.
 //
 // A burst is replayed from a CUDA graph captured once (the plugin's host
 // code runs only while it is captured), so its time is the GPU's, not the
-// host's pace in making launch calls. The same burst without the plugin's
-// launches (calibration, timed before the plugin is loaded) gives the
-// runner's own cost, which the parent subtracts.
+// host's pace in making launch calls. Between two launches there is one
+// kernel of the runner's (the x derivation); the digests are one kernel
+// after the last launch. The same burst without the plugin's launches
+// (calibration, timed in the reference runner) gives the runner's own
+// cost, which the parent subtracts.
 #pragma once
 
 #include <cstddef>
@@ -62,17 +68,37 @@ SPMV_HOST_DEVICE inline std::uint64_t digest_term(std::uint32_t bits, std::uint6
   return mix64((static_cast<std::uint64_t>(bits) << 32 ^ row) + 0x9e3779b97f4a7c15ULL);
 }
 
-// The seed of link `link`'s x (x_values.hpp), from the burst's seed and the
-// digest of the previous link's y (0 for the first link).
-SPMV_HOST_DEVICE inline std::uint64_t link_seed(std::uint64_t burst_seed, std::uint64_t link,
-                                                std::uint64_t previous_digest) {
-  return mix64(burst_seed ^ mix64(previous_digest + link * 0xd1b54a32d192ed03ULL));
+// The seed of link `link`'s x (x_values.hpp), from the burst's seed.
+SPMV_HOST_DEVICE inline std::uint64_t link_seed(std::uint64_t burst_seed, std::uint64_t link) {
+  return mix64(burst_seed ^ mix64(link * 0xd1b54a32d192ed03ULL + 0x2545f4914f6cdd1dULL));
+}
+
+// What x[i] of a link takes from the previous link's y (`rows` words; null
+// for the first link): y[i mod rows], folded with every y[j] for j = i +
+// cols, i + 2 cols, ... below rows.
+SPMV_HOST_DEVICE inline std::uint32_t fold_previous(const std::uint32_t* previous_y, std::size_t rows, std::size_t cols,
+                                                    std::size_t i) {
+  if (previous_y == nullptr || rows == 0) return 0;
+  std::uint32_t folded = previous_y[i % rows];
+  for (std::size_t j = i + cols; j < rows; j += cols) {
+    folded = static_cast<std::uint32_t>(mix64((static_cast<std::uint64_t>(folded) << 32) | previous_y[j]));
+  }
+  return folded;
 }
 
 // x[i] of a link: x_values.hpp's values (same magnitudes, never zero),
-// from the link's seed and the bits of one value of the previous y.
-SPMV_HOST_DEVICE inline std::uint32_t link_x_bits(std::uint64_t seed, std::uint32_t previous_y_bits, std::uint64_t i) {
-  return x_bits(seed ^ mix64(previous_y_bits), i);
+// from the link's seed and what it takes from the previous y.
+SPMV_HOST_DEVICE inline std::uint32_t link_x_bits(std::uint64_t seed, std::uint32_t folded, std::uint64_t i) {
+  return x_bits(seed ^ mix64(folded), i);
+}
+
+// x[i] of link `link` of the burst of `burst_seed`, whose previous y is
+// `previous_y` (null for the first link): the runner's kernel, the host
+// path and the parent's check all make x so.
+SPMV_HOST_DEVICE inline std::uint32_t link_x_word(std::uint64_t burst_seed, int link, const std::uint32_t* previous_y,
+                                                  std::size_t rows, std::size_t cols, std::size_t i) {
+  return link_x_bits(link_seed(burst_seed, static_cast<std::uint64_t>(link)), fold_previous(previous_y, rows, cols, i),
+                     i);
 }
 
 // The digest of a y, as the runner's kernel makes it (on the host: the
