@@ -13,21 +13,24 @@ namespace spmv::runner {
 namespace {
 
 constexpr int kThreads = 256;
-// Enough blocks to fill an H100 or H200 twice over; the kernels stride.
+// Blocks of the digest: enough to fill an H100 or H200 twice over; it
+// strides. The x derivation and the fill take a thread a word, up to
+// kMaxWideBlocks (then stride): they are as fast as their memory traffic.
 constexpr std::size_t kMaxBlocks = 528;
+constexpr std::size_t kMaxWideBlocks = 65535;
 
-unsigned blocks_for(std::size_t words) {
-  return static_cast<unsigned>(std::clamp<std::size_t>((words + kThreads - 1) / kThreads, 1, kMaxBlocks));
+unsigned blocks_for(std::size_t words, std::size_t max_blocks = kMaxBlocks) {
+  return static_cast<unsigned>(std::clamp<std::size_t>((words + kThreads - 1) / kThreads, 1, max_blocks));
 }
 
 // state[0]: the burst's seed; state[1 + k]: d_k (state[1] unused).
 // Link k's x, from the seed and y_(k-1) (null for the first link).
 __global__ void derive_x_kernel(std::uint32_t* x, std::size_t cols, const std::uint32_t* previous_y, std::size_t rows,
                                 const std::uint64_t* state, int link) {
-  const std::uint64_t seed = state[0];
+  const std::uint64_t seed = link_seed(state[0], static_cast<std::uint64_t>(link));
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < cols;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    x[i] = link_x_word(seed, link, previous_y, rows, cols, i);
+    x[i] = link_x_bits(seed, fold_previous(previous_y, rows, cols, i), i);
   }
 }
 
@@ -113,8 +116,8 @@ Bursts::Bursts(Executor& executor, LaunchArea& area, int links)
   }
   // On the device, by a kernel: the history is up to 1 GiB.
   const std::size_t words = history_.bytes() / sizeof(std::uint32_t);
-  fill_kernel<<<blocks_for(words), kThreads, 0, executor.stream()>>>(static_cast<std::uint32_t*>(history_.data()),
-                                                                     words, kPoisonBits);
+  fill_kernel<<<blocks_for(words, kMaxWideBlocks), kThreads, 0, executor.stream()>>>(
+      static_cast<std::uint32_t*>(history_.data()), words, kPoisonBits);
   check_cuda(cudaGetLastError(), "poisoning a burst's history");
   check_cuda(executor.synchronize(), "poisoning a burst's history");
   if (area.has_kernel()) graph_ = capture(true);
@@ -141,7 +144,8 @@ std::unique_ptr<Bursts::Graph> Bursts::capture(bool with_launch) {
   spmv_status status = SPMV_SUCCESS;
   for (int link = 1; link <= links_ && status == SPMV_SUCCESS; ++link) {
     const auto* previous_y = link > 1 ? reinterpret_cast<const std::uint32_t*>(y_of(link - 1)) : nullptr;
-    derive_x_kernel<<<blocks_for(cols), kThreads, 0, stream>>>(x, cols, previous_y, rows, graph->state, link);
+    derive_x_kernel<<<blocks_for(cols, kMaxWideBlocks), kThreads, 0, stream>>>(x, cols, previous_y, rows, graph->state,
+                                                                               link);
     if (with_launch) status = area_.enqueue(y_of(link));
   }
   // Blocks per link: the links together fill the GPU about once over.

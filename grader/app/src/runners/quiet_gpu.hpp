@@ -33,6 +33,7 @@ class QuietGpu {
     Hold(const Hold&) = delete;
     Hold& operator=(const Hold&) = delete;
     ~Hold() { release(); }
+    [[nodiscard]] bool held() const { return gate_ != nullptr; }
     void release() {
       if (gate_ == nullptr) return;
       {

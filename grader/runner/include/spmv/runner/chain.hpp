@@ -73,23 +73,38 @@ SPMV_HOST_DEVICE inline std::uint64_t link_seed(std::uint64_t burst_seed, std::u
   return mix64(burst_seed ^ mix64(link * 0xd1b54a32d192ed03ULL + 0x2545f4914f6cdd1dULL));
 }
 
+// A bijection of 32-bit words that mixes every bit into every other
+// (MurmurHash3's finalizer): cheap on the GPU, which has no 64-bit multiply.
+SPMV_HOST_DEVICE inline std::uint32_t fmix32(std::uint32_t h) {
+  h ^= h >> 16;
+  h *= 0x85ebca6bU;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35U;
+  return h ^ (h >> 16);
+}
+
 // What x[i] of a link takes from the previous link's y (`rows` words; null
 // for the first link): y[i mod rows], folded with every y[j] for j = i +
-// cols, i + 2 cols, ... below rows.
+// cols, i + 2 cols, ... below rows. Each fold is a bijection of the word
+// so far for a given y[j], and of y[j] for a given word so far, so every
+// bit of every y[j] it takes in changes the result.
 SPMV_HOST_DEVICE inline std::uint32_t fold_previous(const std::uint32_t* previous_y, std::size_t rows, std::size_t cols,
                                                     std::size_t i) {
   if (previous_y == nullptr || rows == 0) return 0;
   std::uint32_t folded = previous_y[i % rows];
-  for (std::size_t j = i + cols; j < rows; j += cols) {
-    folded = static_cast<std::uint32_t>(mix64((static_cast<std::uint64_t>(folded) << 32) | previous_y[j]));
-  }
+  for (std::size_t j = i + cols; j < rows; j += cols) folded = fmix32(folded * 0x9e3779b1U + previous_y[j]);
   return folded;
 }
 
-// x[i] of a link: x_values.hpp's values (same magnitudes, never zero),
-// from the link's seed and what it takes from the previous y.
+// x[i] of a link: x_values.hpp's values (same magnitudes, never zero:
+// the sign and mantissa of the hash, the exponent of 0.5), from the link's
+// seed and what it takes from the previous y; a bijection of `folded` for
+// a given seed and i. 32-bit arithmetic: the runner's kernel makes a
+// link's x in about the time it takes to read y and write x.
 SPMV_HOST_DEVICE inline std::uint32_t link_x_bits(std::uint64_t seed, std::uint32_t folded, std::uint64_t i) {
-  return x_bits(seed ^ mix64(folded), i);
+  const std::uint32_t h = fmix32((folded ^ static_cast<std::uint32_t>(seed)) +
+                                 static_cast<std::uint32_t>(i) * 0x9e3779b1U + static_cast<std::uint32_t>(seed >> 32));
+  return (h & 0x80000000U) | 0x3f000000U | (h & 0x7fffffU);
 }
 
 // x[i] of link `link` of the burst of `burst_seed`, whose previous y is
