@@ -354,10 +354,25 @@ class RowGrader {
     return true;
   }
 
+  // A row too short to score by speed (the policy's min_reference_us), by
+  // the reference's bursts before: its times are reported, not refined.
+  [[nodiscard]] bool short_row() const {
+    return per_launch_ms(reference_before_.bursts_ms, reference_before_.empty_ms, links_) * 1000 <
+           plan_.min_reference_us;
+  }
+
   // Once the submission's runner has ended (its CUDA context gone): the
   // reference again, so that a drift of the machine's speed during the row
-  // is shared by both sides.
+  // is shared by both sides. A short row's speed is not scored: its
+  // reference time is that of the bursts before, and its runner ends in the
+  // background.
   bool time_reference_after() {
+    if (short_row()) {
+      quiet_.release();
+      retire_runner();
+      finish_timing();
+      return true;
+    }
     retire_runner();
     factory_.settle();
     phase("settle_after", true);
@@ -414,7 +429,9 @@ class RowGrader {
     Request chain = make_request(Command::kChain);
     chain.links = links_;
     if (!phase("capture", step(Stage::kCapturing, chain))) return false;
-    quiet_ = factory_.quiet();
+    // A short row's bursts check its launches and report a time, which
+    // scores nothing: a runner may start beside them.
+    if (!short_row()) quiet_ = factory_.quiet();
     phase("quiet", true);
     for (int k = 0; k < std::max(plan_.timing.warmup_runs, 1); ++k) {
       if (!submission_burst(false)) return false;  // the graph's first launch uploads it
@@ -423,8 +440,7 @@ class RowGrader {
     record_.stage = Stage::kTiming;
     runner::TimingOptions options = plan_.timing;
     // A row too short to score by speed: its time is reported, not refined.
-    const double reference_ms = per_launch_ms(reference_before_.bursts_ms, reference_before_.empty_ms, links_);
-    if (reference_ms * 1000 < plan_.min_reference_us) options.max_runs = options.min_runs;
+    if (short_row()) options.max_runs = options.min_runs;
     while (needs_more_bursts(submission_.bursts_ms, reference_before_.empty_ms, options)) {
       if (!submission_burst(true)) return false;
     }
@@ -547,7 +563,9 @@ class RowGrader {
     timing.parts_ms["submission_event"] = per_launch_ms(submission_.event_ms, reference.empty_event_ms, links_);
     timing.parts_ms["reference_event"] = per_launch_ms(reference.event_ms, reference.empty_event_ms, links_);
     timing.parts_ms["reference_before"] = per_launch_ms(reference_before_.bursts_ms, reference.empty_ms, links_);
-    timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
+    if (!reference_after_.bursts_ms.empty()) {
+      timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
+    }
     timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, reference.empty_ms);
     timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
     timing.bursts_ms["submission"] = submission_.bursts_ms;

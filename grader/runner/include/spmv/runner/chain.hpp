@@ -91,7 +91,7 @@ SPMV_HOST_DEVICE inline std::uint32_t fmix32(std::uint32_t h) {
 SPMV_HOST_DEVICE inline std::uint32_t fold_previous(const std::uint32_t* previous_y, std::size_t rows, std::size_t cols,
                                                     std::size_t i) {
   if (previous_y == nullptr || rows == 0) return 0;
-  std::uint32_t folded = previous_y[i % rows];
+  std::uint32_t folded = previous_y[i < rows ? i : i % rows];  // a GPU's 64-bit division is slow: only if needed
   for (std::size_t j = i + cols; j < rows; j += cols) folded = fmix32(folded * 0x9e3779b1U + previous_y[j]);
   return folded;
 }
