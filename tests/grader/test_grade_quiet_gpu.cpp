@@ -1,6 +1,6 @@
 // The GPU kept quiet while bursts are timed: a runner's start-up waits for
-// a quiet period to end, and a quiet period waits for the start-ups under
-// way; both waits are bounded.
+// a quiet period (or a row's reservation) to end, and a quiet period waits
+// for the start-ups under way; both waits are bounded.
 
 #include <gtest/gtest.h>
 
@@ -62,6 +62,26 @@ TEST(QuietGpu, AQuietPeriodWaitsForTheStartsUnderWay) {
   go.set_value();
   EXPECT_EQ(quiet.get(), 0);
   for (auto& d : done) d.get();
+}
+
+// A row's reservation holds new starts back and waits for nothing: a start
+// under way goes on, and the row goes on beside it.
+TEST(QuietGpu, AReservationHoldsStartsBackAndWaitsForNone) {
+  QuietGpu gate;
+  auto under_way = gate.start(1s);
+  const auto begin = Clock::now();
+  auto reservation = gate.reserve();
+  EXPECT_LT(Clock::now() - begin, 100ms) << "the reservation waited for a start under way";
+  under_way.release();
+  std::atomic<bool> reserved{true};
+  auto started = std::async(std::launch::async, [&] {
+    const auto start = gate.start(10s);
+    return reserved.load();
+  });
+  EXPECT_EQ(started.wait_for(100ms), std::future_status::timeout) << "a start began during a reservation";
+  reserved = false;
+  reservation.release();
+  EXPECT_FALSE(started.get());
 }
 
 TEST(QuietGpu, BothWaitsAreBounded) {

@@ -43,6 +43,7 @@ class GradingRunners final : public RunnerFactory {
   void retire(std::unique_ptr<Runner> runner) override;
   void settle() override;
   QuietGpu::Hold quiet() override;
+  QuietGpu::Hold reserve() override { return quiet_.reserve(); }
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;

@@ -28,6 +28,9 @@ using runner::Request;
 constexpr double kStartupTimeoutS = 60;
 // Link checks computed beside the next bursts, at most.
 constexpr std::size_t kMaxPendingChecks = 6;
+// The submission's runner's calibration bursts (after one that uploads
+// their graph).
+constexpr int kCalibrationBursts = 3;
 
 Request make_request(Command command) {
   Request request;
@@ -101,6 +104,9 @@ class RowGrader {
 
   RowRecord grade() {
     if (!phase("start", start())) return finish();
+    // Until the reference's first bursts are timed (after the row's own
+    // runner is up: a reservation would hold its start back).
+    reservation_ = factory_.reserve();
     deadline_ = after_seconds(plan_.timeout_s);
     if (plan_.measure_cusparse && !phase("cusparse", measure_cusparse())) return finish();
     if (!phase("reference_bursts", reference_setup())) return finish();
@@ -261,7 +267,48 @@ class RowGrader {
     if (!phase("choose_links", choose_links())) return false;
     const QuietGpu::Hold quiet = factory_.quiet();
     phase("quiet", true);
-    return reference_warmup() && time_reference(reference_before_, nullptr);
+    const bool timed = reference_warmup() && time_reference(reference_before_, nullptr) &&
+                       phase("reference_bursts", true) && (short_row() || calibrate_submission_runner());
+    reservation_.release();
+    return timed;
+  }
+
+  // The submission's runner's own cost (its kernels between the launches,
+  // its round trip), timed before it loads the plugin: bursts whose links
+  // hold no launch, on a matrix of the case's shape and no entry. The
+  // submission's time is its bursts less these, so a runner whose round
+  // trip is slower than the reference runner's (on the H100, about 0.1 ms
+  // a burst on the largest cases) is not charged for it, and nothing the
+  // plugin does can change them. A short row's speed is not scored: it
+  // uses the reference runner's.
+  bool calibrate_submission_runner() {
+    Request setup = make_request(Command::kSetup);
+    setup.format = SPMV_FORMAT_CSR;
+    const std::array<int, 2> fds{shape_image(prepared_), results_->fd()};
+    Request chain = make_request(Command::kChain);
+    chain.links = links_;
+    Request burst = make_request(Command::kBurst);
+    burst.empty = 1;
+    if (!calibration_step(setup, fds) || !calibration_step(chain)) return false;
+    for (int k = 0; k < 1 + kCalibrationBursts; ++k) {  // the first uploads the graph
+      burst.seed = random_();
+      const auto reply = calibration_step(burst);
+      if (!reply) return false;
+      if (k == 0) continue;
+      submission_.empty_ms.push_back(runner_->last_round_trip_ms());
+      submission_.empty_event_ms.push_back(reply->ms);
+    }
+    return phase("submission_calibration", true);
+  }
+
+  // A step of the submission's runner before its plugin is loaded: one
+  // that fails is the grader's failure (no submission code has run).
+  std::optional<Reply> calibration_step(const Request& request, std::span<const int> fds = {}) {
+    auto reply = runner_->call(request, deadline_, fds);
+    if (reply && reply->kind == ReplyKind::kOk) return reply;
+    const std::string why = reply ? runner::read_text(reply->message) : "it " + how_it_ended(runner_->end());
+    record_.grader_failure = "the submission's runner failed its calibration, before loading the plugin: " + why;
+    return std::nullopt;
   }
 
   // Links per burst, from pilot bursts of the reference (trusted code: its
@@ -354,6 +401,12 @@ class RowGrader {
     return true;
   }
 
+  // The submission's runner's calibration bursts, or the reference
+  // runner's on a short row (calibrate_submission_runner).
+  [[nodiscard]] const std::vector<double>& submission_calibration() const {
+    return submission_.empty_ms.empty() ? reference_before_.empty_ms : submission_.empty_ms;
+  }
+
   // A row too short to score by speed (the policy's min_reference_us), by
   // the reference's bursts before: its times are reported, not refined.
   [[nodiscard]] bool short_row() const {
@@ -441,7 +494,7 @@ class RowGrader {
     runner::TimingOptions options = plan_.timing;
     // A row too short to score by speed: its time is reported, not refined.
     if (short_row()) options.max_runs = options.min_runs;
-    while (needs_more_bursts(submission_.bursts_ms, reference_before_.empty_ms, options)) {
+    while (needs_more_bursts(submission_.bursts_ms, submission_calibration(), options)) {
       if (!submission_burst(true)) return false;
     }
     // The runner is needed no more: it ends (its CUDA context torn down)
@@ -546,10 +599,12 @@ class RowGrader {
     Side reference = reference_before_;
     reference.append(reference_after_);
     timing.timed = true;
-    // Both sides less the same calibration: the runner's own kernels and
-    // round trip, timed in the reference runner beside its bursts while no
-    // submission was alive (the two runners run the same code).
-    timing.submission_ms = per_launch_ms(submission_.bursts_ms, reference.empty_ms, links_);
+    // Each side less its own runner's calibration: the runner's own kernels
+    // and round trip, timed while no submission code was in that runner
+    // (a short row's submission: the reference runner's).
+    const auto& empty_events =
+        submission_.empty_event_ms.empty() ? reference.empty_event_ms : submission_.empty_event_ms;
+    timing.submission_ms = per_launch_ms(submission_.bursts_ms, submission_calibration(), links_);
     timing.reference_ms =
         windows_per_launch_ms({reference_before_.bursts_ms, reference_after_.bursts_ms}, reference.empty_ms, links_);
     timing.submission_samples = static_cast<int>(submission_.bursts_ms.size());
@@ -560,18 +615,19 @@ class RowGrader {
     timing.parts_ms["submission_event_burst"] = timing.submission_event_burst_ms;
     timing.parts_ms["reference_burst"] = median_of(reference.bursts_ms);
     timing.parts_ms["reference_empty_burst"] = median_of(reference.empty_ms);
-    timing.parts_ms["submission_event"] = per_launch_ms(submission_.event_ms, reference.empty_event_ms, links_);
+    timing.parts_ms["submission_event"] = per_launch_ms(submission_.event_ms, empty_events, links_);
     timing.parts_ms["reference_event"] = per_launch_ms(reference.event_ms, reference.empty_event_ms, links_);
     timing.parts_ms["reference_before"] = per_launch_ms(reference_before_.bursts_ms, reference.empty_ms, links_);
     if (!reference_after_.bursts_ms.empty()) {
       timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
     }
-    timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, reference.empty_ms);
+    timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, submission_calibration());
     timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
     timing.bursts_ms["submission"] = submission_.bursts_ms;
     timing.bursts_ms["reference_before"] = reference_before_.bursts_ms;
     timing.bursts_ms["reference_after"] = reference_after_.bursts_ms;
     timing.bursts_ms["calibration"] = reference.empty_ms;
+    if (!submission_.empty_ms.empty()) timing.bursts_ms["submission_calibration"] = submission_.empty_ms;
     timing.links = links_;
   }
 
@@ -592,7 +648,8 @@ class RowGrader {
   int links_ = kPilotLinks;
   bool chained_ = false;  // the reference runner holds the row's bursts (kChain of links_)
   Side reference_before_, reference_after_, submission_;
-  QuietGpu::Hold quiet_;  // from the submission's bursts to the reference's after them
+  QuietGpu::Hold quiet_;        // from the submission's bursts to the reference's after them
+  QuietGpu::Hold reservation_;  // from the row's beginning to the reference's bursts before
 };
 
 }  // namespace

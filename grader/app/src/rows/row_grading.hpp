@@ -72,6 +72,9 @@ class RunnerFactory {
   // Bursts about to be timed: while the hold lives no runner begins its
   // start-up, and it first waits for those under way (quiet_gpu.hpp).
   virtual QuietGpu::Hold quiet() = 0;
+  // A row's first timed bursts to come: while the hold lives no runner
+  // begins its start-up (quiet_gpu.hpp).
+  virtual QuietGpu::Hold reserve() = 0;
 };
 
 // A submission runner being started on a thread of its own (its sandbox
