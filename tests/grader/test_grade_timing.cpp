@@ -193,6 +193,27 @@ TEST(BurstTiming, PerLaunchTimeIsTheFastestBurstsLessTheFastestCalibrationPerLin
   EXPECT_EQ(fastest_two({}), 0);
 }
 
+// The reference's windows (before and after the submission): their mean
+// while they agree within kWindowsAgree, the faster one when one of them
+// was disturbed.
+TEST(BurstTiming, TheReferenceIsItsWindowsMeanUnlessOneWasDisturbed) {
+  std::mt19937_64 random{std::random_device{}()};
+  const double launch = std::uniform_real_distribution<double>(0.001, 1.0)(random);
+  const double own = std::uniform_real_distribution<double>(0.05, 0.5)(random);
+  const int links = std::uniform_int_distribution<int>(1, runner::kMaxLinks)(random);
+  const double level = std::uniform_real_distribution<double>(1.0, 1.0 + kWindowsAgree * 0.9)(random);
+  const std::vector<double> empty{own, own};
+  const auto window = [&](double factor) {
+    return std::vector<double>{own + links * launch * factor, own + links * launch * factor};
+  };
+  const auto before = window(1.0), after = window(level);
+  EXPECT_NEAR(windows_per_launch_ms({before, after}, empty, links), launch * (1 + level) / 2, 1e-9);
+  EXPECT_NEAR(windows_disagreement({before, after}, empty, links), level - 1, 1e-9);
+  const double disturbed = std::uniform_real_distribution<double>(1.0 + kWindowsAgree * 1.1, 2.0)(random);
+  EXPECT_NEAR(windows_per_launch_ms({window(disturbed), after}, empty, links), launch * level, 1e-9);
+  EXPECT_NEAR(windows_per_launch_ms({before, {}}, empty, links), launch, 1e-9) << "a short row: one window";
+}
+
 TEST(BurstTiming, TheBurstsThatMayDecideTheTimeAreTheTwoFastest) {
   EXPECT_TRUE(among_fastest_two(5, {5}));
   EXPECT_TRUE(among_fastest_two(5, {3, 5}));

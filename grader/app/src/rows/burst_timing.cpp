@@ -33,16 +33,31 @@ double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<dou
   return std::max(0.0, (fastest_two(bursts_ms) - fastest_two(empty_ms)) / links);
 }
 
+double windows_disagreement(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
+                            int links) {
+  double fastest = 0, slowest = 0;
+  for (const auto& window : windows) {
+    if (window.empty()) continue;
+    const double ms = per_launch_ms(window, empty_ms, links);
+    fastest = fastest == 0 ? ms : std::min(fastest, ms);
+    slowest = std::max(slowest, ms);
+  }
+  return fastest > 0 ? slowest / fastest - 1 : 0;
+}
+
 double windows_per_launch_ms(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
                              int links) {
-  double sum = 0;
+  double sum = 0, fastest = 0;
   int counted = 0;
   for (const auto& window : windows) {
     if (window.empty()) continue;
-    sum += per_launch_ms(window, empty_ms, links);
+    const double ms = per_launch_ms(window, empty_ms, links);
+    sum += ms;
+    fastest = counted == 0 ? ms : std::min(fastest, ms);
     ++counted;
   }
-  return counted > 0 ? sum / counted : 0;
+  if (counted == 0) return 0;
+  return windows_disagreement(windows, empty_ms, links) > kWindowsAgree ? fastest : sum / counted;
 }
 
 double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms) {

@@ -68,8 +68,17 @@ double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<dou
 // with the submission's one, a bias of about 2% against every submission
 // (the reference graded as a submission on the H100: a geometric mean of
 // 0.978 and 0.980 pooled, 1.003 by this mean, from the same bursts).
+// Windows further apart than kWindowsAgree were disturbed (on the H100,
+// bursts 45% slower through a whole window, beside the CPU's golden
+// products of the largest cases): the faster window is the time then, as
+// a disturbance only ever adds time.
+inline constexpr double kWindowsAgree = 0.05;
 double windows_per_launch_ms(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
                              int links);
+// How far apart the windows' per_launch_ms are: the slowest over the
+// fastest, less 1 (0 with fewer than two windows).
+double windows_disagreement(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
+                            int links);
 
 // How far apart the two fastest bursts are, relative to the launches'
 // share of a burst (fastest_two of the bursts less that of the

@@ -119,9 +119,11 @@ class RowGrader {
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
       phase("check", true);
       if (!phase("bursts", time_submission())) return finish();
-      // On the device the links' checks (the CPU) run while the reference is
-      // timed again (the GPU); the host path's bursts need the CPU itself.
-      if (!on_device() && !phase("checks", collect_checks())) return finish();
+      // The links' checks (the CPU's golden products) are done before the
+      // reference is timed again: beside its bursts they slowed whole
+      // windows of them on the largest cases. They run while the
+      // submission's runner ends.
+      if (!phase("checks", collect_checks())) return finish();
       if (!phase("reference_after_bursts", time_reference_after())) return finish();
       if (!phase("checks", collect_checks())) return finish();
     }
@@ -262,9 +264,11 @@ class RowGrader {
     if (!reference_step(setup_request(), fds, false)) return false;
     reference_set_up_ = true;
     phase("reference_setup", true);
-    factory_.settle();  // the previous row's runner is gone before anything is timed
-    phase("settle", true);
     if (!phase("choose_links", choose_links())) return false;
+    // The previous row's runner gone before anything is timed (its end
+    // overlaps the pilot, which sets the links only).
+    factory_.settle();
+    phase("settle", true);
     const QuietGpu::Hold quiet = factory_.quiet();
     phase("quiet", true);
     const bool timed = reference_warmup() && time_reference(reference_before_, nullptr) &&
@@ -382,7 +386,8 @@ class RowGrader {
   // The reference's bursts, each beside a calibration burst, into `side`:
   // half of the options' bursts (before and after together make the
   // reference's), more while the two fastest of them and of `earlier`'s
-  // (the bursts before, when these are the bursts after) disagree.
+  // (the bursts before, when these are the bursts after) disagree, or
+  // while the two windows disagree by more than kWindowsAgree.
   bool time_reference(Side& side, const Side* earlier) {
     runner::TimingOptions half = plan_.timing;
     half.min_runs = std::max(2, (plan_.timing.min_runs + 1) / 2);
@@ -390,7 +395,10 @@ class RowGrader {
     const auto noise = [&] {
       Side all = earlier != nullptr ? *earlier : Side{};
       all.append(side);
-      return burst_noise(all.bursts_ms, all.empty_ms);
+      const double pooled = burst_noise(all.bursts_ms, all.empty_ms);
+      if (earlier == nullptr || side.bursts_ms.empty()) return pooled;
+      const double apart = windows_disagreement({earlier->bursts_ms, side.bursts_ms}, all.empty_ms, links_);
+      return apart > kWindowsAgree ? std::max(pooled, apart) : pooled;
     };
     while (needs_more_bursts(static_cast<int>(side.bursts_ms.size()), noise(), half)) {
       const auto empty = reference_burst(true);
