@@ -279,12 +279,13 @@ class RowGrader {
 
   // The submission's runner's own cost (its kernels between the launches,
   // its round trip), timed before it loads the plugin: bursts whose links
-  // hold no launch, on a matrix of the case's shape and no entry. The
-  // submission's time is its bursts less these, so a runner whose round
-  // trip is slower than the reference runner's (on the H100, about 0.1 ms
-  // a burst on the largest cases) is not charged for it, and nothing the
-  // plugin does can change them. A short row's speed is not scored: it
-  // uses the reference runner's.
+  // hold no launch, on a matrix of the case's shape and no entry. They join
+  // the reference runner's calibration bursts, and both sides subtract the
+  // fastest two of them all: nothing the plugin does can change them, and
+  // a runner's calibration that came out slow (on the H100 one of 47 large
+  // cases had the submission's runner's at twice the reference runner's,
+  // whose median it matches) cannot lower the submission's time. A short
+  // row's speed is not scored: it has the reference runner's only.
   bool calibrate_submission_runner() {
     Request setup = make_request(Command::kSetup);
     setup.format = SPMV_FORMAT_CSR;
@@ -409,10 +410,14 @@ class RowGrader {
     return true;
   }
 
-  // The submission's runner's calibration bursts, or the reference
-  // runner's on a short row (calibrate_submission_runner).
-  [[nodiscard]] const std::vector<double>& submission_calibration() const {
-    return submission_.empty_ms.empty() ? reference_before_.empty_ms : submission_.empty_ms;
+  // Every calibration burst so far, of both runners (a short row has the
+  // reference runner's only): fastest_two of them is the runners' own cost
+  // that both sides subtract (calibrate_submission_runner).
+  [[nodiscard]] std::vector<double> calibration() const {
+    std::vector<double> all = reference_before_.empty_ms;
+    all.insert(all.end(), reference_after_.empty_ms.begin(), reference_after_.empty_ms.end());
+    all.insert(all.end(), submission_.empty_ms.begin(), submission_.empty_ms.end());
+    return all;
   }
 
   // A row too short to score by speed (the policy's min_reference_us), by
@@ -502,7 +507,7 @@ class RowGrader {
     runner::TimingOptions options = plan_.timing;
     // A row too short to score by speed: its time is reported, not refined.
     if (short_row()) options.max_runs = options.min_runs;
-    while (needs_more_bursts(submission_.bursts_ms, submission_calibration(), options)) {
+    while (needs_more_bursts(submission_.bursts_ms, calibration(), options)) {
       if (!submission_burst(true)) return false;
     }
     // The runner is needed no more: it ends (its CUDA context torn down)
@@ -607,14 +612,14 @@ class RowGrader {
     Side reference = reference_before_;
     reference.append(reference_after_);
     timing.timed = true;
-    // Each side less its own runner's calibration: the runner's own kernels
-    // and round trip, timed while no submission code was in that runner
-    // (a short row's submission: the reference runner's).
-    const auto& empty_events =
-        submission_.empty_event_ms.empty() ? reference.empty_event_ms : submission_.empty_event_ms;
-    timing.submission_ms = per_launch_ms(submission_.bursts_ms, submission_calibration(), links_);
+    // Both sides less the same calibration: the runners' own kernels and
+    // round trip, timed while no submission code was in either runner.
+    const std::vector<double> empty = calibration();
+    std::vector<double> empty_events = reference.empty_event_ms;
+    empty_events.insert(empty_events.end(), submission_.empty_event_ms.begin(), submission_.empty_event_ms.end());
+    timing.submission_ms = per_launch_ms(submission_.bursts_ms, empty, links_);
     timing.reference_ms =
-        windows_per_launch_ms({reference_before_.bursts_ms, reference_after_.bursts_ms}, reference.empty_ms, links_);
+        windows_per_launch_ms({reference_before_.bursts_ms, reference_after_.bursts_ms}, empty, links_);
     timing.submission_samples = static_cast<int>(submission_.bursts_ms.size());
     timing.reference_samples = static_cast<int>(reference.bursts_ms.size());
     timing.submission_burst_ms = median_of(submission_.bursts_ms);
@@ -624,12 +629,12 @@ class RowGrader {
     timing.parts_ms["reference_burst"] = median_of(reference.bursts_ms);
     timing.parts_ms["reference_empty_burst"] = median_of(reference.empty_ms);
     timing.parts_ms["submission_event"] = per_launch_ms(submission_.event_ms, empty_events, links_);
-    timing.parts_ms["reference_event"] = per_launch_ms(reference.event_ms, reference.empty_event_ms, links_);
-    timing.parts_ms["reference_before"] = per_launch_ms(reference_before_.bursts_ms, reference.empty_ms, links_);
+    timing.parts_ms["reference_event"] = per_launch_ms(reference.event_ms, empty_events, links_);
+    timing.parts_ms["reference_before"] = per_launch_ms(reference_before_.bursts_ms, empty, links_);
     if (!reference_after_.bursts_ms.empty()) {
-      timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, reference.empty_ms, links_);
+      timing.parts_ms["reference_after"] = per_launch_ms(reference_after_.bursts_ms, empty, links_);
     }
-    timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, submission_calibration());
+    timing.parts_ms["submission_noise"] = burst_noise(submission_.bursts_ms, empty);
     timing.parts_ms["reference_noise"] = burst_noise(reference.bursts_ms, reference.empty_ms);
     timing.bursts_ms["submission"] = submission_.bursts_ms;
     timing.bursts_ms["reference_before"] = reference_before_.bursts_ms;
