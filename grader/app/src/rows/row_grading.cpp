@@ -263,6 +263,12 @@ class RowGrader {
     const auto fds = setup_fds(reference_results_);
     if (!reference_step(setup_request(), fds, false)) return false;
     reference_set_up_ = true;
+    // One launch recorded by CUPTI, as the submission's runner records its
+    // checked runs before its bursts: both runners are then in the same
+    // state when their bursts are timed.
+    Request run = make_request(Command::kRun);
+    run.seed = prepared_.x_seeds[0];
+    if (!reference_step(run)) return false;
     phase("reference_setup", true);
     if (!phase("choose_links", choose_links())) return false;
     // The previous row's runner gone before anything is timed (its end
@@ -550,8 +556,9 @@ class RowGrader {
     if (keep) {
       submission_.bursts_ms.push_back(ms);
       submission_.event_ms.push_back(reply.ms);
-      // A burst that may decide the time is checked more.
-      if (among_fastest_two(ms, submission_.bursts_ms)) checks = kChecksFastBurst;
+      // A burst that may decide the time is checked more (a short row's
+      // time decides nothing).
+      if (!short_row() && among_fastest_two(ms, submission_.bursts_ms)) checks = kChecksFastBurst;
     }
     const auto digests = std::make_shared<std::vector<std::uint64_t>>(reply.digests, reply.digests + links_);
     return check_links(request.seed, digests, checks);
@@ -573,12 +580,16 @@ class RowGrader {
       if (!step(Stage::kCheckingTimed, copy)) return false;
       ++record_.timing.checked_launches;
       // The check (x derived, the golden result, the comparison) costs the
-      // grader milliseconds on a large case: it runs beside the next
-      // bursts, on a copy of the two slots taken now.
-      const std::uint32_t* first = results_->words();
-      auto copies = std::make_shared<std::vector<std::uint32_t>>(first, first + runner::kSlots * words);
+      // grader milliseconds on a large case: it runs later, on a copy of
+      // the two slots taken now (into an area of the result's layout whose
+      // other slots are left unwritten and unread).
+      static_assert(runner::kLinkSlot == runner::kPreviousLinkSlot + 1 && runner::kLinkSlot == runner::kSlots - 1);
+      const std::size_t first = static_cast<std::size_t>(runner::kPreviousLinkSlot) * words;
+      const std::size_t count = static_cast<std::size_t>(runner::kSlots) * words;
+      std::shared_ptr<std::uint32_t[]> copies(new std::uint32_t[count]);
+      std::copy(results_->words() + first, results_->words() + count, copies.get() + first);
       deferred_checks_.push_back([&prepared = prepared_, seed, link, digests, copies] {
-        return check_link(prepared, seed, link, *digests, ResultView(copies->data(), prepared.csr.rows));
+        return check_link(prepared, seed, link, *digests, ResultView(copies.get(), prepared.csr.rows));
       });
     }
     record_.stage = stage;
