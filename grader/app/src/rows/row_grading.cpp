@@ -263,12 +263,6 @@ class RowGrader {
     const auto fds = setup_fds(reference_results_);
     if (!reference_step(setup_request(), fds, false)) return false;
     reference_set_up_ = true;
-    // One launch recorded by CUPTI, as the submission's runner records its
-    // checked runs before its bursts: both runners are then in the same
-    // state when their bursts are timed.
-    Request run = make_request(Command::kRun);
-    run.seed = prepared_.x_seeds[0];
-    if (!reference_step(run)) return false;
     phase("reference_setup", true);
     if (!phase("choose_links", choose_links())) return false;
     // The previous row's runner gone before anything is timed (its end
