@@ -10,6 +10,7 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "runners/quiet_gpu.hpp"
@@ -20,18 +21,23 @@ namespace {
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
 
-TEST(QuietGpu, AStartWaitsForTheQuietPeriodToEnd) {
-  QuietGpu gate;
-  std::atomic<bool> quiet_over{false};
-  auto hold = gate.quiet(1s);
+// `hold` (a quiet period or a reservation) keeps a start from beginning
+// until it is released, and no longer.
+void expect_start_held_back(QuietGpu& gate, QuietGpu::Hold hold, const char* what) {
+  std::atomic<bool> held{true};
   auto started = std::async(std::launch::async, [&] {
     const auto start = gate.start(10s);
-    return quiet_over.load();
+    return held.load();
   });
-  EXPECT_EQ(started.wait_for(100ms), std::future_status::timeout) << "a start began while bursts were timed";
-  quiet_over = true;
+  EXPECT_EQ(started.wait_for(100ms), std::future_status::timeout) << "a start began during " << what;
+  held = false;
   hold.release();
-  EXPECT_TRUE(started.get());
+  EXPECT_FALSE(started.get()) << what;
+}
+
+TEST(QuietGpu, AStartWaitsForTheQuietPeriodToEnd) {
+  QuietGpu gate;
+  expect_start_held_back(gate, gate.quiet(1s), "a quiet period");
 }
 
 TEST(QuietGpu, AQuietPeriodWaitsForTheStartsUnderWay) {
@@ -73,15 +79,7 @@ TEST(QuietGpu, AReservationHoldsStartsBackAndWaitsForNone) {
   auto reservation = gate.reserve();
   EXPECT_LT(Clock::now() - begin, 100ms) << "the reservation waited for a start under way";
   under_way.release();
-  std::atomic<bool> reserved{true};
-  auto started = std::async(std::launch::async, [&] {
-    const auto start = gate.start(10s);
-    return reserved.load();
-  });
-  EXPECT_EQ(started.wait_for(100ms), std::future_status::timeout) << "a start began during a reservation";
-  reserved = false;
-  reservation.release();
-  EXPECT_FALSE(started.get());
+  expect_start_held_back(gate, std::move(reservation), "a reservation");
 }
 
 TEST(QuietGpu, BothWaitsAreBounded) {

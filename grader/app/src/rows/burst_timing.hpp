@@ -24,7 +24,9 @@ namespace spmv::grade {
 //                min_reference_us) gets min_runs only;
 //   warmup_runs  untimed bursts first (default 1: a graph's first launch
 //                uploads it).
-// Calibration bursts: one beside each of the reference's bursts.
+// Calibration bursts: one beside each of the reference's bursts, and three
+// in the submission's runner before it loads the plugin; both sides
+// subtract the fastest two of them all.
 //
 // A window's time is the mean of its two fastest bursts, not a median: what
 // slows a burst (another process creating or ending a CUDA context, the

@@ -332,10 +332,14 @@ class RowGrader {
       return grade::choose_links(ms, prepared_.csr.rows, plan_.timing.min_time_ms);
     };
     links_ = choose(*link_ms);
-    if (!reference_chain(links_) || !(link_ms = reference_link_ms(links_))) return false;
-    if (const int again = choose(*link_ms); again > links_ + links_ / 4) {
-      links_ = again;
-      if (!reference_chain(links_)) return false;
+    if (!reference_chain(links_)) return false;
+    // At the most already (kMaxLinks, or the history's limit): nothing to check.
+    if (links_ < choose(0)) {
+      if (!(link_ms = reference_link_ms(links_))) return false;
+      if (const int again = choose(*link_ms); again > links_ + links_ / 4) {
+        links_ = again;
+        if (!reference_chain(links_)) return false;
+      }
     }
     return phase("reference_chain", true);
   }

@@ -1,8 +1,8 @@
 // Chained bursts of a launch area's kernel (the protocol of chain.hpp), as
 // a runner makes them for the grader's clock. On the device a burst is one
 // CUDA graph, captured once: the seed copied in, then for every link the
-// runner's x derivation, the plugin's launch into the link's own y, and
-// the runner's digest of that y; the digests copied out last. On the host
+// runner's x derivation and the plugin's launch into the link's own y;
+// then the runner's digests of every link's y, copied out last. On the host
 // the same steps run as a loop. Without a kernel in the area, the links
 // hold no launch: the runner's own cost, which the grader subtracts.
 #pragma once
