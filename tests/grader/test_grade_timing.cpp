@@ -253,5 +253,24 @@ TEST(TimingChecks, ASpeedupAboveThePolicysThresholdIsForReview) {
   EXPECT_TRUE(allowed.flags.empty());
 }
 
+// A correctness-only row (its reference too short to rank by speed): no
+// speed-based flag however fast or slow it looks, and the events check
+// still catches a forged timer.
+TEST(TimingChecks, ACorrectnessOnlyRowGetsTheEventsCheckOnly) {
+  std::mt19937_64 random{std::random_device{}()};
+  TimingRecord t = honest_timing(random);
+  const std::uint64_t bytes = kL2Bytes * 4;
+  t.submission_ms = static_cast<double>(bytes) / (3000.0 * kFloorMargin * 1e6) * 0.5;  // below the floor
+  t.reference_ms = t.submission_ms * std::uniform_real_distribution<double>(11, 100)(random);
+  TimingRecord forged = t;
+  apply_timing_checks(t, {.compulsory_bytes = bytes, .copy_gbps = 3000.0, .speedup_review = 10, .speed_checks = false});
+  EXPECT_TRUE(t.flags.empty()) << t.flag_reasons.front();
+  forged.submission_event_burst_ms = forged.submission_burst_ms / 3;
+  apply_timing_checks(forged,
+                      {.compulsory_bytes = bytes, .copy_gbps = 3000.0, .speedup_review = 10, .speed_checks = false});
+  EXPECT_EQ(forged.flags, std::vector<std::string>{"implausible_timing"});
+  EXPECT_NE(forged.flag_reasons.front().find("timers"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace spmv::grade

@@ -25,7 +25,7 @@ void flag(TimingRecord& timing, const std::string& name, const std::string& reas
 void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
   if (!timing.timed) return;
   const double measured = timing.submission_ms;
-  if (measured > 0 && bounds.copy_gbps && *bounds.copy_gbps > 0 && bounds.compulsory_bytes > 0) {
+  if (bounds.speed_checks && measured > 0 && bounds.copy_gbps && *bounds.copy_gbps > 0 && bounds.compulsory_bytes > 0) {
     const double margin = bounds.compulsory_bytes <= kL2Bytes ? kL2Margin : kFloorMargin;
     const double floor_ms = static_cast<double>(bounds.compulsory_bytes) / (*bounds.copy_gbps * margin * 1e6);
     timing.bound_use["floor"] = floor_ms / measured;
@@ -52,7 +52,7 @@ void apply_timing_checks(TimingRecord& timing, const TimingBounds& bounds) {
                "uses the grader's)");
     }
   }
-  if (measured <= 0 || timing.reference_ms <= 0) return;
+  if (!bounds.speed_checks || measured <= 0 || timing.reference_ms <= 0) return;
   timing.bound_use["speedup"] = timing.reference_ms / measured / bounds.speedup_review;
   if (timing.reference_ms / measured > bounds.speedup_review) {
     flag(timing, "speedup_review",

@@ -15,7 +15,8 @@
 //  - speedup_review: a speedup above the policy's threshold (default 10x).
 //
 // Rows whose reference launch is shorter than the policy's
-// min_reference_us are timed but correctness-only (scoring.cpp).
+// min_reference_us are timed but correctness-only (scoring.cpp): they get
+// the events check only.
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,7 @@ struct TimingBounds {
   std::uint64_t compulsory_bytes = 0;
   std::optional<double> copy_gbps;  // device-to-device copy of the run (none on the host path)
   double speedup_review = 10;       // the policy's threshold
+  bool speed_checks = true;         // the floor and speedup_review (not on a correctness-only row)
 };
 
 // Adds flags and their reasons to `timing`.

@@ -112,33 +112,39 @@ void judge_unfinished(RowResult& row, const RowRecord& record, const RowContext&
 
 void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context) {
   if (!timing.timed) return;
-  apply_timing_checks(timing,
-                      {static_cast<std::uint64_t>(row.compulsory_bytes), context.copy_gbps, context.speedup_review});
-  for (const auto& flag : timing.flags) row.flags.push_back(flag);
-  row.bound_use = timing.bound_use;
   row.timing_parts_ms = timing.parts_ms;
   row.timing_bursts_ms = timing.bursts_ms;
   row.burst_links = timing.links;
-  for (const auto& reason : timing.flag_reasons) row.detail += (row.detail.empty() ? "" : "\n") + reason;
   row.checked_launches = timing.checked_launches;
   if (timing.submission_ms <= 0 || timing.reference_ms <= 0) {
     // Bursts no longer than their calibration: a launch too short for the
     // grader's clock to see.
     row.correctness_only = "the launches took no time the grader's clock could tell from the runner's own cost";
-    return;
+  } else {
+    row.submission_ms = timing.submission_ms;
+    row.reference_ms = timing.reference_ms;
+    row.submission_samples = timing.submission_samples;
+    row.reference_samples = timing.reference_samples;
+    row.speedup = timing.reference_ms / timing.submission_ms;
+    if (timing.reference_ms * 1000 < context.min_reference_us) {
+      row.correctness_only = "the reference's launch takes " + format_number("%.3g", timing.reference_ms * 1000) +
+                             " us, under the policy's timing.min_reference_us of " +
+                             format_number("%g", context.min_reference_us) + " us: too short to rank by speed";
+    }
+    row.gbps = static_cast<double>(row.compulsory_bytes) / (timing.submission_ms * 1e6);
+    if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;
   }
-  row.submission_ms = timing.submission_ms;
-  row.reference_ms = timing.reference_ms;
-  row.submission_samples = timing.submission_samples;
-  row.reference_samples = timing.reference_samples;
-  row.speedup = timing.reference_ms / timing.submission_ms;
-  if (timing.reference_ms * 1000 < context.min_reference_us) {
-    row.correctness_only = "the reference's launch takes " + format_number("%.3g", timing.reference_ms * 1000) +
-                           " us, under the policy's timing.min_reference_us of " +
-                           format_number("%g", context.min_reference_us) + " us: too short to rank by speed";
-  }
-  row.gbps = static_cast<double>(row.compulsory_bytes) / (timing.submission_ms * 1e6);
-  if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;
+  // A correctness-only row's times are too short to mean anything (the
+  // policy's own measure), so its speed raises no flag (on the H100 an
+  // honest short row came out at 11x, was flagged, and lost the speed
+  // points the policy gives it); its runner's forged timers still do.
+  apply_timing_checks(timing, {.compulsory_bytes = static_cast<std::uint64_t>(row.compulsory_bytes),
+                               .copy_gbps = context.copy_gbps,
+                               .speedup_review = context.speedup_review,
+                               .speed_checks = row.correctness_only.empty()});
+  for (const auto& flag : timing.flags) row.flags.push_back(flag);
+  row.bound_use = timing.bound_use;
+  for (const auto& reason : timing.flag_reasons) row.detail += (row.detail.empty() ? "" : "\n") + reason;
 }
 
 void judge_completed(RowResult& row, RowRecord& record, const RowContext& context) {
