@@ -125,7 +125,6 @@ class RowGrader {
       // submission's runner ends.
       if (!phase("checks", collect_checks())) return finish();
       if (!phase("reference_after_bursts", time_reference_after())) return finish();
-      if (!phase("checks", collect_checks())) return finish();
     }
     record_.completed = true;
     record_.stage = Stage::kDone;
