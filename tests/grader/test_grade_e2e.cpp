@@ -455,6 +455,36 @@ TEST_F(GradeEndToEnd, PolicyFileSetsKernelWeightsAndShares) {
   EXPECT_EQ(report.at("score").get<double>(), 40);
 }
 
+// A row scored by speed gets the submission's runner's calibration (before
+// its plugin is loaded) and the reference's bursts after; a row too short
+// to score (the policy's timing.min_reference_us) gets neither, and says
+// why it is correctness-only.
+TEST_F(GradeEndToEnd, OnlyARowScoredBySpeedIsCalibratedInItsRunnerAndTimedAgainAfter) {
+  for (const bool scored : {true, false}) {
+    write_text(scratch_ / "policy.ini", std::string("[timing]\nmin_reference_us = ") + (scored ? "0" : "1e9") + "\n");
+    const auto run = grade(kHostReference, {"--policy", (scratch_ / "policy.ini").string(), "--kernel", "csr_scalar"});
+    ASSERT_EQ(run.exit_code, 0) << context_;
+    const auto graded = rows();
+    ASSERT_FALSE(graded.empty()) << context_;
+    for (const auto& row : graded) {
+      const std::string where = row.at("case").get<std::string>() + (scored ? " (scored)" : " (short)");
+      const auto& bursts = row.at("timing_bursts_ms");
+      ASSERT_FALSE(bursts.at("reference_before").empty()) << where;
+      EXPECT_FALSE(bursts.at("submission").empty()) << where;
+      if (scored) {
+        ASSERT_TRUE(bursts.contains("submission_calibration")) << where;
+        EXPECT_EQ(bursts.at("submission_calibration").size(), 3U) << where;
+        EXPECT_FALSE(bursts.at("reference_after").empty()) << where;
+      } else {
+        EXPECT_FALSE(bursts.contains("submission_calibration")) << where;
+        EXPECT_TRUE(bursts.at("reference_after").empty()) << where;
+        EXPECT_FALSE(row.at("correctness_only").get<std::string>().empty()) << where;
+        EXPECT_TRUE(row.at("flags").empty()) << where;
+      }
+    }
+  }
+}
+
 TEST_F(GradeEndToEnd, SecretSeedIsNeverWritten) {
   const std::string secret = "hunter2-correct-horse-" + std::to_string(seed_);
   const auto secret_file = scratch_ / "secret-seed";
