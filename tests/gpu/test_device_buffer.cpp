@@ -1,6 +1,5 @@
-// A device buffer filled with one 32-bit word (a burst's y history is
-// poisoned this way, up to 1 GiB, by copies on the device): every word of
-// it, at sizes around the first stretch copied in and its doublings.
+// A device buffer filled with one 32-bit word (RawBuffer::fill_words,
+// through the host): every word of it, at sizes from one word to 64 MiB.
 
 #include <gtest/gtest.h>
 

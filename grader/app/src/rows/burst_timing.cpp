@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "spmv/runner/chain.hpp"
 
@@ -33,31 +34,37 @@ double per_launch_ms(const std::vector<double>& bursts_ms, const std::vector<dou
   return std::max(0.0, (fastest_two(bursts_ms) - fastest_two(empty_ms)) / links);
 }
 
+namespace {
+
+// Each non-empty window's per_launch_ms.
+std::vector<double> window_times(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
+                                 int links) {
+  std::vector<double> times;
+  for (const auto& window : windows) {
+    if (!window.empty()) times.push_back(per_launch_ms(window, empty_ms, links));
+  }
+  return times;
+}
+
+double disagreement(const std::vector<double>& times) {
+  if (times.empty()) return 0;
+  const auto [fastest, slowest] = std::minmax_element(times.begin(), times.end());
+  return *fastest > 0 ? *slowest / *fastest - 1 : 0;
+}
+
+}  // namespace
+
 double windows_disagreement(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
                             int links) {
-  double fastest = 0, slowest = 0;
-  for (const auto& window : windows) {
-    if (window.empty()) continue;
-    const double ms = per_launch_ms(window, empty_ms, links);
-    fastest = fastest == 0 ? ms : std::min(fastest, ms);
-    slowest = std::max(slowest, ms);
-  }
-  return fastest > 0 ? slowest / fastest - 1 : 0;
+  return disagreement(window_times(windows, empty_ms, links));
 }
 
 double windows_per_launch_ms(const std::vector<std::vector<double>>& windows, const std::vector<double>& empty_ms,
                              int links) {
-  double sum = 0, fastest = 0;
-  int counted = 0;
-  for (const auto& window : windows) {
-    if (window.empty()) continue;
-    const double ms = per_launch_ms(window, empty_ms, links);
-    sum += ms;
-    fastest = counted == 0 ? ms : std::min(fastest, ms);
-    ++counted;
-  }
-  if (counted == 0) return 0;
-  return windows_disagreement(windows, empty_ms, links) > kWindowsAgree ? fastest : sum / counted;
+  const std::vector<double> times = window_times(windows, empty_ms, links);
+  if (times.empty()) return 0;
+  if (disagreement(times) > kWindowsAgree) return *std::min_element(times.begin(), times.end());
+  return std::accumulate(times.begin(), times.end(), 0.0) / static_cast<double>(times.size());
 }
 
 double burst_noise(const std::vector<double>& bursts_ms, const std::vector<double>& empty_ms) {

@@ -414,12 +414,14 @@ class RowGrader {
   }
 
   // Every calibration burst so far, of both runners (a short row has the
-  // reference runner's only): fastest_two of them is the runners' own cost
-  // that both sides subtract (calibrate_submission_runner).
-  [[nodiscard]] std::vector<double> calibration() const {
-    std::vector<double> all = reference_before_.empty_ms;
-    all.insert(all.end(), reference_after_.empty_ms.begin(), reference_after_.empty_ms.end());
-    all.insert(all.end(), submission_.empty_ms.begin(), submission_.empty_ms.end());
+  // reference runner's only), by the grader's clock (`field`: empty_ms) or
+  // the runners' events (empty_event_ms): fastest_two of them is the
+  // runners' own cost that both sides subtract (calibrate_submission_runner).
+  [[nodiscard]] std::vector<double> calibration(std::vector<double> Side::*field = &Side::empty_ms) const {
+    std::vector<double> all;
+    for (const Side* side : {&reference_before_, &reference_after_, &submission_}) {
+      all.insert(all.end(), (side->*field).begin(), (side->*field).end());
+    }
     return all;
   }
 
@@ -623,8 +625,7 @@ class RowGrader {
     // Both sides less the same calibration: the runners' own kernels and
     // round trip, timed while no submission code was in either runner.
     const std::vector<double> empty = calibration();
-    std::vector<double> empty_events = reference.empty_event_ms;
-    empty_events.insert(empty_events.end(), submission_.empty_event_ms.begin(), submission_.empty_event_ms.end());
+    const std::vector<double> empty_events = calibration(&Side::empty_event_ms);
     timing.submission_ms = per_launch_ms(submission_.bursts_ms, empty, links_);
     timing.reference_ms =
         windows_per_launch_ms({reference_before_.bursts_ms, reference_after_.bursts_ms}, empty, links_);
