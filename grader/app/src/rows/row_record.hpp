@@ -82,6 +82,10 @@ struct TimingRecord {
   // times above are made of.
   std::map<std::string, std::vector<double>> bursts_ms;
   int links = 0;
+  // Too short to score by speed (the policy's min_reference_us), by the
+  // reference's pilot (parts_ms's reference_pilot_link) or its bursts
+  // before: timed without the quiet GPU or the reference's bursts after.
+  bool short_row = false;
 };
 
 struct RowRecord {

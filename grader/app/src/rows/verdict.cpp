@@ -116,20 +116,28 @@ void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context)
   row.timing_bursts_ms = timing.bursts_ms;
   row.burst_links = timing.links;
   row.checked_launches = timing.checked_launches;
+  const std::string under =
+      ", under the policy's timing.min_reference_us of " + format_number("%g", context.min_reference_us) + " us";
+  if (const auto pilot = timing.parts_ms.find("reference_pilot_link"); pilot != timing.parts_ms.end()) {
+    row.correctness_only = "the reference's launch takes less than " + format_number("%.3g", pilot->second * 1000) +
+                           " us (a link of its pilot bursts, the runner's own kernels included)" + under +
+                           ": too short to rank by speed";
+  }
   if (timing.submission_ms <= 0 || timing.reference_ms <= 0) {
     // Bursts no longer than their calibration: a launch too short for the
     // grader's clock to see.
-    row.correctness_only = "the launches took no time the grader's clock could tell from the runner's own cost";
+    if (row.correctness_only.empty()) {
+      row.correctness_only = "the launches took no time the grader's clock could tell from the runner's own cost";
+    }
   } else {
     row.submission_ms = timing.submission_ms;
     row.reference_ms = timing.reference_ms;
     row.submission_samples = timing.submission_samples;
     row.reference_samples = timing.reference_samples;
     row.speedup = timing.reference_ms / timing.submission_ms;
-    if (timing.reference_ms * 1000 < context.min_reference_us) {
+    if (row.correctness_only.empty() && (timing.short_row || timing.reference_ms * 1000 < context.min_reference_us)) {
       row.correctness_only = "the reference's launch takes " + format_number("%.3g", timing.reference_ms * 1000) +
-                             " us, under the policy's timing.min_reference_us of " +
-                             format_number("%g", context.min_reference_us) + " us: too short to rank by speed";
+                             " us" + under + ": too short to rank by speed";
     }
     row.gbps = static_cast<double>(row.compulsory_bytes) / (timing.submission_ms * 1e6);
     if (context.copy_gbps && *context.copy_gbps > 0) row.percent_of_copy = 100 * *row.gbps / *context.copy_gbps;

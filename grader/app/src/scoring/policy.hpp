@@ -51,7 +51,7 @@ struct Policy {
   // the grader's clock) is correctness-only: too short for its time to
   // mean much (docs/grading.md, "Timing"). Its speed points are given in
   // full (short_rows = full_credit) or not at all (no_credit).
-  double min_reference_us = 10;
+  double min_reference_us = 20;
   bool short_rows_full_credit = true;
   // Flags an instructor has reviewed and accepts ("implausible_timing",
   // "speedup_review"): rows with only these earn their performance points.
