@@ -6,6 +6,8 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "rows/burst_timing.hpp"
@@ -153,6 +155,36 @@ TEST(TimingChecks, RunnerEventsThatDisagreeWithTheGradersClockAreFlagged) {
   host.submission_event_burst_ms = 0;  // no events on the host path: nothing to compare
   apply_timing_checks(host, {0, std::nullopt, 1e9});
   EXPECT_TRUE(host.flags.empty());
+}
+
+// The events check takes the burst whose events came closest to the clock:
+// bursts lengthened by the clock alone (a runner starting beside them)
+// leave an honest kernel unflagged, and a timer forged on every burst is
+// flagged whichever bursts were disturbed.
+TEST(TimingChecks, TheEventsCheckIsNotMisledByBurstsTheClockAloneSawLonger) {
+  std::mt19937_64 random{std::random_device{}()};
+  std::uniform_real_distribution<double> burst(1, 6), inside(0.8, 0.99), delay(1.5, 4);
+  for (int trial = 0; trial < 50; ++trial) {
+    const int count = 4 + trial % 4;
+    std::vector<double> clock, honest, forged;
+    for (int k = 0; k < count; ++k) {
+      const double ms = burst(random);
+      const double events = ms * inside(random);
+      // Half of the bursts (rounded up) disturbed: their medians disagree.
+      clock.push_back(k % 2 == 0 ? ms + delay(random) : ms);
+      honest.push_back(events);
+      forged.push_back(events / (trial % 2 == 0 ? 2.0 : 3.0));
+    }
+    for (const bool forge : {false, true}) {
+      TimingRecord t = honest_timing(random);
+      std::tie(t.submission_burst_ms, t.submission_event_burst_ms) = closest_events(clock, forge ? forged : honest);
+      EXPECT_NE(std::find(clock.begin(), clock.end(), t.submission_burst_ms), clock.end());
+      apply_timing_checks(t, {0, std::nullopt, 1e9});
+      EXPECT_EQ(t.flags.empty(), !forge) << "trial " << trial << (forge ? ", forged" : ", honest");
+    }
+  }
+  EXPECT_EQ(closest_events({}, {}), (std::pair<double, double>{0, 0}));
+  EXPECT_EQ(closest_events({2.0, 3.0, 2.5}, {1.0, 2.7, 1.5}), (std::pair<double, double>{3.0, 2.7}));
 }
 
 TEST(TimingChecks, FasterThanTheBandwidthAllowsIsImplausible) {

@@ -85,4 +85,14 @@ bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<d
   return count < options.min_runs || needs_more_bursts(count, burst_noise(bursts_ms, empty_ms), options);
 }
 
+std::pair<double, double> closest_events(const std::vector<double>& clock_ms, const std::vector<double>& event_ms) {
+  std::pair<double, double> closest{0, 0};
+  for (std::size_t k = 0; k < std::min(clock_ms.size(), event_ms.size()); ++k) {
+    const double ms = clock_ms[k];
+    const double events = event_ms[k];
+    if (ms > 0 && (closest.first == 0 || events * closest.first > closest.second * ms)) closest = {ms, events};
+  }
+  return closest;
+}
+
 }  // namespace spmv::grade

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "spmv/runner/timing.hpp"
@@ -96,5 +97,12 @@ bool needs_more_bursts(const std::vector<double>& bursts_ms, const std::vector<d
                        const runner::TimingOptions& options);
 
 double median_of(std::vector<double> values);
+
+// Of a side's bursts by the grader's clock and by its runner's own events
+// (the same bursts, in order), the one whose events came closest to the
+// clock (the largest events / clock): {clock, events}, {0, 0} for none.
+// Something else on the machine lengthens some bursts by the clock alone;
+// a forged timer shortens the events of every burst.
+std::pair<double, double> closest_events(const std::vector<double>& clock_ms, const std::vector<double>& event_ms);
 
 }  // namespace spmv::grade

@@ -65,8 +65,11 @@ struct TimingRecord {
   bool timed = false;
   double submission_ms = 0, reference_ms = 0;
   int submission_samples = 0, reference_samples = 0;  // bursts timed
-  // The medians of the submission's whole bursts by the grader's clock and
-  // by its runner's own CUDA events: compared, never graded.
+  // One of the submission's whole bursts by the grader's clock and by its
+  // runner's own CUDA events, compared, never graded: the burst whose
+  // events came closest to the clock. Something else on the machine
+  // lengthens some bursts by the clock alone; a forged timer shortens the
+  // events of every burst.
   double submission_burst_ms = 0, submission_event_burst_ms = 0;
   int checked_launches = 0;                 // links checked in full
   std::string wrong_timed_launch;           // a checked link's result was wrong: what

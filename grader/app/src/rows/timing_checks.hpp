@@ -10,8 +10,9 @@
 //    own CUDA events, bursts shorter than the grader's clock saw around them
 //    by more than kEventFactor (less kEventSlackMs: the round trip's own
 //    share, most of a burst of a tiny case), or longer (beyond
-//    kEventSlackMs): its timers were tampered with. A diagnostic only: the
-//    grade never uses the events.
+//    kEventSlackMs): its timers were tampered with. Judged on the burst
+//    whose events came closest to the clock (TimingRecord). A diagnostic
+//    only: the grade never uses the events.
 //  - speedup_review: a speedup above the policy's threshold (default 10x).
 //
 // Rows whose reference launch is shorter than the policy's
