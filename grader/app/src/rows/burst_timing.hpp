@@ -39,6 +39,10 @@ namespace spmv::grade {
 inline constexpr double kNoiseTarget = 0.02;
 // The reference's first burst, which measures a link's time.
 inline constexpr int kPilotLinks = 4;
+// A burst's length on the GPU for a row known to be too short to score by
+// speed (the policy's min_reference_us) from its pilot: its times are
+// reported, not scored, and a shorter burst keeps a shorter history.
+inline constexpr double kShortBurstMs = 1;
 // Links of each timed burst of the submission checked in full afterwards,
 // chosen at random once the reply is in; and of a burst that is among the
 // two fastest so far (one that may decide the time).

@@ -271,8 +271,7 @@ class RowGrader {
     // bursts say: its speed scores nothing, so its reference is timed
     // without waiting for the GPU to be quiet, and the reservation ends
     // now, letting the next rows' runners start beside it.
-    if (pilot_link_ms_ * 1000 < plan_.min_reference_us) {
-      short_by_pilot_ = true;
+    if (short_by_pilot_) {
       reservation_.release();
       return reference_warmup() && time_reference(reference_before_, nullptr) && phase("reference_bursts", true);
     }
@@ -333,22 +332,30 @@ class RowGrader {
   // the digests), so a link looks longer than it is: a burst of the links
   // chosen says again, and the links are chosen anew if that asks for a
   // quarter more. (With one pilot burst alone, on the H100, a 7 µs launch
-  // got 9 links a burst and a 0.2 ms burst.)
+  // got 9 links a burst and a 0.2 ms burst.) A link under the policy's
+  // min_reference_us makes the row short (reference_setup): its bursts
+  // last kShortBurstMs, and the links need no second look.
   bool choose_links() {
     if (!phase("pilot_chain", reference_chain(kPilotLinks))) return false;
     auto link_ms = reference_link_ms(kPilotLinks);
     phase("pilot_bursts", true);
     if (!link_ms) return false;
+    const auto under_threshold = [&](double ms) { return ms * 1000 < plan_.min_reference_us; };
     const auto choose = [&](double ms) {
-      return grade::choose_links(ms, prepared_.csr.rows, plan_.timing.min_time_ms);
+      const double burst_ms =
+          short_by_pilot_ ? std::min(kShortBurstMs, plan_.timing.min_time_ms) : plan_.timing.min_time_ms;
+      return grade::choose_links(ms, prepared_.csr.rows, burst_ms);
     };
-    links_ = choose(*link_ms);
     pilot_link_ms_ = *link_ms;
+    short_by_pilot_ = under_threshold(*link_ms);
+    links_ = choose(*link_ms);
     if (!reference_chain(links_)) return false;
-    // At the most already (kMaxLinks, or the history's limit): nothing to check.
-    if (links_ < choose(0)) {
+    // Short already, or at the most already (kMaxLinks, or the history's
+    // limit): nothing to check.
+    if (!short_by_pilot_ && links_ < choose(0)) {
       if (!(link_ms = reference_link_ms(links_))) return false;
       pilot_link_ms_ = *link_ms;
+      short_by_pilot_ = under_threshold(*link_ms);
       if (const int again = choose(*link_ms); again > links_ + links_ / 4) {
         links_ = again;
         if (!reference_chain(links_)) return false;
