@@ -96,8 +96,8 @@ class RowGrader {
       : plan_(plan),
         prepared_(*plan.prepared),
         factory_(factory),
-        runner_(pending.take()),
-        log_(std::move(pending.log)),
+        pending_(std::move(pending)),
+        log_(pending_.log),
         results_(std::make_shared<ResultMemory>(runner::result_area_bytes(prepared_.csr.rows))),
         reference_results_(runner::result_area_bytes(prepared_.csr.rows)) {
     record_.log_file = log_;
@@ -161,6 +161,9 @@ class RowGrader {
   // gone); the row is the grader's failure only if every attempt fails.
   bool start() {
     record_.stage = Stage::kStarting;
+    // The runner started ahead, if it is still starting (runners start one
+    // or two at a time, beside the rows).
+    runner_ = pending_.take();
     static constexpr double kPausesS[] = {0, 0.25, 1, 3};
     for (const double pause : kPausesS) {
       if (pause > 0) {
@@ -693,6 +696,7 @@ class RowGrader {
   const RowPlan& plan_;
   PreparedCase& prepared_;
   RunnerFactory& factory_;
+  PendingRunner pending_;
   std::unique_ptr<Runner> runner_;
   std::filesystem::path log_;
   std::shared_ptr<ResultMemory> results_;

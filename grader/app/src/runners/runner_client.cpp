@@ -308,7 +308,9 @@ ResultMemory::~ResultMemory() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-Launcher::Launcher() : thread_([this] { work(); }) {}
+Launcher::Launcher(int threads) {
+  for (int k = 0; k < std::max(threads, 1); ++k) threads_.emplace_back([this] { work(); });
+}
 
 void Launcher::stop() {
   {
@@ -316,8 +318,10 @@ void Launcher::stop() {
     stopping_ = true;
     jobs_.clear();
   }
-  wake_.notify_one();
-  if (thread_.joinable()) thread_.join();
+  wake_.notify_all();
+  for (auto& thread : threads_) {
+    if (thread.joinable()) thread.join();
+  }
 }
 
 std::future<std::unique_ptr<Runner>> Launcher::start(std::function<std::unique_ptr<Runner>()> job) {

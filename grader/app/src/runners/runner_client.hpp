@@ -130,13 +130,14 @@ class WorkRoot {
   std::filesystem::path path_;
 };
 
-// Runs jobs one after another on a thread that lives as long as the object.
-// Runners are started there, off the path of the row being graded: a
-// sandbox's processes get SIGKILL when the thread that started them ends
-// (PR_SET_PDEATHSIG is a thread's), so that thread must outlive them.
+// Runs jobs in order, `threads` at a time, on threads that live as long as
+// the object. Runners are started there, off the path of the row being
+// graded: a sandbox's processes get SIGKILL when the thread that started
+// them ends (PR_SET_PDEATHSIG is a thread's), so those threads must outlive
+// them.
 class Launcher {
  public:
-  Launcher();
+  explicit Launcher(int threads = 1);
   ~Launcher() { stop(); }
   Launcher(const Launcher&) = delete;
   Launcher& operator=(const Launcher&) = delete;
@@ -152,7 +153,7 @@ class Launcher {
   std::condition_variable wake_;
   std::deque<std::packaged_task<std::unique_ptr<Runner>()>> jobs_;
   bool stopping_ = false;
-  std::thread thread_;
+  std::vector<std::thread> threads_;
 };
 
 // A memfd of `bytes` zero bytes, mapped read-only here; the runner gets the
