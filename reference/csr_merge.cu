@@ -50,6 +50,13 @@
 // (the middle of a long row) stores nothing. A long row costs the tile
 // that ends it up to its length in extra loads, so auto uses this on small
 // matrices only (tuning::kAutoSmallPath).
+//
+// auto's planned tiles (CsrAutoPlan's kTiles, plan_layout.hpp) run
+// merge_tile's body (sum_tile) on tiles whose starts the plan made once, in
+// one launch with no partition kernel; a row cut by tile boundaries has its
+// parts stored in the plan's slots and added, in tile order, by the tile
+// that brings the last one (PlannedCuts), not atomically: bit-for-bit
+// repeatable, and no tile re-reads another's entries.
 #include <climits>
 #include <cub/block/block_reduce.cuh>
 
@@ -253,20 +260,79 @@ __device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_e
   return PathWalk{first_done, first_row, first_sum + carried_in, tile_total.sum};
 }
 
-template <int kThreads, int kItems, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
-    merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
-               const float* __restrict__ values, const float* __restrict__ x, const PathPoint* __restrict__ starts,
-               float* __restrict__ y) {
+// How a tile hands over its part of a row cut by a tile boundary: the row
+// its start cuts (`first`, called only when the row ends in the tile) and
+// the row its end cuts (`last`). csr_merge adds the parts atomically to a y
+// its partition zeroed; auto's planned tiles deposit them (PlannedCuts).
+struct AtomicCuts {
+  float* y;
+
+  // Whether the tile's start cuts its first row: it begins past the row's
+  // first entry (thread 0 reads the row's start while the tile loads).
+  __device__ bool first_row_cut(PathPoint begin, std::int32_t rows, const std::int32_t* __restrict__ row_ptr) const {
+    return begin.row < rows && begin.entry > row_ptr[begin.row];
+  }
+  __device__ bool last_row_cut(bool holds_entries_of_last_row) const { return holds_entries_of_last_row; }
+  __device__ void first(std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+  __device__ void last(std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+};
+
+// The planned tiles' hand-over (plan_layout.hpp): the tile's seam, made on
+// the host from the same row pointers by the same tests as AtomicCuts'
+// (the last row is cut exactly when the tile kernel finds it cut, so that
+// test is not read from the seam), says which parts it hands over and
+// where each goes. A part is stored in its slot, then counted in; the
+// tile whose part completes the row adds the row's parts in tile order,
+// stores the row and sets the count back to 0 for the next call. No
+// atomics on y, no order of arrival in the sum. The seam is read where it
+// is needed, not held: the 512-thread tile kernel has no register to spare.
+struct PlannedCuts {
+  const plan::TileSeam* __restrict__ seams;
+  const plan::CutRow* __restrict__ cut_rows;
+  float* __restrict__ parts;
+  unsigned int* __restrict__ arrivals;
+  float* __restrict__ y;
+
+  __device__ bool first_row_cut(PathPoint, std::int32_t, const std::int32_t* __restrict__) const {
+    return seams[blockIdx.x].first_cut >= 0;
+  }
+  __device__ bool last_row_cut(bool holds_entries_of_last_row) const { return holds_entries_of_last_row; }
+  __device__ void first(std::int32_t, float part) const {
+    deposit(seams[blockIdx.x].first_cut, seams[blockIdx.x].first_slot, part);
+  }
+  __device__ void last(std::int32_t, float part) const {
+    deposit(seams[blockIdx.x].last_cut, seams[blockIdx.x].last_slot, part);
+  }
+
+  __device__ void deposit(std::int32_t cut, std::int32_t slot, float part) const {
+    parts[slot] = part;
+    // The part is visible device-wide before it is counted (the fence
+    // pattern of CUDA's threadFenceReduction sample).
+    __threadfence();
+    const plan::CutRow row = cut_rows[cut];
+    if (atomicAdd(&arrivals[cut], 1U) != static_cast<unsigned int>(row.parts - 1)) return;
+    __threadfence();
+    float total = 0.0F;
+    // From L2: other SMs wrote them, and L1 is not coherent.
+    for (std::int32_t p = 0; p < row.parts; ++p) total += __ldcg(&parts[row.first_slot + p]);
+    y[row.row] = total;
+    arrivals[cut] = 0U;
+  }
+};
+
+// One tile of the merge path, [begin, end): staged, summed and stored, a
+// cut row's part handed over by `cuts`.
+template <int kThreads, int kItems, typename Cuts>
+__device__ __forceinline__ void sum_tile(PathPoint begin, PathPoint end, std::int32_t rows,
+                                         const std::int32_t* __restrict__ row_ptr,
+                                         const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
+                                         const float* __restrict__ x, float* __restrict__ y, const Cuts& cuts) {
   // Row ends (relative to the tile's first entry) first, then the products:
   // tile_rows + 1 + tile_entries <= kTileItems + 1 words.
   __shared__ std::int32_t staged[kTileItems<kThreads, kItems> + 1];
   __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
   __shared__ bool first_row_cut;
 
-  wait_for_partition();
-  const PathPoint begin = starts[blockIdx.x];
-  const PathPoint end = starts[blockIdx.x + 1];
   const int tile_rows = end.row - begin.row;
   const int tile_entries = end.entry - begin.entry;
   const int tid = static_cast<int>(threadIdx.x);
@@ -289,7 +355,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
   }
   entries.stage_products(x, product, tile_entries);
-  if (tid == 0) first_row_cut = begin.row < rows && begin.entry > row_ptr[begin.row];
+  if (tid == 0) first_row_cut = cuts.first_row_cut(begin, rows, row_ptr);
   __syncthreads();
 
   // The part of tile row i inside the tile: products [row_begin(i), row_stop(i)).
@@ -297,7 +363,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const auto row_stop = [&](int i) { return min(row_end[i], tile_entries); };
   // The tile's last row goes on in the next tile unless the tile stopped
   // before its first entry.
-  const bool last_row_cut = end.row < rows && (tile_rows == 0 || tile_entries > row_end[tile_rows - 1]);
+  const bool last_row_cut =
+      cuts.last_row_cut(end.row < rows && (tile_rows == 0 || tile_entries > row_end[tile_rows - 1]));
 
   // Short rows only (the usual case): a thread per row sums its products
   // from shared memory, and neighbouring threads store neighbouring rows.
@@ -310,9 +377,9 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       float row_sum = 0.0F;
       for (int k = row_begin(i); k < row_stop(i); ++k) row_sum += product[k];
       if (i == tile_rows) {
-        if (last_row_cut) atomicAdd(&y[end.row], row_sum);
+        if (last_row_cut) cuts.last(end.row, row_sum);
       } else if (i == 0 && first_row_cut) {
-        atomicAdd(&y[begin.row], row_sum);
+        cuts.first(begin.row, row_sum);
       } else {
         y[begin.row + i] = row_sum;
       }
@@ -326,12 +393,37 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       walk_path<kThreads, kItems>(tid, tile_rows, tile_entries, row_end, product, 0.0F, begin.row, y, scan_storage);
   if (walk.first_done) {
     if (walk.first_row == 0 && first_row_cut) {
-      atomicAdd(&y[begin.row], walk.first_total);
+      cuts.first(begin.row, walk.first_total);
     } else {
       y[begin.row + walk.first_row] = walk.first_total;
     }
   }
-  if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], walk.tile_total);
+  if (tid == kThreads - 1 && last_row_cut) cuts.last(end.row, walk.tile_total);
+}
+
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+               const float* __restrict__ values, const float* __restrict__ x, const PathPoint* __restrict__ starts,
+               float* __restrict__ y) {
+  wait_for_partition();
+  sum_tile<kThreads, kItems>(starts[blockIdx.x], starts[blockIdx.x + 1], rows, row_ptr, col_idx, values, x, y,
+                             AtomicCuts{y});
+}
+
+// auto's planned tiles: the partition is the plan's, made once on the host,
+// so a tile reads its ends and starts loading.
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    merge_tile_planned(std::int32_t rows, const std::int32_t* __restrict__ row_ptr,
+                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
+                       const float* __restrict__ x, const plan::TileStart* __restrict__ starts,
+                       const plan::TileSeam* __restrict__ seams, const plan::CutRow* __restrict__ cut_rows,
+                       float* __restrict__ parts, unsigned int* __restrict__ arrivals, float* __restrict__ y) {
+  const plan::TileStart begin = starts[blockIdx.x];
+  const plan::TileStart end = starts[blockIdx.x + 1];
+  sum_tile<kThreads, kItems>(PathPoint{begin.row, begin.entry}, PathPoint{end.row, end.entry}, rows, row_ptr, col_idx,
+                             values, x, y, PlannedCuts{seams, cut_rows, parts, arrivals, y});
 }
 
 template <int kThreads, int kItems>
@@ -479,6 +571,16 @@ cudaError_t enqueue_single(const spmv_csr_view& A, const float* x, float* y, voi
   return cudaGetLastError();
 }
 
+template <int kThreads, int kMinBlocks>
+cudaError_t enqueue_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
+                            cudaStream_t stream) {
+  merge_tile_planned<kThreads, tuning::kMergeItems, kMinBlocks>
+      <<<static_cast<unsigned int>(tiles.tiles), kThreads, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values, x,
+                                                                        tiles.starts, tiles.seams, tiles.cut_rows,
+                                                                        tiles.parts, tiles.arrivals, y);
+  return cudaGetLastError();
+}
+
 }  // namespace
 
 cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y, void* scratch,
@@ -491,6 +593,25 @@ cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, c
     return enqueue_single<tuning::kMergeSingleTinyThreads>(A, x, y, scratch, stream);
   }
   return enqueue_single<tuning::kMergeSingleSmallThreads>(A, x, y, scratch, stream);
+}
+
+int planned_tile_items(int tile_threads) { return tile_threads * tuning::kMergeItems - kWarpSize; }
+
+cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
+                                  cudaStream_t stream) {
+  if (A.rows == 0 || tiles.tiles == 0) return cudaSuccess;
+  // The tile kernel of csr_merge (kMergeThreads, four resident blocks,
+  // 32 registers), or of the one-launch merge on small matrices.
+  static_assert(tuning::kMergeSingleLargeThreads == tuning::kMergeThreads, "one 512-thread shape");
+  switch (tiles.tile_threads) {
+    case tuning::kMergeThreads:
+      return enqueue_planned<tuning::kMergeThreads, tuning::kMergeMinBlocks>(A, tiles, x, y, stream);
+    case tuning::kMergeSingleSmallThreads:
+      return enqueue_planned<tuning::kMergeSingleSmallThreads, 1>(A, tiles, x, y, stream);
+    case tuning::kMergeSingleTinyThreads:
+      return enqueue_planned<tuning::kMergeSingleTinyThreads, 1>(A, tiles, x, y, stream);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads) {

@@ -2,7 +2,8 @@
 //
 // Every value below is a starting point to be measured on the course's
 // H100 (sm_90, 132 SMs, 2048 resident threads per SM); when one changes,
-// note here what was measured (matrix, bandwidth) and on which GPU.
+// note here what was measured (matrix, bandwidth) and on which GPU. The
+// plan's constants at the end are not measured yet (they say so).
 #pragma once
 
 #include <array>
@@ -158,5 +159,42 @@ inline constexpr double kAutoLocalSpan = 0.125;
 inline constexpr std::int64_t kAutoRowBlockMaxRow = 64;
 inline constexpr int kAutoLoadsPerLane = 4;
 inline constexpr int kAutoMaxGroup = 8;
+
+// auto's plan (csr_auto_plan.hpp; the choice is plan::choose_plan in
+// plan_layout.hpp). NONE OF THESE IS MEASURED ON A GPU YET: they were set
+// from the byte counts and the rule's measurements above, and each is to be
+// set by spmv-bench --suite real --suite all --candidates on the H100,
+// whose rows auto=plan-slices, auto=plan-tiles and auto=plan-rule time each
+// kind of plan, forced, beside auto's own (docs/performance.md).
+//
+// Packed slices only past the small matrices: below kAutoSmallPath the
+// rule's single launches are 1.04-1.47x the fastest cuSPARSE algorithm
+// (all but rajat01 and EVA), and a plan of slices moves fewer bytes where
+// bytes matter little (4-7 us, mostly launch latency). To be set by
+// auto=plan-slices against auto=plan-rule on the real suite's small
+// regular matrices (jagmesh7, 3elt, Pd, delaunay_n16, luxembourg_osm).
+inline constexpr std::int64_t kPlanSlicesMinPath = kAutoSmallPath;
+// Packed slices for a mean row of at most this: a thread per row walks its
+// slots kPlanSliceLoads at a time, which suits rows of 2-27 (stencils,
+// bands, short rows); longer rows keep the rule's groups of lanes
+// (longrows, rows of 2000: csr_vector's kernel, 8 lanes a row, 1.18x). To
+// be set by auto=plan-slices on banded matrices of growing half-bandwidth.
+inline constexpr double kPlanSlicesMaxMean = 32.0;
+// Packed slices when a sliced ELL of the rows (slices of 32, unsorted)
+// pads the entries by at most this fraction, the bound sell_params_for
+// uses for sigma = 1 (every regular suite matrix is within 2%). To be set
+// by auto=plan-slices on matrices of growing row-length spread.
+inline constexpr double kPlanSlicesMaxPadding = 0.10;
+// Slots a thread loads together (values and column words) before the x
+// gathers that use them, as csr_rows' kRowsLoads: a stencil row of 5 or 7
+// is one round trip of loads and one of gathers. To be set with
+// auto=plan-slices on stencil27 (rows of 27: four batches of 8).
+inline constexpr int kPlanSliceLoads = 8;
+// Large skewed matrices (the rule's csr_merge) get csr_merge's tiles
+// (kMergeThreads x kMergeItems) planned, in one launch: no partition kernel,
+// which took 4.5-5.4 us of csr_merge's ~190 us on powerlaw (Nsight Compute,
+// docs/performance.md), where auto led cuSPARSE by 0.7%. To be set by
+// auto=plan-tiles against auto=plan-rule on powerlaw.
+inline constexpr bool kPlanTilesForLargeSkewed = true;
 
 }  // namespace spmv::reference::tuning
