@@ -145,10 +145,6 @@ struct PlannedTiles {
 };
 cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
                                   cudaStream_t stream);
-// Merge-path items in a tile of `tile_threads` threads (tuning::kMergeItems
-// slots each, a warp's worth fewer items than slots), as the tile kernel
-// cuts them: what plan::plan_merge_tiles must be given.
-int planned_tile_items(int tile_threads);
 
 // auto's packed slices (packed_slices.cu; plan_layout.hpp): a warp per
 // slice, a thread per row. The plan's arrays in device memory.

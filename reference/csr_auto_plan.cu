@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -95,11 +94,6 @@ T* at(const DeviceBlock& block, std::size_t offset) {
   return reinterpret_cast<T*>(static_cast<char*>(block.get()) + offset);
 }
 
-bool valid_tile_threads(int threads) {
-  return threads == tuning::kMergeThreads || threads == tuning::kMergeSingleSmallThreads ||
-         threads == tuning::kMergeSingleTinyThreads;
-}
-
 }  // namespace
 
 struct CsrAutoPlan::State {
@@ -125,69 +119,48 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
   state->matrix = A;
   PlanSummary& summary = state->summary;
 
-  std::vector<std::int32_t> row_ptr =
+  const std::vector<std::int32_t> row_ptr =
       A.rows > 0 ? download(A.row_ptr, std::int64_t{A.rows} + 1, stream) : std::vector<std::int32_t>{0};
   const std::vector<std::int32_t> col_idx = download(A.col_idx, A.nnz, stream);
   check(cudaStreamSynchronize(stream), "copying the matrix to the host");
   plan::HostCsr host{A.rows, A.cols, row_ptr, col_idx, {}};
-  const plan::PlanChoice choice = plan::choose_plan(host);
-  summary.rule = choice.rule;
-  summary.kind = request.kind.value_or(choice.kind);
-
-  DeviceArrays arrays;
+  // The values only where packed slices will copy them.
   std::vector<float> values;
-  std::optional<plan::PackedSlices> packed;
-  std::optional<plan::MergeTiles> tiles;
-  std::size_t headers_at = 0, values_at = 0, narrow_at = 0, wide_at = 0, diagonals_at = 0;
-  std::size_t starts_at = 0, seams_at = 0, cut_rows_at = 0, parts_at = 0, arrivals_at = 0, scratch_at = 0;
-
-  if (summary.kind == PlanKind::kSlices) {
+  if (request.kind.value_or(plan::choose_plan(host).kind) == PlanKind::kSlices) {
     values = download(A.values, A.nnz, stream);
     check(cudaStreamSynchronize(stream), "copying the matrix to the host");
     host.values = values;
-    packed = plan::pack_slices(host);
-    if (!packed && request.kind) {
-      throw std::invalid_argument(
-          "CsrAutoPlan: packed slices cannot hold this matrix (a value with the padding bits, or more slots than "
-          "32-bit indices address)");
-    }
-    if (!packed) summary.kind = PlanKind::kRule;
   }
+  const plan::HostPlan laid = plan::lay_out_plan(host, request);
+  summary.kind = laid.choice.kind;
+  summary.rule = laid.choice.rule;
+  summary.description = laid.description;
+
+  DeviceArrays arrays;
+  std::size_t headers_at = 0, values_at = 0, narrow_at = 0, wide_at = 0, diagonals_at = 0;
+  std::size_t starts_at = 0, seams_at = 0, cut_rows_at = 0, parts_at = 0, arrivals_at = 0, scratch_at = 0;
   if (summary.kind == PlanKind::kSlices) {
-    headers_at = arrays.add(packed->headers);
-    values_at = arrays.add(packed->values);
-    narrow_at = arrays.add(packed->narrow);
-    wide_at = arrays.add(packed->wide);
-    diagonals_at = arrays.add(packed->diagonals);
-    summary.description = plan::describe_slices(*packed);
-    summary.slices = packed->slices();
-    summary.slices_by_encoding = packed->slices_by_encoding;
-    summary.slots = packed->slots();
+    const plan::PackedSlices& packed = *laid.slices;
+    headers_at = arrays.add(packed.headers);
+    values_at = arrays.add(packed.values);
+    narrow_at = arrays.add(packed.narrow);
+    wide_at = arrays.add(packed.wide);
+    diagonals_at = arrays.add(packed.diagonals);
+    summary.slices = packed.slices();
+    summary.slices_by_encoding = packed.slices_by_encoding;
+    summary.slots = packed.slots();
   } else if (summary.kind == PlanKind::kTiles) {
-    const bool small = std::int64_t{A.rows} + A.nnz <= tuning::kAutoSmallPath;
-    int threads = request.tile_threads;
-    if (threads == 0) {
-      threads = choice.kind == PlanKind::kTiles ? choice.tile_threads
-                                                : (small ? tuning::kAutoSmallTileThreads : tuning::kMergeThreads);
-    }
-    if (!valid_tile_threads(threads)) {
-      char text[64];
-      std::snprintf(text, sizeof text, "CsrAutoPlan: no tile kernel of %d threads", threads);
-      throw std::invalid_argument(text);
-    }
-    tiles = plan::plan_merge_tiles(row_ptr, planned_tile_items(threads));
-    starts_at = arrays.add(tiles->starts);
-    seams_at = arrays.add(tiles->seams);
-    cut_rows_at = arrays.add(tiles->cut_rows);
-    parts_at = arrays.add_zeros(static_cast<std::size_t>(tiles->part_slots) * sizeof(float));
-    arrivals_at = arrays.add_zeros(tiles->cut_rows.size() * sizeof(unsigned int));
-    summary.description = plan::describe_tiles(*tiles, threads);
-    summary.tiles = tiles->tiles();
-    summary.cut_rows = static_cast<std::int64_t>(tiles->cut_rows.size());
-    summary.tile_threads = threads;
+    const plan::MergeTiles& tiles = *laid.tiles;
+    starts_at = arrays.add(tiles.starts);
+    seams_at = arrays.add(tiles.seams);
+    cut_rows_at = arrays.add(tiles.cut_rows);
+    parts_at = arrays.add_zeros(static_cast<std::size_t>(tiles.part_slots) * sizeof(float));
+    arrivals_at = arrays.add_zeros(tiles.cut_rows.size() * sizeof(unsigned int));
+    summary.tiles = tiles.tiles();
+    summary.cut_rows = static_cast<std::int64_t>(tiles.cut_rows.size());
+    summary.tile_threads = laid.choice.tile_threads;
   } else {
     scratch_at = arrays.add_zeros(spmv_csr_auto_scratch_size(&A));
-    summary.description = "the rule's " + summary.rule.describe();
   }
 
   state->memory = arrays.upload(stream);
@@ -195,7 +168,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
   const DeviceBlock& block = state->memory;
   if (summary.kind == PlanKind::kSlices) {
     state->slices = PackedSlicesView{A.rows,
-                                     packed->slices(),
+                                     laid.slices->slices(),
                                      at<plan::SliceHeader>(block, headers_at),
                                      at<float>(block, values_at),
                                      at<std::uint16_t>(block, narrow_at),
@@ -203,7 +176,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
                                      at<std::int32_t>(block, diagonals_at)};
   } else if (summary.kind == PlanKind::kTiles) {
     state->tiles = PlannedTiles{summary.tile_threads,
-                                tiles->tiles(),
+                                laid.tiles->tiles(),
                                 at<plan::TileStart>(block, starts_at),
                                 at<plan::TileSeam>(block, seams_at),
                                 at<plan::CutRow>(block, cut_rows_at),

@@ -595,8 +595,6 @@ cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, c
   return enqueue_single<tuning::kMergeSingleSmallThreads>(A, x, y, scratch, stream);
 }
 
-int planned_tile_items(int tile_threads) { return tile_threads * tuning::kMergeItems - kWarpSize; }
-
 cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
                                   cudaStream_t stream) {
   if (A.rows == 0 || tiles.tiles == 0) return cudaSuccess;
@@ -620,6 +618,13 @@ std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads) 
 }
 
 }  // namespace spmv::reference
+
+namespace spmv::reference::plan {
+
+// kTileItems<tile_threads, tuning::kMergeItems>, for threads known at run time.
+int merge_tile_items(int tile_threads) { return tile_threads * tuning::kMergeItems - kWarpSize; }
+
+}  // namespace spmv::reference::plan
 
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A) {
   using namespace spmv::reference;

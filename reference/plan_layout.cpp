@@ -407,6 +407,45 @@ PlanChoice choose_plan(const HostCsr& a) {
   return choose_plan(stats, rule, sliced_ell_slots(a.row_ptr));
 }
 
+HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
+  HostPlan laid;
+  laid.choice = choose_plan(a);
+  const PlanChoice chosen = laid.choice;
+  laid.choice.kind = request.kind.value_or(chosen.kind);
+  if (laid.choice.kind == PlanKind::kSlices) {
+    laid.slices = pack_slices(a);
+    if (!laid.slices && request.kind) {
+      throw std::invalid_argument(
+          "auto's plan: packed slices cannot hold this matrix (a value with the padding bits, or more slots than "
+          "32-bit indices address)");
+    }
+    if (!laid.slices) laid.choice.kind = PlanKind::kRule;
+  }
+  laid.choice.tile_threads = 0;
+  if (laid.choice.kind == PlanKind::kSlices) {
+    laid.description = describe_slices(*laid.slices);
+  } else if (laid.choice.kind == PlanKind::kTiles) {
+    int threads = request.tile_threads;
+    if (threads == 0 && chosen.kind == PlanKind::kTiles) threads = chosen.tile_threads;
+    if (threads == 0) {
+      const bool small = std::int64_t{a.rows} + a.nnz() <= tuning::kAutoSmallPath;
+      threads = small ? tuning::kAutoSmallTileThreads : tuning::kMergeThreads;
+    }
+    if (threads != tuning::kMergeThreads && threads != tuning::kMergeSingleSmallThreads &&
+        threads != tuning::kMergeSingleTinyThreads) {
+      char text[64];
+      std::snprintf(text, sizeof text, "auto's plan: no tile kernel of %d threads", threads);
+      throw std::invalid_argument(text);
+    }
+    laid.choice.tile_threads = threads;
+    laid.tiles = plan_merge_tiles(a.row_ptr, merge_tile_items(threads));
+    laid.description = describe_tiles(*laid.tiles, threads);
+  } else {
+    laid.description = "the rule's " + laid.choice.rule.describe();
+  }
+  return laid;
+}
+
 std::string describe_slices(const PackedSlices& slices) {
   const double total = std::max<double>(1.0, static_cast<double>(slices.slices()));
   const auto share = [&](SliceEncoding encoding) {

@@ -13,6 +13,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spmv/contract/plugin_table.hpp"
@@ -156,6 +157,7 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
     }
     row.outcome = Outcome::kTimed;
     if (kernel.note) row.detail = kernel.note(w);
+    if (std::string note = launcher->note(); !note.empty()) row.detail = std::move(note);
   } catch (const NotApplicable& why) {
     row.outcome = Outcome::kNotApplicable;
     row.detail = why.what();

@@ -350,6 +350,43 @@ TEST(PlanChoice, FromTheArrays) {
   EXPECT_EQ(plan::choose_plan(host_view(gen::empty(0, 3))).kind, PlanKind::kRule);
 }
 
+TEST(PlanLayOut, LaysOutTheChosenOrTheForcedKind) {
+  const CsrMatrix stencil = gen::stencil_2d_5pt(512, 512, 7);
+  const plan::HostPlan chosen = plan::lay_out_plan(host_view(stencil));
+  EXPECT_EQ(chosen.choice.kind, PlanKind::kSlices);
+  ASSERT_TRUE(chosen.slices.has_value());
+  EXPECT_FALSE(chosen.tiles.has_value());
+  EXPECT_EQ(chosen.description, plan::describe_slices(*chosen.slices));
+
+  // Forced tiles on a large matrix: csr_merge's shape; on a small one, the
+  // rule's one-launch shape; or the threads asked for.
+  const plan::HostPlan large_tiles = plan::lay_out_plan(host_view(stencil), {PlanKind::kTiles, 0});
+  ASSERT_TRUE(large_tiles.tiles.has_value());
+  EXPECT_EQ(large_tiles.choice.tile_threads, 512);
+  EXPECT_EQ(large_tiles.tiles->tile_items, plan::merge_tile_items(512));
+  const CsrMatrix small = gen::stencil_2d_5pt(64, 64, 7);
+  EXPECT_EQ(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 0}).choice.tile_threads, 256);
+  EXPECT_EQ(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 128}).tiles->tile_items, 128 * 5 - 32);
+  EXPECT_THROW(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 96}), std::invalid_argument);
+
+  const plan::HostPlan rule = plan::lay_out_plan(host_view(small));
+  EXPECT_EQ(rule.choice.kind, PlanKind::kRule);
+  EXPECT_EQ(rule.description, "the rule's csr_rows");
+  EXPECT_FALSE(rule.slices.has_value());
+  const plan::HostPlan forced_slices = plan::lay_out_plan(host_view(small), {PlanKind::kSlices, 0});
+  EXPECT_EQ(forced_slices.choice.kind, PlanKind::kSlices);
+  EXPECT_TRUE(forced_slices.slices.has_value());
+}
+
+TEST(PlanLayOut, PaddingBitsInAValueFallBackToTheRuleUnlessSlicesAreForced) {
+  CsrMatrix stencil = gen::stencil_2d_5pt(512, 512, 7);
+  stencil.values[1000] = padding();
+  const plan::HostPlan chosen = plan::lay_out_plan(host_view(stencil));
+  EXPECT_EQ(chosen.choice.kind, PlanKind::kRule);
+  EXPECT_EQ(chosen.choice.rule.kernel, Kernel::kScalar);
+  EXPECT_THROW(plan::lay_out_plan(host_view(stencil), {PlanKind::kSlices, 0}), std::invalid_argument);
+}
+
 TEST(PlanChoice, RowStatisticsAndBlocksFromTheArrays) {
   const CsrMatrix a = tridiagonal_5();
   const RowLengthStats stats = plan::row_length_stats(host_view(a));

@@ -59,8 +59,10 @@ po::options_description option_table() {
       "real-matrices", po::value<std::string>(),
       "DIR: where --suite real finds index.tsv and the matrices (default matrices/real, as "
       "tools/fetch-matrices writes them)")(
-      "candidates", "also time every kernel auto's rule could pick on each matrix (auto=... rows)")(
-      "matrix", po::value<std::vector<std::string>>()->composing(), "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
+      "candidates",
+      "also time every kernel auto's rule could pick on each matrix, and each kind of auto's plan forced "
+      "(auto=... rows)")("matrix", po::value<std::vector<std::string>>()->composing(),
+                         "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
       "spec", po::value<std::vector<std::string>>()->composing(),
       "\"KIND key=value ...\": a generated matrix (repeatable), e.g. "
       "\"random rows=1000000 cols=1000000 per_row=8\"")(

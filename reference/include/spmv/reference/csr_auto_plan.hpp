@@ -36,17 +36,6 @@
 
 namespace spmv::reference {
 
-struct PlanRequest {
-  // A kind forced instead of plan::choose_plan's (spmv-bench --candidates,
-  // the tests). build() throws std::invalid_argument where the forced kind
-  // cannot hold the matrix (packed slices of a value with the padding bits).
-  std::optional<PlanKind> kind;
-  // Forced kTiles: threads a tile (tuning::kMergeThreads,
-  // kMergeSingleSmallThreads or kMergeSingleTinyThreads); 0: as the choice
-  // would give (the rule's for small matrices, csr_merge's for large).
-  int tile_threads = 0;
-};
-
 // What a plan is, for reports.
 struct PlanSummary {
   PlanKind kind = PlanKind::kRule;
@@ -65,10 +54,10 @@ struct PlanSummary {
 class CsrAutoPlan {
  public:
   // Builds the plan of A, whose arrays are in device memory: copies them to
-  // the host (after the work already on `stream`), chooses, lays out and
-  // uploads, and returns when the plan is ready. Throws std::runtime_error
-  // for a CUDA error (out of memory, say), std::invalid_argument for a
-  // forced kind that cannot hold A.
+  // the host (after the work already on `stream`), lays the plan out there
+  // (plan::lay_out_plan) and uploads it, and returns when it is ready.
+  // Throws std::runtime_error for a CUDA error (out of memory, say),
+  // std::invalid_argument for a forced kind that cannot hold A.
   static CsrAutoPlan build(const spmv_csr_view& A, cudaStream_t stream, const PlanRequest& request = {});
 
   CsrAutoPlan(CsrAutoPlan&&) noexcept;

@@ -53,6 +53,17 @@ enum class PlanKind { kSlices, kTiles, kRule };
 
 [[nodiscard]] const char* plan_kind_name(PlanKind kind);  // "slices", "tiles", "rule"
 
+struct PlanRequest {
+  // A kind forced instead of plan::choose_plan's (spmv-bench --candidates,
+  // the tests): refused (std::invalid_argument) where it cannot hold the
+  // matrix (packed slices of a value with the padding bits).
+  std::optional<PlanKind> kind;
+  // Forced kTiles: threads a tile (tuning::kMergeThreads,
+  // kMergeSingleSmallThreads or kMergeSingleTinyThreads); 0: as the choice
+  // would give (the rule's for small matrices, csr_merge's for large).
+  int tile_threads = 0;
+};
+
 namespace plan {
 
 // A CSR matrix in host memory. `values` may be empty where only the
@@ -180,6 +191,10 @@ struct MergeTiles {
   [[nodiscard]] std::int64_t bytes() const;
 };
 
+// Merge-path items (row ends + entries) in a tile of `tile_threads`
+// threads, as the tile kernel cuts them (csr_merge.cu, where it is defined).
+int merge_tile_items(int tile_threads);
+
 // The tiles of `tile_items` merge-path items each over these rows. Throws
 // std::invalid_argument for tile_items < 1 or a layout beyond 32-bit
 // indices.
@@ -214,6 +229,19 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
 
 // The rule's settled choice and the plan for `a` (structure only).
 PlanChoice choose_plan(const HostCsr& a);
+
+// The host half of CsrAutoPlan::build: the plan `request` asks for (the
+// choice by default) laid out from `a`. Packed slices need a's values; a
+// chosen plan of packed slices that cannot hold them falls back to the
+// rule. Throws std::invalid_argument for a forced kind that cannot hold `a`
+// and for tile threads without a tile kernel.
+struct HostPlan {
+  PlanChoice choice;  // what is laid out: its kind (forced or chosen), the rule's choice, the tile threads
+  std::optional<PackedSlices> slices;  // kSlices
+  std::optional<MergeTiles> tiles;     // kTiles
+  std::string description;             // describe_slices, describe_tiles, or "the rule's <choice>"
+};
+HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request = {});
 
 // "packed slices: 99.8% diagonals, 0.2% 16-bit, 0.0% 32-bit (4.02 bytes an
 // entry)".
