@@ -151,6 +151,7 @@ cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& ti
 struct PackedSlicesView {
   std::int32_t rows = 0;
   std::int64_t slices = 0;
+  std::int32_t max_width = 0;  // the widest slice's slots
   const plan::SliceHeader* headers = nullptr;
   const float* values = nullptr;
   const std::uint16_t* narrow = nullptr;

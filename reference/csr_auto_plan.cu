@@ -149,6 +149,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
     summary.slices = packed.slices();
     summary.slices_by_encoding = packed.slices_by_encoding;
     summary.slots = packed.slots();
+    summary.max_width = packed.max_width();
   } else if (summary.kind == PlanKind::kTiles) {
     const plan::MergeTiles& tiles = *laid.tiles;
     starts_at = arrays.add(tiles.starts);
@@ -169,6 +170,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
   if (summary.kind == PlanKind::kSlices) {
     state->slices = PackedSlicesView{A.rows,
                                      laid.slices->slices(),
+                                     laid.slices->max_width(),
                                      at<plan::SliceHeader>(block, headers_at),
                                      at<float>(block, values_at),
                                      at<std::uint16_t>(block, narrow_at),

@@ -17,7 +17,6 @@ namespace spmv::reference {
 namespace {
 
 constexpr int kThreads = tuning::kBlockSize;
-constexpr int kLoads = tuning::kPlanSliceLoads;
 constexpr int kSliceRows = plan::kSliceRows;
 static_assert(kSliceRows == kWarpSize, "a warp per slice");
 static_assert(kThreads % kWarpSize == 0, "blocks of whole slices");
@@ -46,7 +45,7 @@ struct WideColumns {
 
 // The lane's row: `width` slots from `values` (the lane's slot 0), kLoads
 // of them loaded before their gathers.
-template <typename Columns>
+template <int kLoads, typename Columns>
 __device__ __forceinline__ float sum_row(const float* __restrict__ values, int width, const Columns& columns,
                                          const float* __restrict__ x) {
   float sum = 0.0F;
@@ -70,7 +69,12 @@ __device__ __forceinline__ float sum_row(const float* __restrict__ values, int w
   return sum;
 }
 
-__global__ void __launch_bounds__(kThreads)
+// kLoads slots loaded together; kMinBlocks resident blocks asked of the
+// compiler (the 8-slot batch fits six blocks of 256 a SM in 40 registers,
+// and takes 56 when not asked for any; the 2-slot one fits eight in 32
+// registers), none spilling.
+template <int kLoads, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
     packed_slices_kernel(std::int32_t rows, std::int64_t slices, const plan::SliceHeader* __restrict__ headers,
                          const float* __restrict__ values, const std::uint16_t* __restrict__ narrow,
                          const std::int32_t* __restrict__ wide, const std::int32_t* __restrict__ diagonals,
@@ -88,12 +92,12 @@ __global__ void __launch_bounds__(kThreads)
   switch (header.encoding()) {
     case plan::SliceEncoding::kDiagonals:
       // A lane past the last row holds only padding: its row is never used.
-      sum = sum_row(slots, width, DiagonalColumns{diagonals + header.index, static_cast<std::int32_t>(row)}, x);
+      sum = sum_row<kLoads>(slots, width, DiagonalColumns{diagonals + header.index, static_cast<std::int32_t>(row)}, x);
       break;
     case plan::SliceEncoding::kNarrow:
-      sum = sum_row(slots, width, NarrowColumns{narrow + lane_index, header.base}, x);
+      sum = sum_row<kLoads>(slots, width, NarrowColumns{narrow + lane_index, header.base}, x);
       break;
-    case plan::SliceEncoding::kWide: sum = sum_row(slots, width, WideColumns{wide + lane_index}, x); break;
+    case plan::SliceEncoding::kWide: sum = sum_row<kLoads>(slots, width, WideColumns{wide + lane_index}, x); break;
   }
   if (row < rows) y[row] = sum;
 }
@@ -104,8 +108,16 @@ cudaError_t enqueue_packed_slices(const PackedSlicesView& A, const float* x, flo
   if (A.rows == 0 || A.slices == 0) return cudaSuccess;
   constexpr std::int64_t kSlicesPerBlock = kThreads / kWarpSize;
   const auto blocks = static_cast<unsigned int>((A.slices + kSlicesPerBlock - 1) / kSlicesPerBlock);
-  packed_slices_kernel<<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide,
-                                                        A.diagonals, x, y);
+  // Slices of at most kPlanShortSliceLoads slots (rows of one or two
+  // entries: bound by the x gathers) take the short batch, whose kernel
+  // keeps every thread of an SM resident.
+  if (A.max_width <= tuning::kPlanShortSliceLoads) {
+    packed_slices_kernel<tuning::kPlanShortSliceLoads, tuning::kPlanShortSliceMinBlocks>
+        <<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
+  } else {
+    packed_slices_kernel<tuning::kPlanSliceLoads, tuning::kPlanSliceMinBlocks>
+        <<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
+  }
   return cudaGetLastError();
 }
 

@@ -156,6 +156,12 @@ std::int64_t PackedSlices::bytes() const {
                                    diagonals.size() * sizeof(std::int32_t));
 }
 
+std::int32_t PackedSlices::max_width() const {
+  std::int32_t widest = 0;
+  for (const SliceHeader& header : headers) widest = std::max(widest, header.width());
+  return widest;
+}
+
 std::optional<PackedSlices> pack_slices(const HostCsr& a) {
   if (static_cast<std::int64_t>(a.values.size()) != a.nnz()) {
     throw std::invalid_argument("pack_slices: the values are needed");

@@ -190,6 +190,19 @@ inline constexpr double kPlanSlicesMaxPadding = 0.10;
 // is one round trip of loads and one of gathers. To be set with
 // auto=plan-slices on stencil27 (rows of 27: four batches of 8).
 inline constexpr int kPlanSliceLoads = 8;
+// Resident blocks of 256 asked for the kPlanSliceLoads kernel: six fit in
+// 40 registers without spilling (ptxas, sm_90); asked for none, the
+// compiler takes 56 (four blocks). Not measured on a GPU.
+inline constexpr int kPlanSliceMinBlocks = 6;
+// Slices of at most kPlanShortSliceLoads slots (shortrows: rows of 2 random
+// columns, bound by the x gathers, where resident warps are what keeps
+// gathers in flight) take a kernel loading that many slots together, asked
+// for kPlanShortSliceMinBlocks resident blocks of 256: 32 registers without
+// spilling (ptxas, sm_90), every thread of an SM resident, where the 8-slot
+// kernel holds 40 registers (six blocks, 75%). To be set by auto=plan-slices
+// on shortrows against cuSPARSE's SELL ALG1.
+inline constexpr int kPlanShortSliceLoads = 2;
+inline constexpr int kPlanShortSliceMinBlocks = 8;
 // Large skewed matrices (the rule's csr_merge) get csr_merge's tiles
 // (kMergeThreads x kMergeItems) planned, in one launch: no partition kernel,
 // which took 4.5-5.4 us of csr_merge's ~190 us on powerlaw (Nsight Compute,

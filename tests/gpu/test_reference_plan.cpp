@@ -4,8 +4,8 @@
 // (kernel_check.hpp: twice, guard zones around y, inputs unchanged, the
 // two runs equal bit for bit), against golden, on fresh random inputs:
 //  - the chosen plan on shapes that pick each kind (packed slices with all
-//    three encodings and a partial last slice; planned tiles of the small
-//    and the large shape; the rule);
+//    three encodings and a partial last slice, and of the short batch;
+//    planned tiles of the small and the large shape; the rule);
 //  - each kind forced on every conformance matrix (matrix_cases.cpp: empty
 //    rows, rows == 1, a row of 120k entries, rows at tile edges, more rows
 //    than a grid, ...);
@@ -126,6 +126,23 @@ TEST_F(PlanTest, LargeMixedRowsGetSlicesOfEveryEncodingWithAPartialLastSlice) {
       EXPECT_GT(summary.slices_by_encoding[encoding], 0)
           << plan::encoding_name(static_cast<plan::SliceEncoding>(encoding));
     }
+  }
+}
+
+TEST_F(PlanTest, LargeShortRowsGetSlicesOfTheShortBatch) {
+  const std::uint64_t seed = fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  // Rows of two random columns (shortrows of spmv-bench's suite, smaller),
+  // then rows of 0-2 forced (empty rows, a partial last slice).
+  for (const reference::PlanSummary& summary : expect_plan_matches_golden(
+           gen::uniform_random(600'000, 600'000, 2, seed), {}, PlanKind::kSlices, seed, *executor_)) {
+    EXPECT_EQ(summary.max_width, 2);
+    EXPECT_EQ(summary.slices_by_encoding[2], summary.slices) << "random columns over 600,000: 32-bit";
+  }
+  for (const reference::PlanSummary& summary :
+       expect_plan_matches_golden(rows_of_lengths(32 * 40 + 9, 70'000, {2, 1, 0, 2, 2, 0}, seed),
+                                  {PlanKind::kSlices, 0}, PlanKind::kSlices, seed, *executor_)) {
+    EXPECT_EQ(summary.max_width, 2);
   }
 }
 

@@ -213,6 +213,12 @@ TEST(Options, CollectsRepeatedSourcesAndFilters) {
   EXPECT_EQ(options.csv_path->string(), "o.csv");
 }
 
+TEST(Options, PlansAndCandidatesAreFlags) {
+  EXPECT_FALSE(parse({}).plans);
+  EXPECT_TRUE(parse({"--plans", "--suite", "stencil2d"}).plans);
+  EXPECT_TRUE(parse({"--candidates"}).candidates);
+}
+
 TEST(Options, RejectsBadValuesAndUnknownOptions) {
   EXPECT_THROW(parse({"--iterations", "0"}), UsageError);
   EXPECT_THROW(parse({"--iterations", "many"}), UsageError);

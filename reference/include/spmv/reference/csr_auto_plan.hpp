@@ -46,6 +46,7 @@ struct PlanSummary {
   std::int64_t slices = 0;                           // kSlices
   std::array<std::int64_t, 3> slices_by_encoding{};  // kSlices, by plan::SliceEncoding
   std::int64_t slots = 0;                            // kSlices: real and padding
+  std::int32_t max_width = 0;                        // kSlices: the widest slice's slots
   std::int64_t tiles = 0;                            // kTiles
   std::int64_t cut_rows = 0;                         // kTiles
   int tile_threads = 0;                              // kTiles

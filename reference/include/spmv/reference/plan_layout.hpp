@@ -133,6 +133,7 @@ struct PackedSlices {
 
   [[nodiscard]] std::int64_t slices() const { return static_cast<std::int64_t>(headers.size()); }
   [[nodiscard]] std::int64_t slots() const { return static_cast<std::int64_t>(values.size()); }
+  [[nodiscard]] std::int32_t max_width() const;  // the widest slice's slots
   // Bytes of all the arrays: what the device holds and one product reads
   // (besides x and y).
   [[nodiscard]] std::int64_t bytes() const;
