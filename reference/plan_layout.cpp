@@ -301,23 +301,56 @@ TileStart path_point(std::span<const std::int32_t> row_ptr, std::int64_t diagona
 
 }  // namespace
 
-MergeTiles plan_merge_tiles(std::span<const std::int32_t> row_ptr, int tile_items) {
-  if (tile_items < 1) throw std::invalid_argument("plan_merge_tiles: tile_items must be at least 1");
+MergeTiles plan_merge_tiles(std::span<const std::int32_t> row_ptr, int tile_items, int max_shift) {
+  if (max_shift < 0) throw std::invalid_argument("plan_merge_tiles: max_shift must be at least 0");
+  // A boundary moves back by up to max_shift entries, or forward by up to
+  // max_shift entries and the row's end: a tile grows by 2 x max_shift + 1
+  // items at most.
+  // Boundaries more than `growth` apart stay in order, each tile non-empty.
+  const std::int64_t growth = max_shift > 0 ? 2 * std::int64_t{max_shift} + 1 : 0;
+  const std::int64_t spacing = std::int64_t{tile_items} - growth;
+  if (spacing < growth + 1) {
+    char text[96];
+    std::snprintf(text, sizeof text, "plan_merge_tiles: tiles of %d items are too short for shifts of %d", tile_items,
+                  max_shift);
+    throw std::invalid_argument(text);
+  }
   if (row_ptr.empty()) throw std::invalid_argument("plan_merge_tiles: row_ptr needs rows + 1 entries");
   const auto rows = static_cast<std::int64_t>(row_ptr.size()) - 1;
   const std::int64_t nnz = row_ptr.back();
   const std::int64_t path = rows + nnz;
-  const std::int64_t tiles = (path + tile_items - 1) / tile_items;
+  const std::int64_t even_tiles = (path + spacing - 1) / spacing;
+  if (even_tiles > kInt32Max) throw std::invalid_argument("plan_merge_tiles: more tiles than a grid holds");
   MergeTiles plan;
   plan.tile_items = tile_items;
-  plan.starts.reserve(static_cast<std::size_t>(tiles) + 1);
-  for (std::int64_t t = 0; t <= tiles; ++t) plan.starts.push_back(path_point(row_ptr, std::min(t * tile_items, path)));
+  plan.starts.reserve(static_cast<std::size_t>(even_tiles) + 1);
+  const auto start_of = [&](std::int64_t row) { return static_cast<std::int64_t>(row_ptr[row]); };
+  for (std::int64_t t = 0; t <= even_tiles; ++t) {
+    TileStart point = path_point(row_ptr, std::min(t * spacing, path));
+    // A boundary that cuts a row within max_shift entries of either end
+    // moves to that end (before the row's first entry, or past its row end),
+    // so that only rows longer than 2 x max_shift are ever cut.
+    if (max_shift > 0 && t > 0 && t < even_tiles && point.row < rows && point.entry > start_of(point.row)) {
+      const std::int64_t head = point.entry - start_of(point.row);
+      const std::int64_t tail = start_of(point.row + 1) - point.entry;
+      if (head <= max_shift) {
+        point.entry = row_ptr[point.row];
+      } else if (tail <= max_shift) {
+        point.entry = row_ptr[point.row + 1];
+        ++point.row;
+      }
+    }
+    plan.starts.push_back(point);
+  }
+  // The last boundary, moved past the end of the last row, is the path's
+  // end: no tile after it.
+  if (plan.starts.size() >= 2 && plan.starts[plan.starts.size() - 2] == plan.starts.back()) plan.starts.pop_back();
+  const auto tiles = static_cast<std::int64_t>(plan.starts.size()) - 1;
 
   // The parts each tile hands over, decided as the tile kernel decides them:
   // its start cuts its first row when it begins past that row's first entry
   // (the part goes in only if the row ends in the tile); its end cuts the
   // row it stops in unless it holds none of that row's entries.
-  const auto start_of = [&](std::int64_t row) { return static_cast<std::int64_t>(row_ptr[row]); };
   std::int64_t current_row = -1;  // the cut row the last part went to
   const auto part_for = [&](std::int32_t row) {
     if (row != current_row) {
@@ -444,7 +477,7 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
       throw std::invalid_argument(text);
     }
     laid.choice.tile_threads = threads;
-    laid.tiles = plan_merge_tiles(a.row_ptr, merge_tile_items(threads));
+    laid.tiles = plan_merge_tiles(a.row_ptr, merge_tile_items(threads), tuning::kPlanTileShift);
     laid.description = describe_tiles(*laid.tiles, threads);
   } else {
     laid.description = "the rule's " + laid.choice.rule.describe();

@@ -209,5 +209,14 @@ inline constexpr int kPlanShortSliceMinBlocks = 8;
 // docs/performance.md), where auto led cuSPARSE by 0.7%. To be set by
 // auto=plan-tiles against auto=plan-rule on powerlaw.
 inline constexpr bool kPlanTilesForLargeSkewed = true;
+// Planned tiles: a tile boundary that would cut a row within this many
+// entries of either end moves to that end, so only rows of more than twice
+// this are cut and handed over through the plan's slots (a store, a fence
+// and an atomic each, on the critical path of a small matrix); the tiles
+// are spaced 2 x this + 1 items closer to stay within the kernel's tile.
+// A warp's worth. Counted on the host (spmv-bench --plans): rajat01's
+// tiles cut 4 rows (31 with even tiles), EVA's 1 (3), powerlaw's 2970
+// (6675). To be set by auto=plan-tiles on rajat01, EVA and powerlaw.
+inline constexpr int kPlanTileShift = 32;
 
 }  // namespace spmv::reference::tuning

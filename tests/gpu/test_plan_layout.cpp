@@ -213,7 +213,7 @@ TEST(PlanSlices, SlicesWithTheSameDiagonalsShareThem) {
 TEST(PlanTiles, AHandCheckedPartition) {
   // Rows of 5, 0 and 1 entries: the path is e0 e1 e2 | e3 e4 R0 | R1 e5 R2.
   const std::vector<std::int32_t> row_ptr = {0, 5, 5, 6};
-  const plan::MergeTiles tiles = plan::plan_merge_tiles(row_ptr, 3);
+  const plan::MergeTiles tiles = plan::plan_merge_tiles(row_ptr, 3, 0);
   EXPECT_EQ(tiles.starts, (std::vector<plan::TileStart>{{0, 0}, {0, 3}, {1, 5}, {3, 6}}));
   // Row 0 is cut after its third entry: tile 0 hands over its end, tile 1
   // its start; the other rows are whole.
@@ -222,22 +222,43 @@ TEST(PlanTiles, AHandCheckedPartition) {
   EXPECT_EQ(tiles.part_slots, 2);
 }
 
-// Every tile start is where the merge path crosses its diagonal, every cut
-// row's parts are handed over once each, and the tiles' product is right.
-void expect_tiles_hold(const CsrMatrix& a, int tile_items, std::uint64_t seed) {
-  SCOPED_TRACE("tiles of " + std::to_string(tile_items) + " items");
-  const plan::MergeTiles tiles = plan::plan_merge_tiles(a.row_ptr, tile_items);
+// Every tile start is a point of the merge path within `max_shift` of its
+// even place, every tile holds at most `tile_items` items, only rows longer
+// than 2 x max_shift are cut, every cut row's parts are handed over once
+// each, and the tiles' product is right.
+void expect_tiles_hold(const CsrMatrix& a, int tile_items, int max_shift, std::uint64_t seed) {
+  SCOPED_TRACE("tiles of " + std::to_string(tile_items) + " items, shifts up to " + std::to_string(max_shift));
+  const plan::MergeTiles tiles = plan::plan_merge_tiles(a.row_ptr, tile_items, max_shift);
   const std::int64_t path = std::int64_t{a.rows} + a.nnz();
-  ASSERT_EQ(tiles.tiles(), (path + tile_items - 1) / tile_items);
+  const std::int64_t spacing = max_shift > 0 ? tile_items - 2 * max_shift - 1 : tile_items;
+  // One fewer where the last boundary moved to the path's end.
+  ASSERT_LE(tiles.tiles(), (path + spacing - 1) / spacing);
+  ASSERT_GE(tiles.tiles(), (path + spacing - 1) / spacing - (max_shift > 0 ? 1 : 0));
   ASSERT_EQ(tiles.starts.size(), static_cast<std::size_t>(tiles.tiles()) + 1);
   for (std::size_t t = 0; t < tiles.starts.size(); ++t) {
     const plan::TileStart s = tiles.starts[t];
-    ASSERT_EQ(std::int64_t{s.row} + s.entry, std::min<std::int64_t>(static_cast<std::int64_t>(t) * tile_items, path));
+    const std::int64_t even = std::min<std::int64_t>(static_cast<std::int64_t>(t) * spacing, path);
+    const std::int64_t diagonal = std::int64_t{s.row} + s.entry;
+    if (t == 0 || t + 1 == tiles.starts.size()) {
+      ASSERT_EQ(diagonal, t == 0 ? 0 : path) << "tile " << t;
+    } else {
+      ASSERT_GE(diagonal, even - max_shift) << "tile " << t;
+      ASSERT_LE(diagonal, even + max_shift + 1) << "tile " << t;
+    }
+    if (t > 0) {
+      const std::int64_t items = diagonal - tiles.starts[t - 1].row - tiles.starts[t - 1].entry;
+      ASSERT_GE(items, 1) << "tile " << t - 1;
+      ASSERT_LE(items, tile_items) << "tile " << t - 1;
+    }
     ASSERT_GE(s.row, 0);
     ASSERT_LE(s.row, a.rows);
     ASSERT_LE(a.row_ptr[s.row], s.entry) << "tile " << t;  // the rows before it end at or before its entry
     if (s.row < a.rows) {
       ASSERT_GE(a.row_ptr[s.row + 1], s.entry) << "tile " << t;  // and its row does not end before it
+      if (max_shift > 0 && s.entry > a.row_ptr[s.row] && t + 1 < tiles.starts.size()) {
+        EXPECT_GT(s.entry - a.row_ptr[s.row], max_shift) << "tile " << t << " cuts a row near its start";
+        EXPECT_GT(a.row_ptr[s.row + 1] - s.entry, max_shift) << "tile " << t << " cuts a row near its end";
+      }
     }
   }
   std::vector<int> uses(static_cast<std::size_t>(tiles.part_slots), 0);
@@ -252,7 +273,10 @@ void expect_tiles_hold(const CsrMatrix& a, int tile_items, std::uint64_t seed) {
     }
   }
   for (std::size_t slot = 0; slot < uses.size(); ++slot) ASSERT_EQ(uses[slot], 1) << "part slot " << slot;
-  for (const plan::CutRow& row : tiles.cut_rows) EXPECT_GE(row.parts, 2) << "row " << row.row;
+  for (const plan::CutRow& row : tiles.cut_rows) {
+    EXPECT_GE(row.parts, 2) << "row " << row.row;
+    EXPECT_GT(a.row_length(row.row), 2 * max_shift) << "row " << row.row;
+  }
 
   const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
   std::vector<float> y(static_cast<std::size_t>(a.rows), std::bit_cast<float>(kPoisonBits));
@@ -269,6 +293,7 @@ TEST(PlanTiles, LongAndEmptyRowsAcrossTilesOfEverySize) {
       {"rows at tile edges",
        rows_of_lengths(60, 9000, {1247, 1248, 1249, 0, 2527, 1, 2528, 4095, 0, 0, 2526, 5055, 7}, rng())},
       {"power law", gen::power_law(3001, 2000, 1.5, 1900, rng())},
+      {"short rows", gen::uniform_random(5000, 5000, 7, rng())},
       {"mostly empty", gen::with_empty_rows(gen::uniform_random(3000, 400, 3, rng()), 0.9, rng())},
       {"one row", rows_of_lengths(1, 20'000, {20'000}, rng())},
       {"one by one", gen::diagonal(1, rng())},
@@ -277,13 +302,32 @@ TEST(PlanTiles, LongAndEmptyRowsAcrossTilesOfEverySize) {
   };
   for (const auto& [name, a] : matrices) {
     SCOPED_TRACE(name);
-    for (const int tile_items : {1, 7, 123, 608, 1248, 2528}) expect_tiles_hold(a, tile_items, rng());
+    for (const auto& [tile_items, max_shift] :
+         {std::pair{1, 0}, {7, 0}, {15, 3}, {123, 0}, {123, 20}, {608, 32}, {1248, 0}, {1248, 32}, {2528, 32}}) {
+      expect_tiles_hold(a, tile_items, max_shift, rng());
+    }
   }
+}
+
+TEST(PlanTiles, ShiftedBoundariesCutOnlyLongRows) {
+  // Rows of 10 and one of 200: even tiles of 41 items cut many rows of 10;
+  // shifted by up to 5, none of them.
+  std::vector<std::int32_t> lengths(300, 10);
+  lengths[150] = 200;
+  const CsrMatrix a = rows_of_lengths(300, 1000, lengths, 5);
+  const plan::MergeTiles even = plan::plan_merge_tiles(a.row_ptr, 41, 0);
+  const plan::MergeTiles shifted = plan::plan_merge_tiles(a.row_ptr, 41 + 11, 5);
+  EXPECT_GT(even.cut_rows.size(), 10u);
+  ASSERT_EQ(shifted.cut_rows.size(), 1u);
+  EXPECT_EQ(shifted.cut_rows[0].row, 150);
 }
 
 TEST(PlanTiles, RefusesATileOfNoItems) {
   const std::vector<std::int32_t> row_ptr = {0, 1};
-  EXPECT_THROW(plan::plan_merge_tiles(row_ptr, 0), std::invalid_argument);
+  EXPECT_THROW(plan::plan_merge_tiles(row_ptr, 0, 0), std::invalid_argument);
+  EXPECT_THROW(plan::plan_merge_tiles(row_ptr, 130, 32), std::invalid_argument);  // spacing 65, moves of 65
+  EXPECT_NO_THROW(plan::plan_merge_tiles(row_ptr, 131, 32));
+  EXPECT_THROW(plan::plan_merge_tiles(row_ptr, 8, -1), std::invalid_argument);
 }
 
 // ---- The choice
@@ -405,7 +449,7 @@ TEST(PlanChoice, Descriptions) {
   EXPECT_EQ(plan::describe_slices(*packed),
             "packed slices: 100.0% diagonals, 0.0% 16-bit, 0.0% 32-bit (31.69 bytes an entry)");  // 412 / 13
   const std::vector<std::int32_t> row_ptr = {0, 5, 5, 6};
-  EXPECT_EQ(plan::describe_tiles(plan::plan_merge_tiles(row_ptr, 3), 256),
+  EXPECT_EQ(plan::describe_tiles(plan::plan_merge_tiles(row_ptr, 3, 0), 256),
             "merge tiles: 3 tiles of 256 threads, 1 cut rows");
   EXPECT_STREQ(reference::plan_kind_name(PlanKind::kSlices), "slices");
 }

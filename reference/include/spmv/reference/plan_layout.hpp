@@ -20,13 +20,15 @@
 // A thread sums its row's slots in slot order, which is the row's column
 // order in every encoding: the same order as a sequential CSR product.
 //
-// Merge tiles (PlanKind::kTiles): csr_merge's tiles of equal merge-path
-// length with the partition made here, once: each tile's start (row,
-// entry) is stored, so the single launch searches for nothing. A row cut by
-// tile boundaries gets a part from each tile holding some of it; each part
-// goes to its own slot, and the tile that brings the last part (an arrival
-// count per cut row) adds the parts in tile order and stores the row. No
-// tile re-reads another's entries, and results repeat bit for bit.
+// Merge tiles (PlanKind::kTiles): csr_merge's tiles with the partition
+// made here, once: each tile's start (row, entry) is stored, so the single
+// launch searches for nothing. The boundaries are nearly even on the merge
+// path, each moved to a row's end where that avoids cutting a short row, so
+// only long rows are cut. A row cut by tile boundaries gets a part from
+// each tile holding some of it; each part goes to its own slot, and the
+// tile that brings the last part (an arrival count per cut row) adds the
+// parts in tile order and stores the row. No tile re-reads another's
+// entries, and results repeat bit for bit.
 #pragma once
 
 #include <array>
@@ -196,10 +198,15 @@ struct MergeTiles {
 // threads, as the tile kernel cuts them (csr_merge.cu, where it is defined).
 int merge_tile_items(int tile_threads);
 
-// The tiles of `tile_items` merge-path items each over these rows. Throws
-// std::invalid_argument for tile_items < 1 or a layout beyond 32-bit
-// indices.
-MergeTiles plan_merge_tiles(std::span<const std::int32_t> row_ptr, int tile_items);
+// Tiles of at most `tile_items` merge-path items over these rows: their
+// boundaries spaced tile_items - (2 x max_shift + 1) items apart on the
+// path, each moved by up to max_shift entries to the start or past the end
+// of the row it would cut, so that only rows of more than 2 x max_shift
+// entries are cut (max_shift 0: tile_items apart, unmoved, the even cut of
+// csr_merge). Throws std::invalid_argument when that spacing is not above
+// 2 x max_shift + 1 (the boundaries would not stay in order), or for a
+// layout beyond 32-bit indices.
+MergeTiles plan_merge_tiles(std::span<const std::int32_t> row_ptr, int tile_items, int max_shift);
 
 // The tiles' CPU product: each tile's parts summed separately and every
 // cut row's parts added in tile order, as the kernel's tiles hand them
