@@ -22,31 +22,36 @@ static_assert(kSliceRows == kWarpSize, "a warp per slice");
 static_assert(kThreads % kWarpSize == 0, "blocks of whole slices");
 
 // What a slot's column is made of: a word loaded with the slot's value,
-// then the column from that word.
+// then the column from that word. word(k) is slot k of the current batch;
+// next(n) moves on by n slots (pointers step, no index grows with the
+// slice's width).
 struct DiagonalColumns {
-  const std::int32_t* __restrict__ offsets;  // the slice's diagonals
+  const std::int32_t* __restrict__ offsets;  // the batch's diagonals, alike in every lane
   std::int32_t row;
-  __device__ std::int32_t word(int slot) const { return __ldg(&offsets[slot]); }
+  __device__ std::int32_t word(int k) const { return __ldg(&offsets[k]); }
   __device__ std::int32_t column(std::int32_t word) const { return row + word; }
+  __device__ void next(int slots) { offsets += slots; }
 };
 
 struct NarrowColumns {
-  const std::uint16_t* __restrict__ offsets;  // the lane's slot 0
+  const std::uint16_t* __restrict__ offsets;  // the lane's slot 0 of the batch
   std::int32_t base;
-  __device__ std::int32_t word(int slot) const { return load_matrix<true>(&offsets[slot * kSliceRows]); }
+  __device__ std::int32_t word(int k) const { return load_matrix<true>(&offsets[k * kSliceRows]); }
   __device__ std::int32_t column(std::int32_t word) const { return base + word; }
+  __device__ void next(int slots) { offsets += static_cast<std::ptrdiff_t>(slots) * kSliceRows; }
 };
 
 struct WideColumns {
-  const std::int32_t* __restrict__ columns;  // the lane's slot 0
-  __device__ std::int32_t word(int slot) const { return load_matrix<true>(&columns[slot * kSliceRows]); }
+  const std::int32_t* __restrict__ columns;  // the lane's slot 0 of the batch
+  __device__ std::int32_t word(int k) const { return load_matrix<true>(&columns[k * kSliceRows]); }
   __device__ std::int32_t column(std::int32_t word) const { return word; }
+  __device__ void next(int slots) { columns += static_cast<std::ptrdiff_t>(slots) * kSliceRows; }
 };
 
 // The lane's row: `width` slots from `values` (the lane's slot 0), kLoads
 // of them loaded before their gathers.
 template <int kLoads, typename Columns>
-__device__ __forceinline__ float sum_row(const float* __restrict__ values, int width, const Columns& columns,
+__device__ __forceinline__ float sum_row(const float* __restrict__ values, int width, Columns columns,
                                          const float* __restrict__ x) {
   float sum = 0.0F;
   for (int first = 0; first < width; first += kLoads) {
@@ -55,8 +60,8 @@ __device__ __forceinline__ float sum_row(const float* __restrict__ values, int w
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) {
       if (first + k < width) {
-        value[k] = load_matrix<true>(&values[(first + k) * kSliceRows]);
-        word[k] = columns.word(first + k);
+        value[k] = load_matrix<true>(&values[k * kSliceRows]);
+        word[k] = columns.word(k);
       }
     }
 #pragma unroll
@@ -65,6 +70,8 @@ __device__ __forceinline__ float sum_row(const float* __restrict__ values, int w
         sum += value[k] * __ldg(&x[columns.column(word[k])]);
       }
     }
+    values += kLoads * kSliceRows;
+    columns.next(kLoads);
   }
   return sum;
 }
