@@ -198,6 +198,8 @@ TEST_F(PlanTest, TwoPlansRunInTurnEachTimeRight) {
   const std::vector<float> x_second = random_vector(static_cast<std::size_t>(second.cols), seed + 2);
   std::vector<UploadedMatrix> first_layouts = uploaded_layouts(SPMV_FORMAT_CSR, first);
   std::vector<UploadedMatrix> second_layouts = uploaded_layouts(SPMV_FORMAT_CSR, second);
+  ASSERT_EQ(first_layouts.size(), 1u);  // the plans below are of these layouts
+  ASSERT_EQ(second_layouts.size(), 1u);
   const auto view = [](const std::vector<UploadedMatrix>& layouts) {
     return *static_cast<const spmv_csr_view*>(layouts.front().view());
   };
