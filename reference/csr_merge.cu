@@ -54,9 +54,9 @@
 // auto's planned tiles (CsrAutoPlan's kTiles, plan_layout.hpp) run
 // merge_tile's body (sum_tile) on tiles whose starts the plan made once, in
 // one launch with no partition kernel; a row cut by tile boundaries has its
-// parts stored in the plan's slots and added, in tile order, by the tile
-// that brings the last one (PlannedCuts), not atomically: bit-for-bit
-// repeatable, and no tile re-reads another's entries.
+// parts stored in the plan's slots and added, in an order of its own, by
+// the tile that brings the last one (PlannedCuts), not atomically:
+// bit-for-bit repeatable, and no tile re-reads another's entries.
 #include <climits>
 #include <cub/block/block_reduce.cuh>
 
@@ -262,9 +262,12 @@ __device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_e
 
 // How a tile hands over its part of a row cut by a tile boundary: the row
 // its start cuts (`first`, called only when the row ends in the tile) and
-// the row its end cuts (`last`). csr_merge adds the parts atomically to a y
-// its partition zeroed; auto's planned tiles deposit them (PlannedCuts).
+// the row its end cuts (`last`), each by the one thread that holds that
+// part; then finish(), called by every thread of the tile. csr_merge adds
+// the parts atomically to a y its partition zeroed; auto's planned tiles
+// hand them over through the plan (PlannedCuts).
 struct AtomicCuts {
+  struct Storage {};  // nothing kept between the parts and finish()
   float* y;
 
   // Whether the tile's start cuts its first row: it begins past the row's
@@ -273,20 +276,27 @@ struct AtomicCuts {
     return begin.row < rows && begin.entry > row_ptr[begin.row];
   }
   __device__ bool last_row_cut(bool holds_entries_of_last_row) const { return holds_entries_of_last_row; }
-  __device__ void first(std::int32_t row, float part) const { atomicAdd(&y[row], part); }
-  __device__ void last(std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+  __device__ void first(Storage&, std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+  __device__ void last(Storage&, std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+  __device__ void finish(Storage&) const {}
 };
 
 // The planned tiles' hand-over (plan_layout.hpp): the tile's seam, made on
 // the host from the same row pointers by the same tests as AtomicCuts'
 // (the last row is cut exactly when the tile kernel finds it cut, so that
 // test is not read from the seam), says which parts it hands over and
-// where each goes. A part is stored in its slot, then counted in; the
-// tile whose part completes the row adds the row's parts in tile order,
-// stores the row and sets the count back to 0 for the next call. No
-// atomics on y, no order of arrival in the sum. The seam is read where it
-// is needed, not held: the 512-thread tile kernel has no register to spare.
+// where each goes. The parts wait in shared memory until the tile is done;
+// then its first warp stores each in its slot and counts it in, and where
+// that completes the row, adds the row's parts (a lane's share each, in
+// slot order, then a shuffle reduction of fixed shape: the same sum every
+// run, whichever tile comes last), stores the row and sets the count back
+// to 0 for the next call. No atomics on y. The seam is read where it is
+// needed, not held: the 512-thread tile kernel has no register to spare.
 struct PlannedCuts {
+  struct Storage {
+    float first;
+    float last;
+  };
   const plan::TileSeam* __restrict__ seams;
   const plan::CutRow* __restrict__ cut_rows;
   float* __restrict__ parts;
@@ -297,26 +307,41 @@ struct PlannedCuts {
     return seams[blockIdx.x].first_cut >= 0;
   }
   __device__ bool last_row_cut(bool holds_entries_of_last_row) const { return holds_entries_of_last_row; }
-  __device__ void first(std::int32_t, float part) const {
-    deposit(seams[blockIdx.x].first_cut, seams[blockIdx.x].first_slot, part);
-  }
-  __device__ void last(std::int32_t, float part) const {
-    deposit(seams[blockIdx.x].last_cut, seams[blockIdx.x].last_slot, part);
+  __device__ void first(Storage& storage, std::int32_t, float part) const { storage.first = part; }
+  __device__ void last(Storage& storage, std::int32_t, float part) const { storage.last = part; }
+
+  __device__ void finish(Storage& storage) const {
+    __syncthreads();  // the parts are in `storage`
+    if (threadIdx.x >= kWarpSize) return;
+    const plan::TileSeam seam = seams[blockIdx.x];
+    if (seam.first_cut >= 0) hand_over(seam.first_cut, seam.first_slot, storage.first);
+    if (seam.last_cut >= 0) hand_over(seam.last_cut, seam.last_slot, storage.last);
   }
 
-  __device__ void deposit(std::int32_t cut, std::int32_t slot, float part) const {
-    parts[slot] = part;
-    // The part is visible device-wide before it is counted (the fence
-    // pattern of CUDA's threadFenceReduction sample).
-    __threadfence();
+  // By the tile's first warp, all of it.
+  __device__ void hand_over(std::int32_t cut, std::int32_t slot, float part) const {
+    constexpr unsigned int kAll = 0xffffffffU;
+    const int lane = static_cast<int>(threadIdx.x);
+    unsigned int arrived = 0;
+    if (lane == 0) {
+      parts[slot] = part;
+      // The part is visible device-wide before it is counted (the fence
+      // pattern of CUDA's threadFenceReduction sample).
+      __threadfence();
+      arrived = atomicAdd(&arrivals[cut], 1U);
+    }
+    arrived = __shfl_sync(kAll, arrived, 0);
     const plan::CutRow row = cut_rows[cut];
-    if (atomicAdd(&arrivals[cut], 1U) != static_cast<unsigned int>(row.parts - 1)) return;
+    if (arrived != static_cast<unsigned int>(row.parts - 1)) return;
     __threadfence();
     float total = 0.0F;
     // From L2: other SMs wrote them, and L1 is not coherent.
-    for (std::int32_t p = 0; p < row.parts; ++p) total += __ldcg(&parts[row.first_slot + p]);
-    y[row.row] = total;
-    arrivals[cut] = 0U;
+    for (std::int32_t p = lane; p < row.parts; p += kWarpSize) total += __ldcg(&parts[row.first_slot + p]);
+    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) total += __shfl_down_sync(kAll, total, offset);
+    if (lane == 0) {
+      y[row.row] = total;
+      arrivals[cut] = 0U;
+    }
   }
 };
 
@@ -332,6 +357,7 @@ __device__ __forceinline__ void sum_tile(PathPoint begin, PathPoint end, std::in
   __shared__ std::int32_t staged[kTileItems<kThreads, kItems> + 1];
   __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
   __shared__ bool first_row_cut;
+  __shared__ typename Cuts::Storage cut_storage;
 
   const int tile_rows = end.row - begin.row;
   const int tile_entries = end.entry - begin.entry;
@@ -377,13 +403,14 @@ __device__ __forceinline__ void sum_tile(PathPoint begin, PathPoint end, std::in
       float row_sum = 0.0F;
       for (int k = row_begin(i); k < row_stop(i); ++k) row_sum += product[k];
       if (i == tile_rows) {
-        if (last_row_cut) cuts.last(end.row, row_sum);
+        if (last_row_cut) cuts.last(cut_storage, end.row, row_sum);
       } else if (i == 0 && first_row_cut) {
-        cuts.first(begin.row, row_sum);
+        cuts.first(cut_storage, begin.row, row_sum);
       } else {
         y[begin.row + i] = row_sum;
       }
     }
+    cuts.finish(cut_storage);
     return;
   }
 
@@ -393,12 +420,13 @@ __device__ __forceinline__ void sum_tile(PathPoint begin, PathPoint end, std::in
       walk_path<kThreads, kItems>(tid, tile_rows, tile_entries, row_end, product, 0.0F, begin.row, y, scan_storage);
   if (walk.first_done) {
     if (walk.first_row == 0 && first_row_cut) {
-      cuts.first(begin.row, walk.first_total);
+      cuts.first(cut_storage, begin.row, walk.first_total);
     } else {
       y[begin.row + walk.first_row] = walk.first_total;
     }
   }
-  if (tid == kThreads - 1 && last_row_cut) cuts.last(end.row, walk.tile_total);
+  if (tid == kThreads - 1 && last_row_cut) cuts.last(cut_storage, end.row, walk.tile_total);
+  cuts.finish(cut_storage);
 }
 
 template <int kThreads, int kItems, int kMinBlocks>

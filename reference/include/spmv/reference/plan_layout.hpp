@@ -27,8 +27,9 @@
 // only long rows are cut. A row cut by tile boundaries gets a part from
 // each tile holding some of it; each part goes to its own slot, and the
 // tile that brings the last part (an arrival count per cut row) adds the
-// parts in tile order and stores the row. No tile re-reads another's
-// entries, and results repeat bit for bit.
+// parts (the first warp: a lane's share of the slots each, in slot order,
+// then a shuffle reduction; the same order every run) and stores the row.
+// No tile re-reads another's entries, and results repeat bit for bit.
 #pragma once
 
 #include <array>
@@ -209,8 +210,9 @@ int merge_tile_items(int tile_threads);
 MergeTiles plan_merge_tiles(std::span<const std::int32_t> row_ptr, int tile_items, int max_shift);
 
 // The tiles' CPU product: each tile's parts summed separately and every
-// cut row's parts added in tile order, as the kernel's tiles hand them
-// over (values required).
+// cut row's parts added in slot order (the kernel adds the same parts in
+// an order of its own: the same terms, rounded otherwise), as the kernel's
+// tiles hand them over (values required).
 void merge_tiles_spmv(const MergeTiles& tiles, const HostCsr& a, std::span<const float> x, std::span<float> y);
 
 // ---- The choice
