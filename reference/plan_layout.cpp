@@ -446,6 +446,14 @@ PlanChoice choose_plan(const HostCsr& a) {
   return choose_plan(stats, rule, sliced_ell_slots(a.row_ptr));
 }
 
+std::int64_t product_bytes(const PackedSlices& slices) {
+  return slices.bytes() + 4 * (std::int64_t{slices.rows} + slices.cols);
+}
+
+std::int64_t product_bytes(const HostCsr& a) {
+  return 8 * a.nnz() + 4 * (std::int64_t{a.rows} + 1) + 4 * (std::int64_t{a.rows} + a.cols);
+}
+
 HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
   HostPlan laid;
   laid.choice = choose_plan(a);
@@ -458,7 +466,12 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
           "auto's plan: packed slices cannot hold this matrix (a value with the padding bits, or more slots than "
           "32-bit indices address)");
     }
-    if (!laid.slices) laid.choice.kind = PlanKind::kRule;
+    const bool saves_enough = laid.slices && static_cast<double>(product_bytes(*laid.slices)) <=
+                                                 tuning::kPlanSlicesMaxBytes * static_cast<double>(product_bytes(a));
+    if (!request.kind && !saves_enough) {
+      laid.slices.reset();
+      laid.choice.kind = PlanKind::kRule;
+    }
   }
   laid.choice.tile_threads = 0;
   if (laid.choice.kind == PlanKind::kSlices) {

@@ -185,6 +185,14 @@ inline constexpr double kPlanSlicesMaxMean = 32.0;
 // uses for sigma = 1 (every regular suite matrix is within 2%). To be set
 // by auto=plan-slices on matrices of growing row-length spread.
 inline constexpr double kPlanSlicesMaxPadding = 0.10;
+// Packed slices, once laid out, only where a product through them moves at
+// most this share of the bytes a CSR product moves (x and y counted in
+// both; spmv-bench --plans computes both): where they save little, the
+// rule's measured kernel stays. random's 32-bit slices save 2.5% (0.975:
+// it keeps row blocks, 1.017x), shortrows' 12.5% (0.875), the stencils'
+// and the band's 45-49% (0.51-0.55). To be set by auto=plan-slices against
+// auto=plan-rule on random and shortrows.
+inline constexpr double kPlanSlicesMaxBytes = 0.90;
 // Slots a thread loads together (values and column words) before the x
 // gathers that use them, as csr_rows' kRowsLoads: a stencil row of 5 or 7
 // is one round trip of loads and one of gathers. To be set with

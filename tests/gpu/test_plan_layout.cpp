@@ -422,6 +422,25 @@ TEST(PlanLayOut, LaysOutTheChosenOrTheForcedKind) {
   EXPECT_TRUE(forced_slices.slices.has_value());
 }
 
+TEST(PlanLayOut, PackedSlicesStayOnlyWhereTheySaveBytes) {
+  // 5 x 5 tridiagonal: 412 bytes of slices + 40 of x and y, against CSR's
+  // 8 x 13 + 4 x 6 + 40.
+  const std::optional<plan::PackedSlices> packed = plan::pack_slices(host_view(tridiagonal_5()));
+  ASSERT_TRUE(packed.has_value());
+  EXPECT_EQ(plan::product_bytes(*packed), 412 + 40);
+  EXPECT_EQ(plan::product_bytes(host_view(tridiagonal_5())), 104 + 24 + 40);
+  // Random columns, rows of 12, past the small matrices: 32-bit slices
+  // would move 0.97 of CSR's bytes; the rule stays. Rows of 2: 0.875, the
+  // slices stay. Forced, the slices stay either way.
+  const CsrMatrix random = gen::uniform_random(100'000, 100'000, 12, 3);
+  EXPECT_EQ(plan::choose_plan(host_view(random)).kind, PlanKind::kSlices);
+  EXPECT_EQ(plan::lay_out_plan(host_view(random)).choice.kind, PlanKind::kRule);
+  EXPECT_FALSE(plan::lay_out_plan(host_view(random)).slices.has_value());
+  EXPECT_EQ(plan::lay_out_plan(host_view(random), {PlanKind::kSlices, 0}).choice.kind, PlanKind::kSlices);
+  const CsrMatrix pairs = gen::uniform_random(600'000, 600'000, 2, 3);
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs)).choice.kind, PlanKind::kSlices);
+}
+
 TEST(PlanLayOut, PaddingBitsInAValueFallBackToTheRuleUnlessSlicesAreForced) {
   CsrMatrix stencil = gen::stencil_2d_5pt(512, 512, 7);
   stencil.values[1000] = padding();

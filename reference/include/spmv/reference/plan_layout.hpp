@@ -233,18 +233,26 @@ struct PlanChoice {
 //    tiles need neither a partition kernel nor a search;
 //  - kSlices for a matrix of more than tuning::kPlanSlicesMinPath merge-path
 //    items with a mean row of at most tuning::kPlanSlicesMaxMean whose
-//    sliced ELL pads the entries by at most tuning::kPlanSlicesMaxPadding;
+//    sliced ELL pads the entries by at most tuning::kPlanSlicesMaxPadding
+//    (lay_out_plan keeps them where they save enough bytes);
 //  - kRule otherwise.
 PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, std::int64_t ell_slots);
 
 // The rule's settled choice and the plan for `a` (structure only).
 PlanChoice choose_plan(const HostCsr& a);
 
+// Bytes one product moves through packed slices, and through CSR: the
+// arrays, x read once and y written once.
+std::int64_t product_bytes(const PackedSlices& slices);
+std::int64_t product_bytes(const HostCsr& a);
+
 // The host half of CsrAutoPlan::build: the plan `request` asks for (the
 // choice by default) laid out from `a`. Packed slices need a's values; a
-// chosen plan of packed slices that cannot hold them falls back to the
-// rule. Throws std::invalid_argument for a forced kind that cannot hold `a`
-// and for tile threads without a tile kernel.
+// chosen plan of packed slices falls back to the rule where they cannot
+// hold the values, or where a product through them would move more than
+// tuning::kPlanSlicesMaxBytes of CSR's bytes. Throws std::invalid_argument
+// for a forced kind that cannot hold `a` and for tile threads without a
+// tile kernel.
 struct HostPlan {
   PlanChoice choice;  // what is laid out: its kind (forced or chosen), the rule's choice, the tile threads
   std::optional<PackedSlices> slices;  // kSlices
