@@ -135,7 +135,8 @@ std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads);
 // row) must hold zeros before the first call, and each call leaves them so.
 // One call at a time: parts and counts are the plan's, not the call's.
 struct PlannedTiles {
-  int tile_threads = 0;  // tuning::kMergeThreads, kMergeSingleSmallThreads or kMergeSingleTinyThreads
+  int tile_threads = 0;  // a shape plan::is_planned_tile_shape accepts, with thread_items
+  int thread_items = 0;  // merge-path items a thread walks
   std::int64_t tiles = 0;
   const plan::TileStart* starts = nullptr;  // tiles + 1
   const plan::TileSeam* seams = nullptr;    // tiles

@@ -160,6 +160,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
     summary.tiles = tiles.tiles();
     summary.cut_rows = static_cast<std::int64_t>(tiles.cut_rows.size());
     summary.tile_threads = laid.choice.tile_threads;
+    summary.tile_thread_items = laid.choice.tile_thread_items;
   } else {
     scratch_at = arrays.add_zeros(spmv_csr_auto_scratch_size(&A));
   }
@@ -178,6 +179,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
                                      at<std::int32_t>(block, diagonals_at)};
   } else if (summary.kind == PlanKind::kTiles) {
     state->tiles = PlannedTiles{summary.tile_threads,
+                                summary.tile_thread_items,
                                 laid.tiles->tiles(),
                                 at<plan::TileStart>(block, starts_at),
                                 at<plan::TileSeam>(block, seams_at),

@@ -57,6 +57,7 @@
 // parts stored in the plan's slots and added, in an order of its own, by
 // the tile that brings the last one (PlannedCuts), not atomically:
 // bit-for-bit repeatable, and no tile re-reads another's entries.
+#include <array>
 #include <climits>
 #include <cub/block/block_reduce.cuh>
 
@@ -599,14 +600,28 @@ cudaError_t enqueue_single(const spmv_csr_view& A, const float* x, float* y, voi
   return cudaGetLastError();
 }
 
-template <int kThreads, int kMinBlocks>
+template <int kThreads, int kItems, int kMinBlocks>
 cudaError_t enqueue_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
                             cudaStream_t stream) {
-  merge_tile_planned<kThreads, tuning::kMergeItems, kMinBlocks>
-      <<<static_cast<unsigned int>(tiles.tiles), kThreads, 0, stream>>>(A.rows, A.row_ptr, A.col_idx, A.values, x,
-                                                                        tiles.starts, tiles.seams, tiles.cut_rows,
-                                                                        tiles.parts, tiles.arrivals, y);
+  merge_tile_planned<kThreads, kItems, kMinBlocks><<<static_cast<unsigned int>(tiles.tiles), kThreads, 0, stream>>>(
+      A.rows, A.row_ptr, A.col_idx, A.values, x, tiles.starts, tiles.seams, tiles.cut_rows, tiles.parts, tiles.arrivals,
+      y);
   return cudaGetLastError();
+}
+
+// The planned tiles of kThreads threads, for the items a thread walks
+// (tuning::kPlanTileItemChoices).
+template <int kThreads>
+cudaError_t enqueue_planned_items(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
+                                  cudaStream_t stream) {
+  static_assert(tuning::kPlanTileItemChoices == std::array<int, 4>{1, 2, 3, 5}, "the items built below");
+  switch (tiles.thread_items) {
+    case 1: return enqueue_planned<kThreads, 1, 1>(A, tiles, x, y, stream);
+    case 2: return enqueue_planned<kThreads, 2, 1>(A, tiles, x, y, stream);
+    case 3: return enqueue_planned<kThreads, 3, 1>(A, tiles, x, y, stream);
+    case 5: return enqueue_planned<kThreads, 5, 1>(A, tiles, x, y, stream);
+    default: return cudaErrorInvalidValue;
+  }
 }
 
 }  // namespace
@@ -626,16 +641,16 @@ cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, c
 cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
                                   cudaStream_t stream) {
   if (A.rows == 0 || tiles.tiles == 0) return cudaSuccess;
-  // The tile kernel of csr_merge (kMergeThreads, four resident blocks,
-  // 32 registers), or of the one-launch merge on small matrices.
-  static_assert(tuning::kMergeSingleLargeThreads == tuning::kMergeThreads, "one 512-thread shape");
+  // The tile kernel of csr_merge (kMergeThreads x kMergeItems, four
+  // resident blocks, 32 registers), or a small-matrix shape.
+  static_assert(tuning::kPlanTileThreadChoices == std::array<int, 3>{64, 128, 256}, "the threads built below");
+  if (tiles.tile_threads == tuning::kMergeThreads && tiles.thread_items == tuning::kMergeItems) {
+    return enqueue_planned<tuning::kMergeThreads, tuning::kMergeItems, tuning::kMergeMinBlocks>(A, tiles, x, y, stream);
+  }
   switch (tiles.tile_threads) {
-    case tuning::kMergeThreads:
-      return enqueue_planned<tuning::kMergeThreads, tuning::kMergeMinBlocks>(A, tiles, x, y, stream);
-    case tuning::kMergeSingleSmallThreads:
-      return enqueue_planned<tuning::kMergeSingleSmallThreads, 1>(A, tiles, x, y, stream);
-    case tuning::kMergeSingleTinyThreads:
-      return enqueue_planned<tuning::kMergeSingleTinyThreads, 1>(A, tiles, x, y, stream);
+    case 64: return enqueue_planned_items<64>(A, tiles, x, y, stream);
+    case 128: return enqueue_planned_items<128>(A, tiles, x, y, stream);
+    case 256: return enqueue_planned_items<256>(A, tiles, x, y, stream);
     default: return cudaErrorInvalidValue;
   }
 }
@@ -649,8 +664,9 @@ std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads) 
 
 namespace spmv::reference::plan {
 
-// kTileItems<tile_threads, tuning::kMergeItems>, for threads known at run time.
-int merge_tile_items(int tile_threads) { return tile_threads * tuning::kMergeItems - kWarpSize; }
+// kTileItems<tile_threads, thread_items>, for a shape known at run time.
+int merge_tile_items(int tile_threads, int thread_items) { return tile_threads * thread_items - kWarpSize; }
+int merge_tile_items(int tile_threads) { return merge_tile_items(tile_threads, tuning::kMergeItems); }
 
 }  // namespace spmv::reference::plan
 

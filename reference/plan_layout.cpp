@@ -413,6 +413,28 @@ void merge_tiles_spmv(const MergeTiles& tiles, const HostCsr& a, std::span<const
   }
 }
 
+bool is_planned_tile_shape(int tile_threads, int thread_items) {
+  if (tile_threads == tuning::kMergeThreads && thread_items == tuning::kMergeItems) return true;
+  const auto holds = [](const auto& choices, int value) {
+    return std::find(choices.begin(), choices.end(), value) != choices.end();
+  };
+  return holds(tuning::kPlanTileThreadChoices, tile_threads) && holds(tuning::kPlanTileItemChoices, thread_items);
+}
+
+std::vector<TileShape> small_tile_shapes() {
+  std::vector<TileShape> shapes;
+  for (const int threads : tuning::kPlanTileThreadChoices) {
+    for (const int items : tuning::kPlanTileItemChoices) shapes.push_back(TileShape{threads, items});
+  }
+  return shapes;
+}
+
+bool times_small_tile_shapes(const RowLengthStats& stats) {
+  return stats.rows + stats.nnz <= tuning::kAutoSmallPath && stats.max_row > tuning::kAutoSmallMergeRow;
+}
+
+int planned_tile_shift(int tile_items) { return std::clamp(tile_items / 8, 0, tuning::kPlanTileShift); }
+
 // ---- The choice
 
 PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, std::int64_t ell_slots) {
@@ -421,12 +443,14 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
   if (stats.rows <= 0 || stats.nnz <= 0) return choice;
   if (rule.kernel == CsrAutoChoice::Kernel::kMergeSingle) {
     choice.kind = PlanKind::kTiles;
-    choice.tile_threads = rule.tile_threads;
+    choice.tile_threads = tuning::kPlanSmallTiles.threads;
+    choice.tile_thread_items = tuning::kPlanSmallTiles.items;
     return choice;
   }
   if (rule.kernel == CsrAutoChoice::Kernel::kMerge && tuning::kPlanTilesForLargeSkewed) {
     choice.kind = PlanKind::kTiles;
     choice.tile_threads = tuning::kMergeThreads;
+    choice.tile_thread_items = tuning::kMergeItems;
     return choice;
   }
   const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
@@ -474,24 +498,32 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
     }
   }
   laid.choice.tile_threads = 0;
+  laid.choice.tile_thread_items = 0;
   if (laid.choice.kind == PlanKind::kSlices) {
     laid.description = describe_slices(*laid.slices);
   } else if (laid.choice.kind == PlanKind::kTiles) {
     int threads = request.tile_threads;
-    if (threads == 0 && chosen.kind == PlanKind::kTiles) threads = chosen.tile_threads;
+    int items = request.tile_thread_items;
+    if (threads == 0 && items == 0 && chosen.kind == PlanKind::kTiles) {
+      threads = chosen.tile_threads;
+      items = chosen.tile_thread_items;
+    }
     if (threads == 0) {
       const bool small = std::int64_t{a.rows} + a.nnz() <= tuning::kAutoSmallPath;
-      threads = small ? tuning::kAutoSmallTileThreads : tuning::kMergeThreads;
+      threads = small ? tuning::kPlanSmallTiles.threads : tuning::kMergeThreads;
+      if (items == 0) items = small ? tuning::kPlanSmallTiles.items : tuning::kMergeItems;
     }
-    if (threads != tuning::kMergeThreads && threads != tuning::kMergeSingleSmallThreads &&
-        threads != tuning::kMergeSingleTinyThreads) {
-      char text[64];
-      std::snprintf(text, sizeof text, "auto's plan: no tile kernel of %d threads", threads);
+    if (items == 0) items = tuning::kMergeItems;
+    if (!is_planned_tile_shape(threads, items)) {
+      char text[80];
+      std::snprintf(text, sizeof text, "auto's plan: no tile kernel of %d threads x %d items", threads, items);
       throw std::invalid_argument(text);
     }
     laid.choice.tile_threads = threads;
-    laid.tiles = plan_merge_tiles(a.row_ptr, merge_tile_items(threads), tuning::kPlanTileShift);
-    laid.description = describe_tiles(*laid.tiles, threads);
+    laid.choice.tile_thread_items = items;
+    const int tile_items = merge_tile_items(threads, items);
+    laid.tiles = plan_merge_tiles(a.row_ptr, tile_items, planned_tile_shift(tile_items));
+    laid.description = describe_tiles(*laid.tiles, threads, items);
   } else {
     laid.description = "the rule's " + laid.choice.rule.describe();
   }
@@ -511,10 +543,11 @@ std::string describe_slices(const PackedSlices& slices) {
   return text;
 }
 
-std::string describe_tiles(const MergeTiles& tiles, int tile_threads) {
-  char text[96];
-  std::snprintf(text, sizeof text, "merge tiles: %lld tiles of %d threads, %lld cut rows",
-                static_cast<long long>(tiles.tiles()), tile_threads, static_cast<long long>(tiles.cut_rows.size()));
+std::string describe_tiles(const MergeTiles& tiles, int tile_threads, int thread_items) {
+  char text[112];
+  std::snprintf(text, sizeof text, "merge tiles: %lld tiles of %d threads x %d items, %lld cut rows",
+                static_cast<long long>(tiles.tiles()), tile_threads, thread_items,
+                static_cast<long long>(tiles.cut_rows.size()));
   return text;
 }
 

@@ -330,6 +330,63 @@ TEST(PlanTiles, RefusesATileOfNoItems) {
   EXPECT_THROW(plan::plan_merge_tiles(row_ptr, 8, -1), std::invalid_argument);
 }
 
+// Every small-matrix shape of the planned tile kernel, as lay_out_plan
+// cuts its tiles (tile items threads x items - 32, boundaries shifted by
+// planned_tile_shift): the tiles hold, on the long and empty rows above.
+TEST(PlanTiles, EverySmallShapeLaysOutItsTiles) {
+  const std::uint64_t seed = fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 rng(seed);
+  const std::vector<plan::TileShape> shapes = plan::small_tile_shapes();
+  ASSERT_EQ(shapes.size(), 12u);
+  EXPECT_EQ(shapes.front(), (plan::TileShape{64, 1}));
+  EXPECT_EQ(shapes.back(), (plan::TileShape{256, 5}));
+  const std::vector<std::pair<std::string, CsrMatrix>> matrices = {
+      {"rows at tile edges",
+       rows_of_lengths(60, 9000, {1247, 1248, 1249, 0, 31, 32, 33, 95, 96, 97, 159, 160, 1, 2527, 0, 0, 7}, rng())},
+      {"rajat01-like", rows_of_lengths(300, 2000, {1442, 3, 0, 5, 552, 9, 1310, 2}, rng())},
+      {"power law", gen::power_law(3001, 2000, 1.5, 1900, rng())},
+      {"mostly empty", gen::with_empty_rows(gen::uniform_random(3000, 400, 3, rng()), 0.9, rng())},
+      {"one row", rows_of_lengths(1, 5000, {5000}, rng())},
+      {"no entries", gen::empty(70, 50)},
+  };
+  for (const plan::TileShape& shape : shapes) {
+    SCOPED_TRACE(std::to_string(shape.threads) + " threads x " + std::to_string(shape.items) + " items");
+    EXPECT_TRUE(plan::is_planned_tile_shape(shape.threads, shape.items));
+    const int tile_items = plan::merge_tile_items(shape.threads, shape.items);
+    EXPECT_EQ(tile_items, shape.threads * shape.items - 32);
+    const int shift = plan::planned_tile_shift(tile_items);
+    EXPECT_EQ(shift, std::min(32, tile_items / 8));
+    for (const auto& [name, a] : matrices) {
+      SCOPED_TRACE(name);
+      expect_tiles_hold(a, tile_items, shift, rng());
+      const plan::HostPlan laid = plan::lay_out_plan(host_view(a), {PlanKind::kTiles, shape.threads, shape.items});
+      ASSERT_TRUE(laid.tiles.has_value());
+      EXPECT_EQ(laid.tiles->tile_items, tile_items);
+      EXPECT_EQ(laid.tiles->starts, plan::plan_merge_tiles(a.row_ptr, tile_items, shift).starts);
+    }
+  }
+  EXPECT_TRUE(plan::is_planned_tile_shape(512, 5));  // csr_merge's
+  EXPECT_FALSE(plan::is_planned_tile_shape(512, 3));
+  EXPECT_FALSE(plan::is_planned_tile_shape(256, 4));
+  EXPECT_EQ(plan::planned_tile_shift(plan::merge_tile_items(256, 5)), 32);  // the default shape's, unchanged
+}
+
+// Smaller tiles cut a long row into more parts: 64 x 1 tiles (32 items,
+// shifts of 4, spaced 23 apart) cut a row of 1442 into some 60, 256 x 5
+// tiles (spaced 1183 apart) into 2 or 3.
+TEST(PlanTiles, SmallerShapesCutLongRowsIntoMoreParts) {
+  const CsrMatrix a = rows_of_lengths(200, 3000, {1442, 3, 0, 5}, 11);
+  const auto parts_of_longest = [&](plan::TileShape shape) {
+    const plan::HostPlan laid = plan::lay_out_plan(host_view(a), {PlanKind::kTiles, shape.threads, shape.items});
+    std::int32_t most = 0;
+    for (const plan::CutRow& row : laid.tiles->cut_rows) most = std::max(most, row.parts);
+    return most;
+  };
+  EXPECT_GE(parts_of_longest({64, 1}), 1442 / 32);
+  EXPECT_LE(parts_of_longest({256, 5}), 3);
+}
+
 // ---- The choice
 
 TEST(PlanChoice, RegularLargeMatricesGetPackedSlices) {
@@ -374,12 +431,17 @@ TEST(PlanChoice, TheRulesMergeTilesArePlanned) {
   ASSERT_EQ(settled.kernel, Kernel::kMergeSingle);
   const plan::PlanChoice small = plan::choose_plan(rajat01, settled, 6833 * 100);
   EXPECT_EQ(small.kind, PlanKind::kTiles);
-  EXPECT_EQ(small.tile_threads, settled.tile_threads);
-  // powerlaw: csr_merge, planned in one launch with its own tiles.
+  EXPECT_EQ(small.tile_threads, 256);  // tuning::kPlanSmallTiles
+  EXPECT_EQ(small.tile_thread_items, 5);
+  // powerlaw: the rule's csr_merge (tuning::kPlanTilesForLargeSkewed is
+  // off: the planned tiles measured 0.939x cuSPARSE there, csr_merge 1.006x).
   const RowLengthStats powerlaw{2'000'000, 2'000'000, 22'300'000, 136'849, 1'999'000};
-  const plan::PlanChoice large = plan::choose_plan(powerlaw, reference::choose_csr_kernel(powerlaw), 1'000'000'000);
-  EXPECT_EQ(large.kind, PlanKind::kTiles);
-  EXPECT_EQ(large.tile_threads, 512);
+  const CsrAutoChoice merge = reference::choose_csr_kernel(powerlaw);
+  ASSERT_EQ(merge.kernel, Kernel::kMerge);
+  const plan::PlanChoice large = plan::choose_plan(powerlaw, merge, 1'000'000'000);
+  EXPECT_EQ(large.kind, PlanKind::kRule);
+  EXPECT_EQ(large.rule, merge);
+  EXPECT_EQ(large.tile_threads, 0);
 }
 
 TEST(PlanChoice, FromTheArrays) {
@@ -390,6 +452,7 @@ TEST(PlanChoice, FromTheArrays) {
   const plan::PlanChoice arrow = plan::choose_plan(host_view(gen::arrow(3000, 7)));
   EXPECT_EQ(arrow.kind, PlanKind::kTiles);
   EXPECT_EQ(arrow.tile_threads, 256);
+  EXPECT_EQ(arrow.tile_thread_items, 5);
   EXPECT_EQ(plan::choose_plan(host_view(gen::stencil_2d_5pt(64, 64, 7))).kind, PlanKind::kRule);
   EXPECT_EQ(plan::choose_plan(host_view(gen::empty(0, 3))).kind, PlanKind::kRule);
 }
@@ -404,20 +467,32 @@ TEST(PlanLayOut, LaysOutTheChosenOrTheForcedKind) {
 
   // Forced tiles on a large matrix: csr_merge's shape; on a small one, the
   // rule's one-launch shape; or the threads asked for.
-  const plan::HostPlan large_tiles = plan::lay_out_plan(host_view(stencil), {PlanKind::kTiles, 0});
+  const plan::HostPlan large_tiles = plan::lay_out_plan(host_view(stencil), {PlanKind::kTiles, 0, 0});
   ASSERT_TRUE(large_tiles.tiles.has_value());
   EXPECT_EQ(large_tiles.choice.tile_threads, 512);
+  EXPECT_EQ(large_tiles.choice.tile_thread_items, 5);
   EXPECT_EQ(large_tiles.tiles->tile_items, plan::merge_tile_items(512));
   const CsrMatrix small = gen::stencil_2d_5pt(64, 64, 7);
-  EXPECT_EQ(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 0}).choice.tile_threads, 256);
-  EXPECT_EQ(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 128}).tiles->tile_items, 128 * 5 - 32);
-  EXPECT_THROW(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 96}), std::invalid_argument);
+  const plan::HostPlan small_tiles = plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 0, 0});
+  EXPECT_EQ(small_tiles.choice.tile_threads, 256);
+  EXPECT_EQ(small_tiles.choice.tile_thread_items, 5);
+  EXPECT_EQ(small_tiles.description.find("merge tiles: "), 0u) << small_tiles.description;
+  EXPECT_NE(small_tiles.description.find(" of 256 threads x 5 items, "), std::string::npos) << small_tiles.description;
+  EXPECT_EQ(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 128, 0}).tiles->tile_items, 128 * 5 - 32);
+  const plan::HostPlan shaped = plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 64, 3});
+  EXPECT_EQ(shaped.choice.tile_threads, 64);
+  EXPECT_EQ(shaped.choice.tile_thread_items, 3);
+  EXPECT_EQ(shaped.tiles->tile_items, 64 * 3 - 32);
+  EXPECT_THROW(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 96, 0}), std::invalid_argument);
+  EXPECT_THROW(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 128, 4}), std::invalid_argument);
+  EXPECT_THROW(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 512, 1}), std::invalid_argument);
+  EXPECT_THROW(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 32, 5}), std::invalid_argument);
 
   const plan::HostPlan rule = plan::lay_out_plan(host_view(small));
   EXPECT_EQ(rule.choice.kind, PlanKind::kRule);
   EXPECT_EQ(rule.description, "the rule's csr_rows");
   EXPECT_FALSE(rule.slices.has_value());
-  const plan::HostPlan forced_slices = plan::lay_out_plan(host_view(small), {PlanKind::kSlices, 0});
+  const plan::HostPlan forced_slices = plan::lay_out_plan(host_view(small), {PlanKind::kSlices, 0, 0});
   EXPECT_EQ(forced_slices.choice.kind, PlanKind::kSlices);
   EXPECT_TRUE(forced_slices.slices.has_value());
 }
@@ -436,7 +511,7 @@ TEST(PlanLayOut, PackedSlicesStayOnlyWhereTheySaveBytes) {
   EXPECT_EQ(plan::choose_plan(host_view(random)).kind, PlanKind::kSlices);
   EXPECT_EQ(plan::lay_out_plan(host_view(random)).choice.kind, PlanKind::kRule);
   EXPECT_FALSE(plan::lay_out_plan(host_view(random)).slices.has_value());
-  EXPECT_EQ(plan::lay_out_plan(host_view(random), {PlanKind::kSlices, 0}).choice.kind, PlanKind::kSlices);
+  EXPECT_EQ(plan::lay_out_plan(host_view(random), {PlanKind::kSlices, 0, 0}).choice.kind, PlanKind::kSlices);
   const CsrMatrix pairs = gen::uniform_random(600'000, 600'000, 2, 3);
   EXPECT_EQ(plan::lay_out_plan(host_view(pairs)).choice.kind, PlanKind::kSlices);
 }
@@ -447,7 +522,7 @@ TEST(PlanLayOut, PaddingBitsInAValueFallBackToTheRuleUnlessSlicesAreForced) {
   const plan::HostPlan chosen = plan::lay_out_plan(host_view(stencil));
   EXPECT_EQ(chosen.choice.kind, PlanKind::kRule);
   EXPECT_EQ(chosen.choice.rule.kernel, Kernel::kScalar);
-  EXPECT_THROW(plan::lay_out_plan(host_view(stencil), {PlanKind::kSlices, 0}), std::invalid_argument);
+  EXPECT_THROW(plan::lay_out_plan(host_view(stencil), {PlanKind::kSlices, 0, 0}), std::invalid_argument);
 }
 
 TEST(PlanChoice, RowStatisticsAndBlocksFromTheArrays) {
@@ -468,8 +543,8 @@ TEST(PlanChoice, Descriptions) {
   EXPECT_EQ(plan::describe_slices(*packed),
             "packed slices: 100.0% diagonals, 0.0% 16-bit, 0.0% 32-bit (31.69 bytes an entry)");  // 412 / 13
   const std::vector<std::int32_t> row_ptr = {0, 5, 5, 6};
-  EXPECT_EQ(plan::describe_tiles(plan::plan_merge_tiles(row_ptr, 3, 0), 256),
-            "merge tiles: 3 tiles of 256 threads, 1 cut rows");
+  EXPECT_EQ(plan::describe_tiles(plan::plan_merge_tiles(row_ptr, 3, 0), 256, 5),
+            "merge tiles: 3 tiles of 256 threads x 5 items, 1 cut rows");
   EXPECT_STREQ(reference::plan_kind_name(PlanKind::kSlices), "slices");
 }
 

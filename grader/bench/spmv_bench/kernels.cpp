@@ -348,7 +348,8 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
 
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr) {
   std::vector<KernelInfo> kernels;
-  for (const reference::CsrAutoChoice& choice : reference::csr_auto_candidates(row_length_stats(csr))) {
+  const reference::RowLengthStats stats = row_length_stats(csr);
+  for (const reference::CsrAutoChoice& choice : reference::csr_auto_candidates(stats)) {
     kernels.push_back(KernelInfo{"auto=" + short_name(choice), "reference", "csr",
                                  "auto's candidate " + choice.describe(), std::nullopt,
                                  /*poison_y=*/true, nullptr,
@@ -356,10 +357,21 @@ std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr) {
                                    return std::make_unique<ChoiceLauncher>(choice, w, context.stream);
                                  }});
   }
+  // Small matrices with a long row: the planned tiles in each shape the
+  // tile kernel is built for (tuning::kPlanSmallTiles is one of them).
+  if (reference::plan::times_small_tile_shapes(stats)) {
+    for (const reference::plan::TileShape& shape : reference::plan::small_tile_shapes()) {
+      const std::string name = std::to_string(shape.threads) + "x" + std::to_string(shape.items);
+      kernels.push_back(plan_kernel("auto=plan-tiles" + name,
+                                    "auto's plan, forced to tiles of " + std::to_string(shape.threads) + " threads x " +
+                                        std::to_string(shape.items) + " items",
+                                    {reference::PlanKind::kTiles, shape.threads, shape.items}));
+    }
+  }
   for (const reference::PlanKind kind :
        {reference::PlanKind::kSlices, reference::PlanKind::kTiles, reference::PlanKind::kRule}) {
     const std::string name = reference::plan_kind_name(kind);
-    kernels.push_back(plan_kernel("auto=plan-" + name, "auto's plan, forced to " + name, {kind, 0}));
+    kernels.push_back(plan_kernel("auto=plan-" + name, "auto's plan, forced to " + name, {kind, 0, 0}));
   }
   return kernels;
 }

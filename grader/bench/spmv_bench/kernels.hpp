@@ -77,7 +77,10 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference);
 // Each kernel auto's rule could give this matrix (reference::
 // csr_auto_candidates), as "auto=<short name>" kernels run through
 // reference::csr_launch_choice with auto's scratch, its rule's own choice
-// first; then each kind of auto's plan, forced: "auto=plan-slices",
+// first; on a small matrix with a long row (reference::plan::
+// times_small_tile_shapes), the planned tiles in every small shape,
+// "auto=plan-tiles64x1" .. "auto=plan-tiles256x5" (threads x items a
+// thread); then each kind of auto's plan, forced: "auto=plan-slices",
 // "auto=plan-tiles", "auto=plan-rule".
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr);
 

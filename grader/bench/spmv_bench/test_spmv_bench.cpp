@@ -308,6 +308,36 @@ TEST(Catalogue, CandidatesEndWithEachKindOfPlanForced) {
   EXPECT_EQ(candidates[candidates.size() - 1].name, "auto=plan-rule");
 }
 
+// A small matrix with a row of more than 512 entries (rajat01, EVA,
+// adder_dcop_05, hangGlider_2): the planned tiles in each of the twelve
+// small shapes, threads x items, before the three kinds of plan.
+TEST(Catalogue, SmallMatricesWithALongRowGetEveryPlannedTileShape) {
+  CsrMatrix a;
+  a.rows = 3;
+  a.cols = 600;
+  a.row_ptr = {0, 1, 601, 602};
+  for (index_t j = 0; j < 602; ++j) a.col_idx.push_back(j < 1 ? 0 : j < 601 ? j - 1 : 5);
+  a.values.assign(602, 1.0F);
+  const std::vector<KernelInfo> candidates = auto_candidate_kernels(a);
+  std::vector<std::string> shapes;
+  for (const KernelInfo& kernel : candidates) {
+    if (kernel.name.rfind("auto=plan-tiles", 0) == 0 && kernel.name != "auto=plan-tiles") {
+      shapes.push_back(kernel.name);
+    }
+  }
+  EXPECT_EQ(shapes, (std::vector<std::string>{"auto=plan-tiles64x1", "auto=plan-tiles64x2", "auto=plan-tiles64x3",
+                                              "auto=plan-tiles64x5", "auto=plan-tiles128x1", "auto=plan-tiles128x2",
+                                              "auto=plan-tiles128x3", "auto=plan-tiles128x5", "auto=plan-tiles256x1",
+                                              "auto=plan-tiles256x2", "auto=plan-tiles256x3", "auto=plan-tiles256x5"}));
+  ASSERT_GE(candidates.size(), 15u);
+  EXPECT_EQ(candidates[candidates.size() - 4].name, "auto=plan-tiles256x5");
+  EXPECT_EQ(candidates[candidates.size() - 3].name, "auto=plan-slices");
+  // Rows of at most 512 entries: none.
+  for (const KernelInfo& kernel : auto_candidate_kernels(five_by_four())) {
+    EXPECT_EQ(kernel.name.find("auto=plan-tiles6"), std::string::npos) << kernel.name;
+  }
+}
+
 TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
   static constexpr spmv_kernel_entry kEntries[] = {
       contract::kernel_entry<&fake_csr_launch>("csr_fake", "a CSR kernel"),

@@ -50,6 +50,7 @@ struct PlanSummary {
   std::int64_t tiles = 0;                            // kTiles
   std::int64_t cut_rows = 0;                         // kTiles
   int tile_threads = 0;                              // kTiles
+  int tile_thread_items = 0;                         // kTiles: merge-path items a thread walks
 };
 
 class CsrAutoPlan {

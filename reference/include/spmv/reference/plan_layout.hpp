@@ -61,10 +61,12 @@ struct PlanRequest {
   // the tests): refused (std::invalid_argument) where it cannot hold the
   // matrix (packed slices of a value with the padding bits).
   std::optional<PlanKind> kind;
-  // Forced kTiles: threads a tile (tuning::kMergeThreads,
-  // kMergeSingleSmallThreads or kMergeSingleTinyThreads); 0: as the choice
-  // would give (the rule's for small matrices, csr_merge's for large).
+  // Forced kTiles: threads a tile and merge-path items a thread walks
+  // (plan::is_planned_tile_shape); 0: as the choice would give
+  // (tuning::kPlanSmallTiles for small matrices, csr_merge's for large;
+  // items 0 with threads given: tuning::kMergeItems).
   int tile_threads = 0;
+  int tile_thread_items = 0;
 };
 
 namespace plan {
@@ -196,8 +198,33 @@ struct MergeTiles {
 };
 
 // Merge-path items (row ends + entries) in a tile of `tile_threads`
-// threads, as the tile kernel cuts them (csr_merge.cu, where it is defined).
+// threads walking `thread_items` items each (tuning::kMergeItems by
+// default), as the tile kernel cuts them: threads x items - 32
+// (csr_merge.cu, where it is defined).
+int merge_tile_items(int tile_threads, int thread_items);
 int merge_tile_items(int tile_threads);
+
+// Whether the planned tile kernel is built for tiles of this shape:
+// tuning::kPlanTileThreadChoices x tuning::kPlanTileItemChoices, and
+// csr_merge's tuning::kMergeThreads x tuning::kMergeItems.
+bool is_planned_tile_shape(int tile_threads, int thread_items);
+
+// The shapes of planned tiles for small matrices, threads x items
+// (tuning::kPlanTileThreadChoices x kPlanTileItemChoices, in that order),
+// and whether a matrix is one whose tiles spmv-bench --candidates times in
+// each: a merge path of at most tuning::kAutoSmallPath items with a row of
+// more than tuning::kAutoSmallMergeRow entries.
+struct TileShape {
+  int threads = 0;
+  int items = 0;
+  friend bool operator==(const TileShape&, const TileShape&) = default;
+};
+std::vector<TileShape> small_tile_shapes();
+bool times_small_tile_shapes(const RowLengthStats& stats);
+
+// The boundary shift (plan_merge_tiles' max_shift) for planned tiles of
+// `tile_items` items: tuning::kPlanTileShift, at most an eighth of the tile.
+int planned_tile_shift(int tile_items);
 
 // Tiles of at most `tile_items` merge-path items over these rows: their
 // boundaries spaced tile_items - (2 x max_shift + 1) items apart on the
@@ -219,18 +246,20 @@ void merge_tiles_spmv(const MergeTiles& tiles, const HostCsr& a, std::span<const
 
 struct PlanChoice {
   PlanKind kind = PlanKind::kRule;
-  CsrAutoChoice rule;    // the rule's choice (settled), run by kRule
-  int tile_threads = 0;  // kTiles: threads a tile
+  CsrAutoChoice rule;         // the rule's choice (settled), run by kRule
+  int tile_threads = 0;       // kTiles: threads a tile
+  int tile_thread_items = 0;  // kTiles: merge-path items a thread walks
   friend bool operator==(const PlanChoice&, const PlanChoice&) = default;
 };
 
 // The plan for a matrix of these statistics whose rule's choice (after
 // settle_row_blocks) is `rule` and whose sliced ELL would hold `ell_slots`
 // slots (thresholds in tuning.hpp):
-//  - kTiles where the rule takes csr_merge's tiles, in one launch (small
-//    matrices with a long row, tiles of the rule's threads) or two (large
-//    skewed rows, csr_merge's tiles of tuning::kMergeThreads): the planned
-//    tiles need neither a partition kernel nor a search;
+//  - kTiles where the rule takes csr_merge's tiles in one launch (small
+//    matrices with a long row; tiles of tuning::kPlanSmallTiles), and,
+//    with tuning::kPlanTilesForLargeSkewed (off), where it takes csr_merge
+//    (large skewed rows; csr_merge's tiles): the planned tiles need
+//    neither a partition kernel nor a search;
 //  - kSlices for a matrix of more than tuning::kPlanSlicesMinPath merge-path
 //    items with a mean row of at most tuning::kPlanSlicesMaxMean whose
 //    sliced ELL pads the entries by at most tuning::kPlanSlicesMaxPadding
@@ -264,8 +293,8 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request = {});
 // "packed slices: 99.8% diagonals, 0.2% 16-bit, 0.0% 32-bit (4.02 bytes an
 // entry)".
 std::string describe_slices(const PackedSlices& slices);
-// "merge tiles: 41 tiles of 256 threads, 3 cut rows".
-std::string describe_tiles(const MergeTiles& tiles, int tile_threads);
+// "merge tiles: 41 tiles of 256 threads x 5 items, 3 cut rows".
+std::string describe_tiles(const MergeTiles& tiles, int tile_threads, int thread_items);
 
 }  // namespace plan
 }  // namespace spmv::reference
