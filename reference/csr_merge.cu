@@ -50,6 +50,14 @@
 // (the middle of a long row) stores nothing. A long row costs the tile
 // that ends it up to its length in extra loads, so auto uses this on small
 // matrices only (tuning::kAutoSmallPath).
+//
+// auto's planned tiles (CsrAutoPlan's kTiles, plan_layout.hpp) run
+// merge_tile's body (sum_tile) on tiles whose starts the plan made once, in
+// one launch with no partition kernel; a row cut by tile boundaries has its
+// parts stored in the plan's slots and added, in an order of its own, by
+// the tile that brings the last one (PlannedCuts), not atomically:
+// bit-for-bit repeatable, and no tile re-reads another's entries.
+#include <array>
 #include <climits>
 #include <cub/block/block_reduce.cuh>
 
@@ -253,20 +261,105 @@ __device__ __forceinline__ PathWalk walk_path(int tid, int tile_rows, int tile_e
   return PathWalk{first_done, first_row, first_sum + carried_in, tile_total.sum};
 }
 
-template <int kThreads, int kItems, int kMinBlocks>
-__global__ void __launch_bounds__(kThreads, kMinBlocks)
-    merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
-               const float* __restrict__ values, const float* __restrict__ x, const PathPoint* __restrict__ starts,
-               float* __restrict__ y) {
+// How a tile hands over its part of a row cut by a tile boundary: the row
+// its start cuts (`first`, called only when the row ends in the tile) and
+// the row its end cuts (`last`), each by the one thread that holds that
+// part; then finish(), called by every thread of the tile. csr_merge adds
+// the parts atomically to a y its partition zeroed; auto's planned tiles
+// hand them over through the plan (PlannedCuts).
+struct AtomicCuts {
+  struct Storage {};  // nothing kept between the parts and finish()
+  float* y;
+
+  // Whether the tile's start cuts its first row: it begins past the row's
+  // first entry (thread 0 reads the row's start while the tile loads).
+  __device__ bool first_row_cut(PathPoint begin, std::int32_t rows, const std::int32_t* __restrict__ row_ptr) const {
+    return begin.row < rows && begin.entry > row_ptr[begin.row];
+  }
+  __device__ bool last_row_cut(bool holds_entries_of_last_row) const { return holds_entries_of_last_row; }
+  __device__ void first(Storage&, std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+  __device__ void last(Storage&, std::int32_t row, float part) const { atomicAdd(&y[row], part); }
+  __device__ void finish(Storage&) const {}
+};
+
+// The planned tiles' hand-over (plan_layout.hpp): the tile's seam, made on
+// the host from the same row pointers by the same tests as AtomicCuts'
+// (the last row is cut exactly when the tile kernel finds it cut, so that
+// test is not read from the seam), says which parts it hands over and
+// where each goes. The parts wait in shared memory until the tile is done;
+// then its first warp stores each in its slot and counts it in, and where
+// that completes the row, adds the row's parts (a lane's share each, in
+// slot order, then a shuffle reduction of fixed shape: the same sum every
+// run, whichever tile comes last), stores the row and sets the count back
+// to 0 for the next call. No atomics on y. The seam is read where it is
+// needed, not held: the 512-thread tile kernel has no register to spare.
+struct PlannedCuts {
+  struct Storage {
+    float first;
+    float last;
+  };
+  const plan::TileSeam* __restrict__ seams;
+  const plan::CutRow* __restrict__ cut_rows;
+  float* __restrict__ parts;
+  unsigned int* __restrict__ arrivals;
+  float* __restrict__ y;
+
+  __device__ bool first_row_cut(PathPoint, std::int32_t, const std::int32_t* __restrict__) const {
+    return seams[blockIdx.x].first_cut >= 0;
+  }
+  __device__ bool last_row_cut(bool holds_entries_of_last_row) const { return holds_entries_of_last_row; }
+  __device__ void first(Storage& storage, std::int32_t, float part) const { storage.first = part; }
+  __device__ void last(Storage& storage, std::int32_t, float part) const { storage.last = part; }
+
+  __device__ void finish(Storage& storage) const {
+    __syncthreads();  // the parts are in `storage`
+    if (threadIdx.x >= kWarpSize) return;
+    const plan::TileSeam seam = seams[blockIdx.x];
+    if (seam.first_cut >= 0) hand_over(seam.first_cut, seam.first_slot, storage.first);
+    if (seam.last_cut >= 0) hand_over(seam.last_cut, seam.last_slot, storage.last);
+  }
+
+  // By the tile's first warp, all of it.
+  __device__ void hand_over(std::int32_t cut, std::int32_t slot, float part) const {
+    constexpr unsigned int kAll = 0xffffffffU;
+    const int lane = static_cast<int>(threadIdx.x);
+    unsigned int arrived = 0;
+    if (lane == 0) {
+      parts[slot] = part;
+      // The part is visible device-wide before it is counted (the fence
+      // pattern of CUDA's threadFenceReduction sample).
+      __threadfence();
+      arrived = atomicAdd(&arrivals[cut], 1U);
+    }
+    arrived = __shfl_sync(kAll, arrived, 0);
+    const plan::CutRow row = cut_rows[cut];
+    if (arrived != static_cast<unsigned int>(row.parts - 1)) return;
+    __threadfence();
+    float total = 0.0F;
+    // From L2: other SMs wrote them, and L1 is not coherent.
+    for (std::int32_t p = lane; p < row.parts; p += kWarpSize) total += __ldcg(&parts[row.first_slot + p]);
+    for (int offset = kWarpSize / 2; offset > 0; offset /= 2) total += __shfl_down_sync(kAll, total, offset);
+    if (lane == 0) {
+      y[row.row] = total;
+      arrivals[cut] = 0U;
+    }
+  }
+};
+
+// One tile of the merge path, [begin, end): staged, summed and stored, a
+// cut row's part handed over by `cuts`.
+template <int kThreads, int kItems, typename Cuts>
+__device__ __forceinline__ void sum_tile(PathPoint begin, PathPoint end, std::int32_t rows,
+                                         const std::int32_t* __restrict__ row_ptr,
+                                         const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
+                                         const float* __restrict__ x, float* __restrict__ y, const Cuts& cuts) {
   // Row ends (relative to the tile's first entry) first, then the products:
   // tile_rows + 1 + tile_entries <= kTileItems + 1 words.
   __shared__ std::int32_t staged[kTileItems<kThreads, kItems> + 1];
   __shared__ typename RowSumScan<kThreads>::TempStorage scan_storage;
   __shared__ bool first_row_cut;
+  __shared__ typename Cuts::Storage cut_storage;
 
-  wait_for_partition();
-  const PathPoint begin = starts[blockIdx.x];
-  const PathPoint end = starts[blockIdx.x + 1];
   const int tile_rows = end.row - begin.row;
   const int tile_entries = end.entry - begin.entry;
   const int tid = static_cast<int>(threadIdx.x);
@@ -289,7 +382,7 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
     }
   }
   entries.stage_products(x, product, tile_entries);
-  if (tid == 0) first_row_cut = begin.row < rows && begin.entry > row_ptr[begin.row];
+  if (tid == 0) first_row_cut = cuts.first_row_cut(begin, rows, row_ptr);
   __syncthreads();
 
   // The part of tile row i inside the tile: products [row_begin(i), row_stop(i)).
@@ -297,7 +390,8 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   const auto row_stop = [&](int i) { return min(row_end[i], tile_entries); };
   // The tile's last row goes on in the next tile unless the tile stopped
   // before its first entry.
-  const bool last_row_cut = end.row < rows && (tile_rows == 0 || tile_entries > row_end[tile_rows - 1]);
+  const bool last_row_cut =
+      cuts.last_row_cut(end.row < rows && (tile_rows == 0 || tile_entries > row_end[tile_rows - 1]));
 
   // Short rows only (the usual case): a thread per row sums its products
   // from shared memory, and neighbouring threads store neighbouring rows.
@@ -310,13 +404,14 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       float row_sum = 0.0F;
       for (int k = row_begin(i); k < row_stop(i); ++k) row_sum += product[k];
       if (i == tile_rows) {
-        if (last_row_cut) atomicAdd(&y[end.row], row_sum);
+        if (last_row_cut) cuts.last(cut_storage, end.row, row_sum);
       } else if (i == 0 && first_row_cut) {
-        atomicAdd(&y[begin.row], row_sum);
+        cuts.first(cut_storage, begin.row, row_sum);
       } else {
         y[begin.row + i] = row_sum;
       }
     }
+    cuts.finish(cut_storage);
     return;
   }
 
@@ -326,12 +421,38 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
       walk_path<kThreads, kItems>(tid, tile_rows, tile_entries, row_end, product, 0.0F, begin.row, y, scan_storage);
   if (walk.first_done) {
     if (walk.first_row == 0 && first_row_cut) {
-      atomicAdd(&y[begin.row], walk.first_total);
+      cuts.first(cut_storage, begin.row, walk.first_total);
     } else {
       y[begin.row + walk.first_row] = walk.first_total;
     }
   }
-  if (tid == kThreads - 1 && last_row_cut) atomicAdd(&y[end.row], walk.tile_total);
+  if (tid == kThreads - 1 && last_row_cut) cuts.last(cut_storage, end.row, walk.tile_total);
+  cuts.finish(cut_storage);
+}
+
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    merge_tile(std::int32_t rows, const std::int32_t* __restrict__ row_ptr, const std::int32_t* __restrict__ col_idx,
+               const float* __restrict__ values, const float* __restrict__ x, const PathPoint* __restrict__ starts,
+               float* __restrict__ y) {
+  wait_for_partition();
+  sum_tile<kThreads, kItems>(starts[blockIdx.x], starts[blockIdx.x + 1], rows, row_ptr, col_idx, values, x, y,
+                             AtomicCuts{y});
+}
+
+// auto's planned tiles: the partition is the plan's, made once on the host,
+// so a tile reads its ends and starts loading.
+template <int kThreads, int kItems, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    merge_tile_planned(std::int32_t rows, const std::int32_t* __restrict__ row_ptr,
+                       const std::int32_t* __restrict__ col_idx, const float* __restrict__ values,
+                       const float* __restrict__ x, const plan::TileStart* __restrict__ starts,
+                       const plan::TileSeam* __restrict__ seams, const plan::CutRow* __restrict__ cut_rows,
+                       float* __restrict__ parts, unsigned int* __restrict__ arrivals, float* __restrict__ y) {
+  const plan::TileStart begin = starts[blockIdx.x];
+  const plan::TileStart end = starts[blockIdx.x + 1];
+  sum_tile<kThreads, kItems>(PathPoint{begin.row, begin.entry}, PathPoint{end.row, end.entry}, rows, row_ptr, col_idx,
+                             values, x, y, PlannedCuts{seams, cut_rows, parts, arrivals, y});
 }
 
 template <int kThreads, int kItems>
@@ -479,6 +600,30 @@ cudaError_t enqueue_single(const spmv_csr_view& A, const float* x, float* y, voi
   return cudaGetLastError();
 }
 
+template <int kThreads, int kItems, int kMinBlocks>
+cudaError_t enqueue_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
+                            cudaStream_t stream) {
+  merge_tile_planned<kThreads, kItems, kMinBlocks><<<static_cast<unsigned int>(tiles.tiles), kThreads, 0, stream>>>(
+      A.rows, A.row_ptr, A.col_idx, A.values, x, tiles.starts, tiles.seams, tiles.cut_rows, tiles.parts, tiles.arrivals,
+      y);
+  return cudaGetLastError();
+}
+
+// The planned tiles of kThreads threads, for the items a thread walks
+// (tuning::kPlanTileItemChoices).
+template <int kThreads>
+cudaError_t enqueue_planned_items(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
+                                  cudaStream_t stream) {
+  static_assert(tuning::kPlanTileItemChoices == std::array<int, 4>{1, 2, 3, 5}, "the items built below");
+  switch (tiles.thread_items) {
+    case 1: return enqueue_planned<kThreads, 1, 1>(A, tiles, x, y, stream);
+    case 2: return enqueue_planned<kThreads, 2, 1>(A, tiles, x, y, stream);
+    case 3: return enqueue_planned<kThreads, 3, 1>(A, tiles, x, y, stream);
+    case 5: return enqueue_planned<kThreads, 5, 1>(A, tiles, x, y, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 }  // namespace
 
 cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, const float* x, float* y, void* scratch,
@@ -493,12 +638,37 @@ cudaError_t enqueue_csr_merge_single(const spmv_csr_view& A, int tile_threads, c
   return enqueue_single<tuning::kMergeSingleSmallThreads>(A, x, y, scratch, stream);
 }
 
+cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& tiles, const float* x, float* y,
+                                  cudaStream_t stream) {
+  if (A.rows == 0 || tiles.tiles == 0) return cudaSuccess;
+  // The tile kernel of csr_merge (kMergeThreads x kMergeItems, four
+  // resident blocks, 32 registers), or a small-matrix shape.
+  static_assert(tuning::kPlanTileThreadChoices == std::array<int, 3>{64, 128, 256}, "the threads built below");
+  if (tiles.tile_threads == tuning::kMergeThreads && tiles.thread_items == tuning::kMergeItems) {
+    return enqueue_planned<tuning::kMergeThreads, tuning::kMergeItems, tuning::kMergeMinBlocks>(A, tiles, x, y, stream);
+  }
+  switch (tiles.tile_threads) {
+    case 64: return enqueue_planned_items<64>(A, tiles, x, y, stream);
+    case 128: return enqueue_planned_items<128>(A, tiles, x, y, stream);
+    case 256: return enqueue_planned_items<256>(A, tiles, x, y, stream);
+    default: return cudaErrorInvalidValue;
+  }
+}
+
 std::size_t merge_single_scratch_size(const spmv_csr_view& A, int tile_threads) {
   const int tile = tile_threads * tuning::kMergeItems - kWarpSize;
   return sizeof(PathPoint) * static_cast<std::size_t>(tile_count(A, tile) + 1);
 }
 
 }  // namespace spmv::reference
+
+namespace spmv::reference::plan {
+
+// kTileItems<tile_threads, thread_items>, for a shape known at run time.
+int merge_tile_items(int tile_threads, int thread_items) { return tile_threads * thread_items - kWarpSize; }
+int merge_tile_items(int tile_threads) { return merge_tile_items(tile_threads, tuning::kMergeItems); }
+
+}  // namespace spmv::reference::plan
 
 size_t spmv_csr_merge_scratch_size(const spmv_csr_view* A) {
   using namespace spmv::reference;

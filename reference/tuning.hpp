@@ -2,7 +2,8 @@
 //
 // Every value below is a starting point to be measured on the course's
 // H100 (sm_90, 132 SMs, 2048 resident threads per SM); when one changes,
-// note here what was measured (matrix, bandwidth) and on which GPU.
+// note here what was measured (matrix, bandwidth) and on which GPU. The
+// plan's constants at the end say which of them a GPU run has checked.
 #pragma once
 
 #include <array>
@@ -158,5 +159,124 @@ inline constexpr double kAutoLocalSpan = 0.125;
 inline constexpr std::int64_t kAutoRowBlockMaxRow = 64;
 inline constexpr int kAutoLoadsPerLane = 4;
 inline constexpr int kAutoMaxGroup = 8;
+
+// auto's plan (csr_auto_plan.hpp; the choice is plan::choose_plan in
+// plan_layout.hpp). Set from the byte counts and the rule's measurements
+// above, then checked in one run on the H100 (NVIDIA H100 80GB HBM3, CUDA
+// 13.0, release build: tools/bench-plan-check --steps build,tests,bench,
+// i.e. spmv-bench --suite real --suite all; 770/770 GPU and unit tests
+// passed, 0 WRONG of 480 kernel runs). Against the fastest cuSPARSE
+// algorithm on each matrix, auto (the plan, with kPlanTilesForLargeSkewed
+// still on) was: real suite gm 1.178x, min 0.910x (rajat01), 1 behind;
+// synthetic gm 1.262x, min 0.939x (powerlaw), 1 behind; all 30 gm 1.200x,
+// 2 behind (auto_csr, the rule: gm 1.134x, 4 behind). The choices that run
+// measured are recorded at each constant below; the thresholds themselves
+// were not varied (spmv-bench --candidates, whose rows auto=plan-slices,
+// auto=plan-tiles and auto=plan-rule time each kind of plan, forced, is
+// what would set them; docs/performance.md).
+//
+// Packed slices, where the plan now puts them (the run above, speedup over
+// the fastest cuSPARSE algorithm): stencil2d 1.296x, stencil27 1.757x,
+// stencil7 1.463x, banded 1.689x (100% diagonal slices; 132-176% of a
+// same-size copy's bandwidth), shortrows 440.90 us against sell_alg1's
+// 441.82 us, 1.002x (100% 32-bit slices, 8.25 bytes an entry; auto_csr
+// 0.956x). random keeps the rule's row blocks (kPlanSlicesMaxBytes),
+// 1.018x, and longrows the rule's csr_vector kernel, 1.194x. Every other
+// real matrix keeps the rule, unchanged, 1.008x-1.531x (Pd 1.008x,
+// bcspwr10 1.051x, delaunay 1.088x).
+//
+// Packed slices only past the small matrices: below kAutoSmallPath the
+// rule's single launches are 1.04-1.47x the fastest cuSPARSE algorithm
+// (all but rajat01 and EVA), and a plan of slices moves fewer bytes where
+// bytes matter little (4-7 us, mostly launch latency). To be set by
+// auto=plan-slices against auto=plan-rule on the real suite's small
+// regular matrices (jagmesh7, 3elt, Pd, delaunay_n16, luxembourg_osm).
+inline constexpr std::int64_t kPlanSlicesMinPath = kAutoSmallPath;
+// Packed slices for a mean row of at most this: a thread per row walks its
+// slots kPlanSliceLoads at a time, which suits rows of 2-27 (stencils,
+// bands, short rows); longer rows keep the rule's groups of lanes
+// (longrows, rows of 2000: csr_vector's kernel, 8 lanes a row, 1.18x). To
+// be set by auto=plan-slices on banded matrices of growing half-bandwidth.
+inline constexpr double kPlanSlicesMaxMean = 32.0;
+// Packed slices when a sliced ELL of the rows (slices of 32, unsorted)
+// pads the entries by at most this fraction, the bound sell_params_for
+// uses for sigma = 1 (every regular suite matrix is within 2%). To be set
+// by auto=plan-slices on matrices of growing row-length spread.
+inline constexpr double kPlanSlicesMaxPadding = 0.10;
+// Packed slices, once laid out, only where a product through them moves at
+// most this share of the bytes a CSR product moves (x and y counted in
+// both; spmv-bench --plans computes both): where they save little, the
+// rule's measured kernel stays. random's 32-bit slices save 2.5% (0.975:
+// it keeps row blocks, 1.017x), shortrows' 12.5% (0.875), the stencils'
+// and the band's 45-49% (0.51-0.55). To be set by auto=plan-slices against
+// auto=plan-rule on random and shortrows.
+inline constexpr double kPlanSlicesMaxBytes = 0.90;
+// Slots a thread loads together (values and column words) before the x
+// gathers that use them, as csr_rows' kRowsLoads: a stencil row of 5 or 7
+// is one round trip of loads and one of gathers. To be set with
+// auto=plan-slices on stencil27 (rows of 27: four batches of 8).
+inline constexpr int kPlanSliceLoads = 8;
+// Resident blocks of 256 asked for the kPlanSliceLoads kernel: six fit in
+// 40 registers without spilling (ptxas, sm_90); asked for none, the
+// compiler takes 56 (four blocks). Not measured on a GPU.
+inline constexpr int kPlanSliceMinBlocks = 6;
+// Slices of at most kPlanShortSliceLoads slots (shortrows: rows of 2 random
+// columns, bound by the x gathers, where resident warps are what keeps
+// gathers in flight) take a kernel loading that many slots together, asked
+// for kPlanShortSliceMinBlocks resident blocks of 256: 32 registers without
+// spilling (ptxas, sm_90), every thread of an SM resident, where the 8-slot
+// kernel holds 40 registers (six blocks, 75%). To be set by auto=plan-slices
+// on shortrows against cuSPARSE's SELL ALG1.
+inline constexpr int kPlanShortSliceLoads = 2;
+inline constexpr int kPlanShortSliceMinBlocks = 8;
+// Large skewed matrices (the rule's csr_merge): planned tiles of
+// csr_merge's shape (kMergeThreads x kMergeItems) in one launch, or the
+// rule's csr_merge (a partition kernel, then the tiles). Off: measured on
+// the H100 (NVIDIA H100 80GB HBM3, CUDA 13.0, release build, one run of
+// tools/bench-plan-check --steps build,tests,bench), powerlaw: planned
+// tiles (9863 tiles of 512 threads, 2970 cut rows) 205.98 us, 0.939x the
+// fastest cuSPARSE algorithm (csr_alg1, 193.47 us), where the rule's
+// csr_merge (auto_csr) was 1.006x. Handing 2970 cut rows over through the
+// plan's slots costs more than the partition kernel it saves (4.5-5.4 us,
+// Nsight Compute, docs/performance.md).
+inline constexpr bool kPlanTilesForLargeSkewed = false;
+// Planned tiles: a tile boundary that would cut a row within this many
+// entries of either end moves to that end, so only rows of more than twice
+// this are cut and handed over through the plan's slots (a store, a fence
+// and an atomic each, on the critical path of a small matrix); the tiles
+// are spaced 2 x this + 1 items closer to stay within the kernel's tile.
+// A warp's worth, and at most an eighth of a tile's items (tiles of 64 x 1
+// have 32: shifts of 4), so that the spacing keeps three quarters of the
+// tile (plan::planned_tile_shift). Counted on the host (spmv-bench
+// --plans): rajat01's tiles cut 4 rows (31 with even tiles), EVA's 1 (3),
+// powerlaw's 2970 (6675). Not measured against other shifts.
+inline constexpr int kPlanTileShift = 32;
+// The planned tiles' shape on small matrices with a long row (the rule's
+// one-launch merge, planned): threads a tile and merge-path items a thread
+// walks; the tile holds threads x items - 32 items (csr_merge's tiles, a
+// warp's worth short for line-aligned loads). The shapes the tile kernel
+// is built for are kPlanTileThreadChoices x kPlanTileItemChoices (and
+// csr_merge's own, kMergeThreads x kMergeItems); spmv-bench --candidates
+// times each on small matrices with a long row (auto=plan-tiles<T>x<I>).
+// 256 x 5, the one-launch merge's shape: on the H100 (the run above),
+// rajat01 43 tiles, 4 cut rows, 7.49 us, 0.910x cuSPARSE's COO ALG1
+// (6.82 us), auto_csr (the rule's one-launch merge, 256 threads) 1.000x;
+// EVA 13 tiles, 1 cut row, 6.85 us, 1.023x COO ALG1 (7.01 us), auto_csr
+// 0.965x. spmv-bench --candidates --min-time 0.1 later on the same H100
+// (ms; the timer's steps are about 0.0002 ms here): rajat01 plan-tiles
+// 0.0075 against cusparse_coo_alg1 0.0066 and merge1L256 0.0068; EVA 0.0068
+// against 0.0068; adder_dcop_05 0.0068 against 0.0066 (its rule, stream52L,
+// 0.0057); hangGlider_2 0.0068 against 0.0066 (stream32L 0.0053). rajat01
+// is launch-latency bound (43 tiles on 132 SMs, each thread walking about
+// 5 items): smaller tiles of fewer items are the shapes to time. To be set
+// from auto=plan-tiles<T>x<I> on those four matrices (tools/bench-plan-check
+// --steps small-tiles).
+struct PlanTileShape {
+  int threads;
+  int items;
+};
+inline constexpr PlanTileShape kPlanSmallTiles{kMergeSingleSmallThreads, kMergeItems};
+inline constexpr std::array<int, 3> kPlanTileThreadChoices{64, 128, 256};
+inline constexpr std::array<int, 4> kPlanTileItemChoices{1, 2, 3, 5};
 
 }  // namespace spmv::reference::tuning

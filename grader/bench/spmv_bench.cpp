@@ -7,17 +7,23 @@
 // correct kernel is timed, and its y is checked again after the timed calls.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <future>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "spmv/contract/plugin_table.hpp"
 #include "spmv/core/tolerance.hpp"
 #include "spmv/memory/buffer.hpp"
+#include "spmv/reference/plan_layout.hpp"
 #include "spmv_bench/cuda_check.hpp"
 #include "spmv_bench/kernels.hpp"
 #include "spmv_bench/options.hpp"
@@ -67,6 +73,38 @@ void print_list(const std::vector<KernelInfo>& catalogue) {
   for (const KernelInfo& kernel : catalogue) {
     std::cout << "  " << kernel.name << " [" << kernel.provider << ", " << kernel.format << "]: " << kernel.description
               << '\n';
+  }
+}
+
+// --plans: auto's plan for each matrix as CsrAutoPlan::build lays it out
+// (plan::lay_out_plan, on the host: no GPU), with the bytes of matrix data
+// one product reads (x and y not counted), a row: CSR's values, columns and
+// row pointers; the sliced ELL spmv-bench gives cuSPARSE (slices of 32,
+// 4-byte columns, 4-byte slice offsets); the plan's (packed slices replace
+// CSR's arrays; tiles and the rule read CSR's and the plan's).
+void print_plans(const std::vector<MatrixSource>& sources) {
+  char line[512];
+  std::snprintf(line, sizeof line, "%-*s %9s %10s %8s %8s %8s %7s %9s  %s\n", static_cast<int>(kLabelWidth), "matrix",
+                "rows", "nnz", "CSR", "cs:SELL", "plan", "/SELL", "layout ms", "plan");
+  std::cout << "auto's plan, laid out on the host; bytes of matrix data a product reads, a row (x and y not counted)\n"
+            << line;
+  for (const MatrixSource& source : sources) {
+    const CsrMatrix a = source.load();
+    const reference::plan::HostCsr host{a.rows, a.cols, a.row_ptr, a.col_idx, a.values};
+    const auto start = std::chrono::steady_clock::now();
+    const reference::plan::HostPlan laid = reference::plan::lay_out_plan(host);
+    const double layout_ms = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3;
+    const double rows = std::max(1.0, static_cast<double>(a.rows));
+    const double csr = 8.0 * a.nnz() + 4.0 * (static_cast<double>(a.rows) + 1.0);
+    const double slices = std::ceil(static_cast<double>(a.rows) / static_cast<double>(kSlicedEllSliceSize));
+    const double sell = 8.0 * static_cast<double>(reference::plan::sliced_ell_slots(a.row_ptr)) + 4.0 * (slices + 1.0);
+    double plan = csr;
+    if (laid.slices) plan = static_cast<double>(laid.slices->bytes());
+    if (laid.tiles) plan = csr + static_cast<double>(laid.tiles->bytes());
+    std::snprintf(line, sizeof line, "%-*s %9d %10d %8.2f %8.2f %8.2f %7.3f %9.1f  %s\n", static_cast<int>(kLabelWidth),
+                  source.label.c_str(), a.rows, a.nnz(), csr / rows, sell / rows, plan / rows, plan / sell, layout_ms,
+                  laid.description.c_str());
+    std::cout << line << std::flush;
   }
 }
 
@@ -156,6 +194,7 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
     }
     row.outcome = Outcome::kTimed;
     if (kernel.note) row.detail = kernel.note(w);
+    if (std::string note = launcher->note(); !note.empty()) row.detail = std::move(note);
   } catch (const NotApplicable& why) {
     row.outcome = Outcome::kNotApplicable;
     row.detail = why.what();
@@ -243,6 +282,10 @@ int run(int argc, const char* const argv[]) {
   const std::vector<KernelInfo> catalogue = kernel_catalogue(*SPMV_PLUGIN_ENTRY());
   if (options.list) {
     print_list(catalogue);
+    return 0;
+  }
+  if (options.plans) {
+    print_plans(sources);
     return 0;
   }
   const std::vector<const KernelInfo*> kernels = select_kernels(catalogue, options.kernel_filters);

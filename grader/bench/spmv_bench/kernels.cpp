@@ -1,6 +1,7 @@
 #include "spmv_bench/kernels.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -9,6 +10,8 @@
 #include "spmv/memory/buffer.hpp"
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/reference/csr_auto.hpp"
+#include "spmv/reference/csr_auto_plan.hpp"
+#include "spmv/reference/plan_layout.hpp"
 #include "spmv_bench/cuda_check.hpp"
 
 namespace spmv::bench {
@@ -103,31 +106,103 @@ std::string short_name(const reference::CsrAutoChoice& choice) {
 }
 
 reference::RowLengthStats row_length_stats(const CsrMatrix& a) {
-  reference::RowLengthStats stats{a.rows, a.cols, a.nnz(), 0, 0};
-  for (index_t row = 0; row < a.rows; ++row) {
-    const index_t begin = a.row_ptr[static_cast<std::size_t>(row)];
-    const index_t end = a.row_ptr[static_cast<std::size_t>(row) + 1];
-    stats.max_row = std::max<std::int64_t>(stats.max_row, end - begin);
-    if (end > begin) {
-      stats.max_span = std::max<std::int64_t>(
-          stats.max_span, a.col_idx[static_cast<std::size_t>(end) - 1] - a.col_idx[static_cast<std::size_t>(begin)]);
+  return reference::plan::row_length_stats({a.rows, a.cols, a.row_ptr, a.col_idx, {}});
+}
+
+// ---- auto with a plan: built in the constructor, before timing, as
+// cuSPARSE's buffers and preprocessing are
+
+// "auto picked <the plan>", then its preparation: the first line is what the
+// verdict shows.
+std::string plan_note(const reference::PlanSummary& plan, const MatrixStats& stats) {
+  const double rows = std::max(1.0, static_cast<double>(stats.rows));
+  const double csr_bytes = 8.0 * static_cast<double>(stats.nnz) + 4.0 * (static_cast<double>(stats.rows) + 1.0);
+  const bool replaces_csr = plan.kind == reference::PlanKind::kSlices;
+  char text[320];
+  std::snprintf(text, sizeof text,
+                "auto picked %s\nplan built before timing (untimed, as cuSPARSE's preprocessing): %.1f ms on the host "
+                "and the copies, %.2f MB of device memory (%.2f bytes a row%s; CSR's arrays %.2f bytes a row)",
+                plan.description.c_str(), plan.build_seconds * 1e3, static_cast<double>(plan.device_bytes) * 1e-6,
+                static_cast<double>(plan.device_bytes) / rows,
+                replaces_csr ? ", read instead of CSR's" : ", read with CSR's", csr_bytes / rows);
+  return text;
+}
+
+class PlanLauncher final : public Launcher {
+ public:
+  PlanLauncher(DeviceWorkload& w, const BenchContext& context, const reference::PlanRequest& request)
+      : x_(w.x()), y_(w.y()), stream_(context.stream), stats_(w.host().stats), plan_(build(w, context, request)) {}
+
+  bool enqueue() override {
+    const int status = plan_.run(x_, y_, stream_);
+    if (status != 0) throw CudaError("run of auto's plan", status);
+    return true;
+  }
+  [[nodiscard]] std::string note() const override { return plan_note(plan_.summary(), stats_); }
+
+ private:
+  static reference::CsrAutoPlan build(DeviceWorkload& w, const BenchContext& context,
+                                      const reference::PlanRequest& request) {
+    // A forced sliced layout pads every slice to its longest row: refused,
+    // as cuSPARSE's sliced ELL is, when that is mostly padding.
+    const CsrMatrix& csr = w.host().csr;
+    if (request.kind == reference::PlanKind::kSlices) {
+      const std::int64_t slots = reference::plan::sliced_ell_slots(csr.row_ptr);
+      const double most_slots = SlicedEllLimits{}.max_slots_per_entry * static_cast<double>(csr.nnz());
+      if (static_cast<double>(slots) > most_slots) {
+        char why[160];
+        std::snprintf(why, sizeof why,
+                      "packed slices would hold %lld slots for %d entries (over %.1f an entry): "
+                      "mostly padding",
+                      static_cast<long long>(slots), csr.nnz(), SlicedEllLimits{}.max_slots_per_entry);
+        throw NotApplicable(why);
+      }
+    }
+    try {
+      return reference::CsrAutoPlan::build(w.csr(), context.stream, request);
+    } catch (const std::invalid_argument& refused) {
+      throw NotApplicable(refused.what());
     }
   }
-  return stats;
+
+  const float* x_;
+  float* y_;
+  cudaStream_t stream_;
+  MatrixStats stats_;
+  reference::CsrAutoPlan plan_;
+};
+
+KernelInfo plan_kernel(std::string name, std::string description, const reference::PlanRequest& request) {
+  return KernelInfo{std::move(name),
+                    "reference",
+                    "csr",
+                    std::move(description),
+                    std::nullopt,
+                    /*poison_y=*/true,
+                    nullptr,
+                    [request](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+                      return std::make_unique<PlanLauncher>(w, context, request);
+                    }};
+}
+
+bool is_table_auto(const spmv_kernel_entry& entry) {
+  return entry.format == SPMV_FORMAT_CSR && std::string_view(entry.name) == "auto";
 }
 
 KernelInfo reference_kernel(const spmv_plugin& plugin, const spmv_kernel_entry& entry) {
-  const bool is_auto = entry.format == SPMV_FORMAT_CSR && std::string_view(entry.name) == "auto";
-  return KernelInfo{entry.name,
-                    plugin.name,
-                    format_name(entry.format),
-                    entry.description != nullptr ? entry.description : "",
-                    host_format_of(entry.format),
-                    /*poison_y=*/true,
-                    is_auto ? std::function<std::string(DeviceWorkload&)>(auto_choice) : nullptr,
-                    [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
-                      return std::make_unique<ReferenceLauncher>(entry, w.view(entry.format), w, context.stream);
-                    }};
+  const bool is_auto = is_table_auto(entry);
+  const std::string description = entry.description != nullptr ? entry.description : "";
+  return KernelInfo{
+      is_auto ? kTableAutoKernel : entry.name,
+      plugin.name,
+      format_name(entry.format),
+      is_auto ? "the table's auto (chooses on its first call, keeps no plan): " + description : description,
+      host_format_of(entry.format),
+      /*poison_y=*/true,
+      is_auto ? std::function<std::string(DeviceWorkload&)>(auto_choice) : nullptr,
+      [&entry](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+        return std::make_unique<ReferenceLauncher>(entry, w.view(entry.format), w, context.stream);
+      }};
 }
 
 // ---- cuSPARSE: generic API, fp32 values, int32 indices, zero-based
@@ -252,6 +327,13 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
                                     std::nullopt, describe_csr, CUSPARSE_SPMV_CSR_ALG1));
   for (std::uint32_t i = 0; i < reference.kernel_count; ++i) {
     kernels.push_back(reference_kernel(reference, reference.kernels[i]));
+    if (is_table_auto(reference.kernels[i])) {
+      kernels.push_back(
+          plan_kernel(kPlannedAutoKernel,
+                      "CSR through auto's plan, built before timing as cuSPARSE's preprocessing is: packed "
+                      "slices, planned merge tiles or the rule's kernel, one launch",
+                      {}));
+    }
   }
   kernels.push_back(cusparse_kernel(kSecondCsrBaseline, "csr",
                                     "cuSPARSE CSR, CUSPARSE_SPMV_CSR_ALG2 (bit-wise deterministic)", std::nullopt,
@@ -266,13 +348,30 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
 
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr) {
   std::vector<KernelInfo> kernels;
-  for (const reference::CsrAutoChoice& choice : reference::csr_auto_candidates(row_length_stats(csr))) {
+  const reference::RowLengthStats stats = row_length_stats(csr);
+  for (const reference::CsrAutoChoice& choice : reference::csr_auto_candidates(stats)) {
     kernels.push_back(KernelInfo{"auto=" + short_name(choice), "reference", "csr",
                                  "auto's candidate " + choice.describe(), std::nullopt,
                                  /*poison_y=*/true, nullptr,
                                  [choice](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
                                    return std::make_unique<ChoiceLauncher>(choice, w, context.stream);
                                  }});
+  }
+  // Small matrices with a long row: the planned tiles in each shape the
+  // tile kernel is built for (tuning::kPlanSmallTiles is one of them).
+  if (reference::plan::times_small_tile_shapes(stats)) {
+    for (const reference::plan::TileShape& shape : reference::plan::small_tile_shapes()) {
+      const std::string name = std::to_string(shape.threads) + "x" + std::to_string(shape.items);
+      kernels.push_back(plan_kernel("auto=plan-tiles" + name,
+                                    "auto's plan, forced to tiles of " + std::to_string(shape.threads) + " threads x " +
+                                        std::to_string(shape.items) + " items",
+                                    {reference::PlanKind::kTiles, shape.threads, shape.items}));
+    }
+  }
+  for (const reference::PlanKind kind :
+       {reference::PlanKind::kSlices, reference::PlanKind::kTiles, reference::PlanKind::kRule}) {
+    const std::string name = reference::plan_kind_name(kind);
+    kernels.push_back(plan_kernel("auto=plan-" + name, "auto's plan, forced to " + name, {kind, 0, 0}));
   }
   return kernels;
 }

@@ -24,6 +24,10 @@ class Launcher {
   virtual ~Launcher() = default;
   // False when the kernel reports SPMV_NOT_IMPLEMENTED; throws on a failure.
   virtual bool enqueue() = 0;
+  // What the launcher has to say about its preparation, asked after the
+  // kernel has run (auto's plan: what it picked, its build time and bytes);
+  // empty for most. Takes the place of KernelInfo::note when not empty.
+  [[nodiscard]] virtual std::string note() const { return {}; }
 };
 
 struct BenchContext {
@@ -51,6 +55,12 @@ struct KernelInfo {
 
 // Speedups are relative to this kernel, which therefore always runs first.
 inline constexpr const char* kBaselineKernel = "cusparse_csr_alg1";
+// The reference's auto with a plan (reference::CsrAutoPlan, built before
+// timing as cuSPARSE's preprocessing is), the verdict's subject; and the
+// plugin table's auto, which chooses on its first call and keeps no plan
+// (the table names it "auto"; the bench lists it under this name).
+inline constexpr const char* kPlannedAutoKernel = "auto";
+inline constexpr const char* kTableAutoKernel = "auto_csr";
 // The other cuSPARSE CSR algorithm: "auto" is measured against the faster.
 inline constexpr const char* kSecondCsrBaseline = "cusparse_csr_alg2";
 
@@ -58,15 +68,20 @@ inline constexpr const char* kSecondCsrBaseline = "cusparse_csr_alg2";
 // kernel with the fastest of them on each matrix.
 inline constexpr const char* kCusparseProvider = "cuSPARSE";
 
-// Baseline first, then the reference table in its order, then the other
+// Baseline first, then the reference table in its order (its CSR "auto"
+// as kTableAutoKernel, followed by kPlannedAutoKernel), then the other
 // cuSPARSE kernels. Throws std::runtime_error for a table of another ABI
 // version or of host kernels.
 std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference);
 
 // Each kernel auto's rule could give this matrix (reference::
 // csr_auto_candidates), as "auto=<short name>" kernels run through
-// reference::csr_launch_choice with auto's scratch. Its rule's own choice
-// comes first.
+// reference::csr_launch_choice with auto's scratch, its rule's own choice
+// first; on a small matrix with a long row (reference::plan::
+// times_small_tile_shapes), the planned tiles in every small shape,
+// "auto=plan-tiles64x1" .. "auto=plan-tiles256x5" (threads x items a
+// thread); then each kind of auto's plan, forced: "auto=plan-slices",
+// "auto=plan-tiles", "auto=plan-rule".
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr);
 
 // RAII cuSPARSE handle bound to one stream.

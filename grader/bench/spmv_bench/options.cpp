@@ -50,6 +50,9 @@ po::options_description option_table() {
   po::options_description options("Options");
   options.add_options()("help,h", "show this text")(
       "list", "list the suite's matrices and the kernels, then exit (needs no GPU)")(
+      "plans",
+      "lay out auto's plan for each matrix on the host and print its kind and bytes a row against CSR and "
+      "cuSPARSE's sliced ELL, then exit (needs no GPU)")(
       "write-cases", po::value<std::string>(),
       "DIR: write the chosen matrices as a case folder (DIR/cases.ini: generator specs, Matrix Market "
       "files copied beside it) for spmv-grade --cases DIR, then exit (needs no GPU)")(
@@ -59,8 +62,10 @@ po::options_description option_table() {
       "real-matrices", po::value<std::string>(),
       "DIR: where --suite real finds index.tsv and the matrices (default matrices/real, as "
       "tools/fetch-matrices writes them)")(
-      "candidates", "also time every kernel auto's rule could pick on each matrix (auto=... rows)")(
-      "matrix", po::value<std::vector<std::string>>()->composing(), "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
+      "candidates",
+      "also time every kernel auto's rule could pick on each matrix, and each kind of auto's plan forced "
+      "(auto=... rows)")("matrix", po::value<std::vector<std::string>>()->composing(),
+                         "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
       "spec", po::value<std::vector<std::string>>()->composing(),
       "\"KIND key=value ...\": a generated matrix (repeatable), e.g. "
       "\"random rows=1000000 cols=1000000 per_row=8\"")(
@@ -112,6 +117,7 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   BenchOptions options;
   options.help = values.count("help") != 0;
   options.list = values.count("list") != 0;
+  options.plans = values.count("plans") != 0;
   if (values.count("write-cases") != 0) options.write_cases = values["write-cases"].as<std::string>();
   const bool quick = values.count("quick") != 0;
 

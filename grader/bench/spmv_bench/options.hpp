@@ -30,6 +30,8 @@ struct BenchOptions {
   // "auto=<choice>" rows), next to auto itself.
   bool candidates = false;
   bool list = false;
+  // Lay out auto's plan for each matrix on the host and print it (no GPU).
+  bool plans = false;
   bool help = false;
 };
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <stdexcept>
+#include <tuple>
 
 #include "spmv_bench/kernels.hpp"
 
@@ -269,43 +270,65 @@ void Report::print_pivot(const std::string& title, PivotValue value) {
   }
 }
 
+namespace {
+
+// The first line of a note ("auto picked ..."; the plan's preparation follows).
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+}  // namespace
+
 void Report::print_verdict() {
-  out_ << "\nVerdict: auto against the fastest cuSPARSE algorithm of any format (same run, same matrix), and "
-          "against a copy of the same bytes\n"
-       << printf_string("%-*s %-9s %-12s %9s %-11s %9s %9s %7s %7s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
-                        "matrix", "suite", "kind", "nnz", "best cuSP.", "us", "auto us", "vs best", "%copy",
+  out_ << "\nVerdict: auto (its plan built before timing, as cuSPARSE's preprocessing is) against the fastest cuSPARSE "
+          "algorithm of any format (same run, same matrix), and against a copy of the same bytes; auto_csr is the "
+          "table's auto, without a plan\n"
+       << printf_string("%-*s %-9s %-12s %9s %-11s %9s %9s %7s %7s %8s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
+                        "matrix", "suite", "kind", "nnz", "best cuSP.", "us", "auto us", "vs best", "%copy", "auto_csr",
                         "best ref.", "vs best", "auto picked");
   struct Tally {
     std::vector<double> speedups;
     int behind = 0;
+    void add(double speedup) {
+      speedups.push_back(speedup);
+      if (speedup < 1.0) ++behind;
+    }
   };
+  // By suite, then "all", for auto and for auto_csr.
   std::map<std::string, Tally> by_suite;
+  std::map<std::string, Tally> table_by_suite;
   Tally all;
+  Tally table_all;
   std::vector<std::pair<std::string, double>> regular_copy;
   for (const MatrixEntry& matrix : matrices_) {
     if (!matrix.load_error.empty()) continue;
+    const std::string suite = matrix.suite.empty() ? "other" : matrix.suite;
     const ResultRow* best = best_cusparse(matrix.label);
-    const ResultRow* automatic = find(matrix.label, "auto");
+    const ResultRow* automatic = find(matrix.label, kPlannedAutoKernel);
+    const ResultRow* table_auto = find(matrix.label, kTableAutoKernel);
     const ResultRow* reference = best_reference(matrix.label);
+    const auto speedup_of = [best](const ResultRow* row) {
+      return best != nullptr && row != nullptr && row->outcome == Outcome::kTimed
+                 ? std::optional<double>(best->timing.median_ms / row->timing.median_ms)
+                 : std::nullopt;
+    };
     const bool auto_timed = automatic != nullptr && automatic->outcome == Outcome::kTimed;
     const double auto_ms = auto_timed ? automatic->timing.median_ms : 0.0;
-    const std::optional<double> speedup =
-        best != nullptr && auto_timed ? std::optional<double>(best->timing.median_ms / auto_ms) : std::nullopt;
+    const std::optional<double> speedup = speedup_of(automatic);
+    const std::optional<double> table_speedup = speedup_of(table_auto);
     const std::optional<double> copy_share =
         matrix.copy_ms && auto_timed ? std::optional<double>(100.0 * *matrix.copy_ms / auto_ms) : std::nullopt;
     if (speedup) {
-      by_suite[matrix.suite.empty() ? "other" : matrix.suite].speedups.push_back(*speedup);
-      all.speedups.push_back(*speedup);
-      if (*speedup < 1.0) {
-        ++by_suite[matrix.suite.empty() ? "other" : matrix.suite].behind;
-        ++all.behind;
-      }
+      by_suite[suite].add(*speedup);
+      all.add(*speedup);
+    }
+    if (table_speedup) {
+      table_by_suite[suite].add(*table_speedup);
+      table_all.add(*table_speedup);
     }
     if (matrix.regular && copy_share) regular_copy.emplace_back(matrix.label, *copy_share);
-    std::string picked = auto_timed ? automatic->detail : "";
+    std::string picked = auto_timed ? first_line(automatic->detail) : "";
     if (picked.starts_with("auto picked ")) picked = picked.substr(12);
     out_ << printf_string(
-        "%-*s %-9s %-12s %9lld %-11s %9.2f %9s %7s %7s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
+        "%-*s %-9s %-12s %9lld %-11s %9.2f %9s %7s %7s %8s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
         matrix.label.c_str(), matrix.suite.empty() ? "-" : matrix.suite.c_str(),
         matrix.kind.empty() ? (matrix.regular ? "regular" : "-") : matrix.kind.c_str(),
         static_cast<long long>(matrix.stats.nnz), best != nullptr ? column_name(best->kernel).c_str() : "none",
@@ -314,24 +337,28 @@ void Report::print_verdict() {
                    : (automatic ? outcome_label(automatic->outcome) : "-"),
         speedup ? printf_string("%.3fx", *speedup).c_str() : "-",
         copy_share ? printf_string("%.1f", *copy_share).c_str() : "-",
+        table_speedup ? printf_string("%.3fx", *table_speedup).c_str() : "-",
         reference != nullptr ? column_name(reference->kernel).c_str() : "-",
         reference != nullptr && best != nullptr
             ? printf_string("%.3fx", best->timing.median_ms / reference->timing.median_ms).c_str()
             : "-",
         picked.c_str());
   }
-  const auto summary = [this](const std::string& name, const Tally& tally) {
+  const auto summary = [this](const std::string& kernel, const std::string& name, const Tally& tally) {
     if (tally.speedups.empty()) return;
     out_ << printf_string(
-        "auto vs the fastest cuSPARSE, %-18s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
+        "%s vs the fastest cuSPARSE, %-18s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
         "matrices; %d behind (below 1.00x)\n",
-        (name + ":").c_str(), geometric_mean(tally.speedups),
+        kernel.c_str(), (name + ":").c_str(), geometric_mean(tally.speedups),
         *std::min_element(tally.speedups.begin(), tally.speedups.end()),
         *std::max_element(tally.speedups.begin(), tally.speedups.end()), tally.speedups.size(), tally.behind);
   };
   out_ << '\n';
-  for (const auto& [suite, tally] : by_suite) summary(suite + " suite", tally);
-  if (by_suite.size() > 1) summary("all matrices", all);
+  for (const auto& [kernel, suites, total] : {std::tuple{std::string(kPlannedAutoKernel), &by_suite, &all},
+                                              std::tuple{std::string(kTableAutoKernel), &table_by_suite, &table_all}}) {
+    for (const auto& [suite, tally] : *suites) summary(kernel, suite + " suite", tally);
+    if (suites->size() > 1) summary(kernel, "all matrices", *total);
+  }
   if (!regular_copy.empty()) {
     out_ << "auto on the regular matrices, % of the same-size copy:";
     for (const auto& [label, share] : regular_copy) out_ << printf_string(" %s %.1f%%", label.c_str(), share);
@@ -352,8 +379,10 @@ void Report::print_summary() {
     if (row.outcome != Outcome::kTimed || row.detail.empty()) continue;
     if (!notes) out_ << "\nNotes:\n";
     notes = true;
+    const std::string indent(static_cast<std::size_t>(kLabelWidth) + kKernelColumn + 4, ' ');
+    std::string detail = indent_lines(row.detail, indent);
     out_ << printf_string("  %-*s %-*s %s\n", static_cast<int>(kLabelWidth), row.matrix.c_str(), kKernelColumn,
-                          row.kernel.c_str(), row.detail.c_str());
+                          row.kernel.c_str(), detail.substr(indent.size()).c_str());
   }
   out_ << "\nMatrices:\n";
   for (const MatrixEntry& m : matrices_) {

@@ -213,6 +213,12 @@ TEST(Options, CollectsRepeatedSourcesAndFilters) {
   EXPECT_EQ(options.csv_path->string(), "o.csv");
 }
 
+TEST(Options, PlansAndCandidatesAreFlags) {
+  EXPECT_FALSE(parse({}).plans);
+  EXPECT_TRUE(parse({"--plans", "--suite", "stencil2d"}).plans);
+  EXPECT_TRUE(parse({"--candidates"}).candidates);
+}
+
 TEST(Options, RejectsBadValuesAndUnknownOptions) {
   EXPECT_THROW(parse({"--iterations", "0"}), UsageError);
   EXPECT_THROW(parse({"--iterations", "many"}), UsageError);
@@ -270,6 +276,66 @@ TEST(Catalogue, ASellKernelAsksForTheSellWorkload) {
   EXPECT_EQ(kernels[1].name, "sell_fake");
   EXPECT_EQ(kernels[1].format, "sell");
   EXPECT_EQ(kernels[1].host_format, host_format(SPMV_FORMAT_SELL));
+}
+
+// The table's CSR "auto" is listed as auto_csr, followed by auto with a
+// plan (the verdict's subject); their makers need a GPU, the list does not.
+TEST(Catalogue, ListsTheTablesAutoAsAutoCsrFollowedByThePlannedAuto) {
+  static constexpr spmv_kernel_entry kEntries[] = {
+      contract::kernel_entry<&fake_csr_launch>("csr_fake", "a CSR kernel"),
+      contract::kernel_entry<&fake_csr_launch>("auto", "picks a kernel"),
+      contract::kernel_entry<&fake_jds_launch>("jds_fake", "a JDS kernel"),
+  };
+  const spmv_plugin plugin = contract::make_plugin("fake", kEntries);
+  const std::vector<KernelInfo> kernels = kernel_catalogue(plugin);
+  std::vector<std::string> names;
+  for (const KernelInfo& kernel : kernels) names.push_back(kernel.name);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{kBaselineKernel, "csr_fake", kTableAutoKernel, kPlannedAutoKernel, "jds_fake",
+                                      "cusparse_csr_alg2", "cusparse_coo_alg1", "cusparse_sell_alg1"}));
+  EXPECT_NE(kernels[2].description.find("picks a kernel"), std::string::npos) << kernels[2].description;
+  EXPECT_TRUE(kernels[2].note != nullptr);  // what the table's auto picked
+  EXPECT_EQ(kernels[3].format, "csr");
+  EXPECT_FALSE(kernels[3].host_format.has_value());
+  EXPECT_NE(kernels[3].description.find("before timing"), std::string::npos) << kernels[3].description;
+}
+
+TEST(Catalogue, CandidatesEndWithEachKindOfPlanForced) {
+  const std::vector<KernelInfo> candidates = auto_candidate_kernels(five_by_four());
+  ASSERT_GE(candidates.size(), 3u);
+  EXPECT_EQ(candidates[candidates.size() - 3].name, "auto=plan-slices");
+  EXPECT_EQ(candidates[candidates.size() - 2].name, "auto=plan-tiles");
+  EXPECT_EQ(candidates[candidates.size() - 1].name, "auto=plan-rule");
+}
+
+// A small matrix with a row of more than 512 entries (rajat01, EVA,
+// adder_dcop_05, hangGlider_2): the planned tiles in each of the twelve
+// small shapes, threads x items, before the three kinds of plan.
+TEST(Catalogue, SmallMatricesWithALongRowGetEveryPlannedTileShape) {
+  CsrMatrix a;
+  a.rows = 3;
+  a.cols = 600;
+  a.row_ptr = {0, 1, 601, 602};
+  for (index_t j = 0; j < 602; ++j) a.col_idx.push_back(j < 1 ? 0 : j < 601 ? j - 1 : 5);
+  a.values.assign(602, 1.0F);
+  const std::vector<KernelInfo> candidates = auto_candidate_kernels(a);
+  std::vector<std::string> shapes;
+  for (const KernelInfo& kernel : candidates) {
+    if (kernel.name.rfind("auto=plan-tiles", 0) == 0 && kernel.name != "auto=plan-tiles") {
+      shapes.push_back(kernel.name);
+    }
+  }
+  EXPECT_EQ(shapes, (std::vector<std::string>{"auto=plan-tiles64x1", "auto=plan-tiles64x2", "auto=plan-tiles64x3",
+                                              "auto=plan-tiles64x5", "auto=plan-tiles128x1", "auto=plan-tiles128x2",
+                                              "auto=plan-tiles128x3", "auto=plan-tiles128x5", "auto=plan-tiles256x1",
+                                              "auto=plan-tiles256x2", "auto=plan-tiles256x3", "auto=plan-tiles256x5"}));
+  ASSERT_GE(candidates.size(), 15u);
+  EXPECT_EQ(candidates[candidates.size() - 4].name, "auto=plan-tiles256x5");
+  EXPECT_EQ(candidates[candidates.size() - 3].name, "auto=plan-slices");
+  // Rows of at most 512 entries: none.
+  for (const KernelInfo& kernel : auto_candidate_kernels(five_by_four())) {
+    EXPECT_EQ(kernel.name.find("auto=plan-tiles6"), std::string::npos) << kernel.name;
+  }
 }
 
 TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
@@ -370,18 +436,33 @@ TEST(Report, VerdictComparesAutoWithTheFastestCusparseKernel) {
   alg1.provider = kCusparseProvider;
   ResultRow sell = row_of("m", "cusparse_sell_alg1", Outcome::kTimed, 0.006);
   sell.provider = kCusparseProvider;
-  ResultRow automatic = row_of("m", "auto", Outcome::kTimed, 0.005);
-  automatic.detail = "auto picked csr_rows";
+  ResultRow automatic = row_of("m", kPlannedAutoKernel, Outcome::kTimed, 0.005);
+  automatic.detail = "auto picked packed slices: 100.0% diagonals\nplan built before timing: 12.5 ms";
+  ResultRow table_auto = row_of("m", kTableAutoKernel, Outcome::kTimed, 0.008);
+  table_auto.detail = "auto picked csr_rows";
   report.add(alg1);
+  report.add(table_auto);
   report.add(automatic);
   report.add(sell);
   report.print_summary();
   const std::string text = out.str();
   EXPECT_NE(text.find("1.200x"), std::string::npos) << text;  // 0.006 / 0.005
+  EXPECT_NE(text.find("0.750x"), std::string::npos) << text;  // auto_csr: 0.006 / 0.008
   EXPECT_NE(text.find("80.0"), std::string::npos) << text;    // copy 0.004 of 0.005
   EXPECT_NE(text.find("real suite:"), std::string::npos) << text;
-  EXPECT_NE(text.find("geometric mean 1.200x"), std::string::npos) << text;
-  EXPECT_NE(text.find("csr_rows"), std::string::npos) << text;
+  const std::size_t auto_line = text.find("auto vs the fastest cuSPARSE, real suite:");
+  const std::size_t table_line = text.find("auto_csr vs the fastest cuSPARSE, real suite:");
+  ASSERT_NE(auto_line, std::string::npos) << text;
+  ASSERT_NE(table_line, std::string::npos) << text;
+  EXPECT_NE(text.substr(auto_line, table_line - auto_line).find("geometric mean 1.200x"), std::string::npos) << text;
+  EXPECT_NE(text.find("geometric mean 0.750x", table_line), std::string::npos) << text;
+  // The verdict's line holds the first line of auto's note; the notes hold
+  // both, the second indented under the first.
+  const std::string verdict = text.substr(text.find("Verdict:"));
+  EXPECT_NE(verdict.find("packed slices: 100.0% diagonals\n"), std::string::npos) << verdict;
+  EXPECT_EQ(verdict.find("12.5 ms"), std::string::npos) << verdict;
+  EXPECT_NE(text.find("diagonals\n" + std::string(kLabelWidth + 20 + 4, ' ') + "plan built"), std::string::npos)
+      << text;
   EXPECT_DOUBLE_EQ(geometric_mean({2.0, 8.0}), 4.0);
 }
 

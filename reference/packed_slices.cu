@@ -1,0 +1,131 @@
+// auto's packed slices (layout in plan_layout.hpp): a warp per slice of 32
+// rows, a thread per row. The warp reads its slice's 16-byte header, then
+// each thread loads tuning::kPlanSliceLoads slots of its row (values and
+// column words, coalesced across the warp: slot k of 32 neighbouring rows
+// side by side) before the x gathers that use them, and stores its row.
+// Padding slots (value bits plan::kPaddingBits) gather nothing. No row
+// pointers, no atomics, no shared memory: a row's sum runs in slot order,
+// which is its column order, and repeats bit for bit.
+//
+// The encoding is the slice's, so the branch on it is the warp's as a
+// whole: diagonal slices read their offsets from a short list every lane
+// reads alike (one broadcast, cached), narrow slices 16-bit offsets from
+// the slice's base column, wide slices 32-bit columns.
+#include "common.cuh"
+
+namespace spmv::reference {
+namespace {
+
+constexpr int kThreads = tuning::kBlockSize;
+constexpr int kSliceRows = plan::kSliceRows;
+static_assert(kSliceRows == kWarpSize, "a warp per slice");
+static_assert(kThreads % kWarpSize == 0, "blocks of whole slices");
+
+// What a slot's column is made of: a word loaded with the slot's value,
+// then the column from that word. word(k) is slot k of the current batch;
+// next(n) moves on by n slots (pointers step, no index grows with the
+// slice's width).
+struct DiagonalColumns {
+  const std::int32_t* __restrict__ offsets;  // the batch's diagonals, alike in every lane
+  std::int32_t row;
+  __device__ std::int32_t word(int k) const { return __ldg(&offsets[k]); }
+  __device__ std::int32_t column(std::int32_t word) const { return row + word; }
+  __device__ void next(int slots) { offsets += slots; }
+};
+
+struct NarrowColumns {
+  const std::uint16_t* __restrict__ offsets;  // the lane's slot 0 of the batch
+  std::int32_t base;
+  __device__ std::int32_t word(int k) const { return load_matrix<true>(&offsets[k * kSliceRows]); }
+  __device__ std::int32_t column(std::int32_t word) const { return base + word; }
+  __device__ void next(int slots) { offsets += static_cast<std::ptrdiff_t>(slots) * kSliceRows; }
+};
+
+struct WideColumns {
+  const std::int32_t* __restrict__ columns;  // the lane's slot 0 of the batch
+  __device__ std::int32_t word(int k) const { return load_matrix<true>(&columns[k * kSliceRows]); }
+  __device__ std::int32_t column(std::int32_t word) const { return word; }
+  __device__ void next(int slots) { columns += static_cast<std::ptrdiff_t>(slots) * kSliceRows; }
+};
+
+// The lane's row: `width` slots from `values` (the lane's slot 0), kLoads
+// of them loaded before their gathers.
+template <int kLoads, typename Columns>
+__device__ __forceinline__ float sum_row(const float* __restrict__ values, int width, Columns columns,
+                                         const float* __restrict__ x) {
+  float sum = 0.0F;
+  for (int first = 0; first < width; first += kLoads) {
+    float value[kLoads];
+    std::int32_t word[kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      if (first + k < width) {
+        value[k] = load_matrix<true>(&values[k * kSliceRows]);
+        word[k] = columns.word(k);
+      }
+    }
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) {
+      if (first + k < width && __float_as_uint(value[k]) != plan::kPaddingBits) {
+        sum += value[k] * __ldg(&x[columns.column(word[k])]);
+      }
+    }
+    values += kLoads * kSliceRows;
+    columns.next(kLoads);
+  }
+  return sum;
+}
+
+// kLoads slots loaded together; kMinBlocks resident blocks asked of the
+// compiler (the 8-slot batch fits six blocks of 256 a SM in 40 registers,
+// and takes 56 when not asked for any; the 2-slot one fits eight in 32
+// registers), none spilling.
+template <int kLoads, int kMinBlocks>
+__global__ void __launch_bounds__(kThreads, kMinBlocks)
+    packed_slices_kernel(std::int32_t rows, std::int64_t slices, const plan::SliceHeader* __restrict__ headers,
+                         const float* __restrict__ values, const std::uint16_t* __restrict__ narrow,
+                         const std::int32_t* __restrict__ wide, const std::int32_t* __restrict__ diagonals,
+                         const float* __restrict__ x, float* __restrict__ y) {
+  const std::int64_t slice = grid_thread_index() / kWarpSize;
+  if (slice >= slices) return;  // a whole warp
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int4 raw = __ldg(reinterpret_cast<const int4*>(headers) + slice);
+  const plan::SliceHeader header{raw.x, raw.y, raw.z, raw.w};
+  const std::int64_t row = slice * kSliceRows + lane;
+  const float* slots = values + static_cast<std::int64_t>(header.value_group) * kSliceRows + lane;
+  const std::int64_t lane_index = static_cast<std::int64_t>(header.index) * kSliceRows + lane;
+  const int width = header.width();
+  float sum = 0.0F;
+  switch (header.encoding()) {
+    case plan::SliceEncoding::kDiagonals:
+      // A lane past the last row holds only padding: its row is never used.
+      sum = sum_row<kLoads>(slots, width, DiagonalColumns{diagonals + header.index, static_cast<std::int32_t>(row)}, x);
+      break;
+    case plan::SliceEncoding::kNarrow:
+      sum = sum_row<kLoads>(slots, width, NarrowColumns{narrow + lane_index, header.base}, x);
+      break;
+    case plan::SliceEncoding::kWide: sum = sum_row<kLoads>(slots, width, WideColumns{wide + lane_index}, x); break;
+  }
+  if (row < rows) y[row] = sum;
+}
+
+}  // namespace
+
+cudaError_t enqueue_packed_slices(const PackedSlicesView& A, const float* x, float* y, cudaStream_t stream) {
+  if (A.rows == 0 || A.slices == 0) return cudaSuccess;
+  constexpr std::int64_t kSlicesPerBlock = kThreads / kWarpSize;
+  const auto blocks = static_cast<unsigned int>((A.slices + kSlicesPerBlock - 1) / kSlicesPerBlock);
+  // Slices of at most kPlanShortSliceLoads slots (rows of one or two
+  // entries: bound by the x gathers) take the short batch, whose kernel
+  // keeps every thread of an SM resident.
+  if (A.max_width <= tuning::kPlanShortSliceLoads) {
+    packed_slices_kernel<tuning::kPlanShortSliceLoads, tuning::kPlanShortSliceMinBlocks>
+        <<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
+  } else {
+    packed_slices_kernel<tuning::kPlanSliceLoads, tuning::kPlanSliceMinBlocks>
+        <<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
+  }
+  return cudaGetLastError();
+}
+
+}  // namespace spmv::reference
