@@ -258,7 +258,7 @@ inline constexpr int kPlanTileShift = 32;
 // is built for are kPlanTileThreadChoices x kPlanTileItemChoices (and
 // csr_merge's own, kMergeThreads x kMergeItems); spmv-bench --candidates
 // times each on small matrices with a long row (auto=plan-tiles<T>x<I>).
-// 256 x 5, the one-launch merge's shape: on the H100 (the run above),
+// 256 x 5 (the one-launch merge's shape, the first default): on the H100 (the run above),
 // rajat01 43 tiles, 4 cut rows, 7.49 us, 0.910x cuSPARSE's COO ALG1
 // (6.82 us), auto_csr (the rule's one-launch merge, 256 threads) 1.000x;
 // EVA 13 tiles, 1 cut row, 6.85 us, 1.023x COO ALG1 (7.01 us), auto_csr
@@ -268,14 +268,18 @@ inline constexpr int kPlanTileShift = 32;
 // against 0.0068; adder_dcop_05 0.0068 against 0.0066 (its rule, stream52L,
 // 0.0057); hangGlider_2 0.0068 against 0.0066 (stream32L 0.0053). rajat01
 // is launch-latency bound (43 tiles on 132 SMs, each thread walking about
-// 5 items): smaller tiles of fewer items are the shapes to time. To be set
-// from auto=plan-tiles<T>x<I> on those four matrices (tools/bench-plan-check
-// --steps small-tiles).
+// 5 items): smaller tiles of fewer items are the shapes to time. Set from
+// auto=plan-tiles<T>x<I> on those four matrices (tools/bench-plan-check
+// --steps small-tiles, one run on the H100, ms): 128 threads x 3 items was
+// the fastest shape on both matrices that take tiles, rajat01 0.0065
+// (175 tiles, 8 cut rows) and EVA 0.0065 (54 tiles, 4 cut rows), against
+// cusparse_coo_alg1 0.0067 on both; 256 x 5 took 0.0076 and 0.0069, 64 x 1
+// 0.0082 on both, the other shapes 0.0066-0.0080.
 struct PlanTileShape {
   int threads;
   int items;
 };
-inline constexpr PlanTileShape kPlanSmallTiles{kMergeSingleSmallThreads, kMergeItems};
+inline constexpr PlanTileShape kPlanSmallTiles{128, 3};
 inline constexpr std::array<int, 3> kPlanTileThreadChoices{64, 128, 256};
 inline constexpr std::array<int, 4> kPlanTileItemChoices{1, 2, 3, 5};
 

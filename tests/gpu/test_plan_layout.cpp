@@ -431,8 +431,8 @@ TEST(PlanChoice, TheRulesMergeTilesArePlanned) {
   ASSERT_EQ(settled.kernel, Kernel::kMergeSingle);
   const plan::PlanChoice small = plan::choose_plan(rajat01, settled, 6833 * 100);
   EXPECT_EQ(small.kind, PlanKind::kTiles);
-  EXPECT_EQ(small.tile_threads, 256);  // tuning::kPlanSmallTiles
-  EXPECT_EQ(small.tile_thread_items, 5);
+  EXPECT_EQ(small.tile_threads, 128);  // tuning::kPlanSmallTiles
+  EXPECT_EQ(small.tile_thread_items, 3);
   // powerlaw: the rule's csr_merge (tuning::kPlanTilesForLargeSkewed is
   // off: the planned tiles measured 0.939x cuSPARSE there, csr_merge 1.006x).
   const RowLengthStats powerlaw{2'000'000, 2'000'000, 22'300'000, 136'849, 1'999'000};
@@ -451,8 +451,8 @@ TEST(PlanChoice, FromTheArrays) {
   EXPECT_EQ(plan::choose_plan(host_view(stencil)).kind, PlanKind::kSlices);
   const plan::PlanChoice arrow = plan::choose_plan(host_view(gen::arrow(3000, 7)));
   EXPECT_EQ(arrow.kind, PlanKind::kTiles);
-  EXPECT_EQ(arrow.tile_threads, 256);
-  EXPECT_EQ(arrow.tile_thread_items, 5);
+  EXPECT_EQ(arrow.tile_threads, 128);  // tuning::kPlanSmallTiles
+  EXPECT_EQ(arrow.tile_thread_items, 3);
   EXPECT_EQ(plan::choose_plan(host_view(gen::stencil_2d_5pt(64, 64, 7))).kind, PlanKind::kRule);
   EXPECT_EQ(plan::choose_plan(host_view(gen::empty(0, 3))).kind, PlanKind::kRule);
 }
@@ -466,7 +466,7 @@ TEST(PlanLayOut, LaysOutTheChosenOrTheForcedKind) {
   EXPECT_EQ(chosen.description, plan::describe_slices(*chosen.slices));
 
   // Forced tiles on a large matrix: csr_merge's shape; on a small one, the
-  // rule's one-launch shape; or the threads asked for.
+  // small tiles' shape (tuning::kPlanSmallTiles); or the threads asked for.
   const plan::HostPlan large_tiles = plan::lay_out_plan(host_view(stencil), {PlanKind::kTiles, 0, 0});
   ASSERT_TRUE(large_tiles.tiles.has_value());
   EXPECT_EQ(large_tiles.choice.tile_threads, 512);
@@ -474,10 +474,10 @@ TEST(PlanLayOut, LaysOutTheChosenOrTheForcedKind) {
   EXPECT_EQ(large_tiles.tiles->tile_items, plan::merge_tile_items(512));
   const CsrMatrix small = gen::stencil_2d_5pt(64, 64, 7);
   const plan::HostPlan small_tiles = plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 0, 0});
-  EXPECT_EQ(small_tiles.choice.tile_threads, 256);
-  EXPECT_EQ(small_tiles.choice.tile_thread_items, 5);
+  EXPECT_EQ(small_tiles.choice.tile_threads, 128);  // tuning::kPlanSmallTiles
+  EXPECT_EQ(small_tiles.choice.tile_thread_items, 3);
   EXPECT_EQ(small_tiles.description.find("merge tiles: "), 0u) << small_tiles.description;
-  EXPECT_NE(small_tiles.description.find(" of 256 threads x 5 items, "), std::string::npos) << small_tiles.description;
+  EXPECT_NE(small_tiles.description.find(" of 128 threads x 3 items, "), std::string::npos) << small_tiles.description;
   EXPECT_EQ(plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 128, 0}).tiles->tile_items, 128 * 5 - 32);
   const plan::HostPlan shaped = plan::lay_out_plan(host_view(small), {PlanKind::kTiles, 64, 3});
   EXPECT_EQ(shaped.choice.tile_threads, 64);
