@@ -162,28 +162,34 @@ inline constexpr int kAutoMaxGroup = 8;
 
 // auto's plan (csr_auto_plan.hpp; the choice is plan::choose_plan in
 // plan_layout.hpp). Set from the byte counts and the rule's measurements
-// above, then checked in one run on the H100 (NVIDIA H100 80GB HBM3, CUDA
-// 13.0, release build: tools/bench-plan-check --steps build,tests,bench,
-// i.e. spmv-bench --suite real --suite all; 770/770 GPU and unit tests
-// passed, 0 WRONG of 480 kernel runs). Against the fastest cuSPARSE
-// algorithm on each matrix, auto (the plan, with kPlanTilesForLargeSkewed
-// still on) was: real suite gm 1.178x, min 0.910x (rajat01), 1 behind;
-// synthetic gm 1.262x, min 0.939x (powerlaw), 1 behind; all 30 gm 1.200x,
-// 2 behind (auto_csr, the rule: gm 1.134x, 4 behind). The choices that run
-// measured are recorded at each constant below; the thresholds themselves
-// were not varied (spmv-bench --candidates, whose rows auto=plan-slices,
+// above, then checked on the H100 (NVIDIA H100 80GB HBM3, CUDA 13.0,
+// release build, spmv-bench --suite real --suite all through
+// tools/bench-plan-check). The first run (--steps build,tests,bench;
+// 770/770 GPU and unit tests passed, 0 WRONG of 480 kernel runs), with
+// kPlanTilesForLargeSkewed still on and small tiles of 256 x 5: against the
+// fastest cuSPARSE algorithm on each matrix, auto (the plan) was real
+// suite gm 1.178x, min 0.910x (rajat01), 1 behind; synthetic gm 1.262x,
+// min 0.939x (powerlaw), 1 behind; all 30 gm 1.200x, 2 behind (auto_csr,
+// the rule: gm 1.134x, 4 behind). The run of the plan as it is now
+// (--steps build,bench,small-tiles; powerlaw on the rule, kPlanSmallTiles
+// 128 x 3; 0 WRONG of 480 kernel runs): real gm 1.187x, min 1.045x;
+// synthetic gm 1.265x, min 1.002x (shortrows); all 30 gm 1.207x, 0 behind
+// (auto_csr gm 1.129x, 4 behind). The choices these runs measured are
+// recorded at each constant below; the thresholds themselves were not
+// varied (spmv-bench --candidates, whose rows auto=plan-slices,
 // auto=plan-tiles and auto=plan-rule time each kind of plan, forced, is
 // what would set them; docs/performance.md).
 //
-// Packed slices, where the plan now puts them (the run above, speedup over
-// the fastest cuSPARSE algorithm): stencil2d 1.296x, stencil27 1.757x,
-// stencil7 1.463x, banded 1.689x (100% diagonal slices; 132-176% of a
-// same-size copy's bandwidth), shortrows 440.90 us against sell_alg1's
-// 441.82 us, 1.002x (100% 32-bit slices, 8.25 bytes an entry; auto_csr
+// Packed slices, where the plan now puts them (speedup over the fastest
+// cuSPARSE algorithm, the run of the plan as it is now; the first run
+// within 0.006x of these): stencil2d 1.293x, stencil27 1.756x, stencil7
+// 1.460x, banded 1.683x (100% diagonal slices; 131.7-176.3% of a
+// same-size copy's bandwidth), shortrows 440.93 us against sell_alg1's
+// 441.86 us, 1.002x (100% 32-bit slices, 8.25 bytes an entry; auto_csr
 // 0.956x). random keeps the rule's row blocks (kPlanSlicesMaxBytes),
-// 1.018x, and longrows the rule's csr_vector kernel, 1.194x. Every other
-// real matrix keeps the rule, unchanged, 1.008x-1.531x (Pd 1.008x,
-// bcspwr10 1.051x, delaunay 1.088x).
+// 1.019x, and longrows the rule's csr_vector kernel, 1.144x (1.194x in the
+// first run). Every other real matrix keeps the rule, unchanged,
+// 1.045x-1.476x (bayer10 1.045x, bcspwr10 1.051x, Pd 1.057x).
 //
 // Packed slices only past the small matrices: below kAutoSmallPath the
 // rule's single launches are 1.04-1.47x the fastest cuSPARSE algorithm
@@ -258,23 +264,26 @@ inline constexpr int kPlanTileShift = 32;
 // is built for are kPlanTileThreadChoices x kPlanTileItemChoices (and
 // csr_merge's own, kMergeThreads x kMergeItems); spmv-bench --candidates
 // times each on small matrices with a long row (auto=plan-tiles<T>x<I>).
-// 256 x 5 (the one-launch merge's shape, the first default): on the H100 (the run above),
-// rajat01 43 tiles, 4 cut rows, 7.49 us, 0.910x cuSPARSE's COO ALG1
-// (6.82 us), auto_csr (the rule's one-launch merge, 256 threads) 1.000x;
-// EVA 13 tiles, 1 cut row, 6.85 us, 1.023x COO ALG1 (7.01 us), auto_csr
-// 0.965x. spmv-bench --candidates --min-time 0.1 later on the same H100
-// (ms; the timer's steps are about 0.0002 ms here): rajat01 plan-tiles
-// 0.0075 against cusparse_coo_alg1 0.0066 and merge1L256 0.0068; EVA 0.0068
-// against 0.0068; adder_dcop_05 0.0068 against 0.0066 (its rule, stream52L,
-// 0.0057); hangGlider_2 0.0068 against 0.0066 (stream32L 0.0053). rajat01
-// is launch-latency bound (43 tiles on 132 SMs, each thread walking about
-// 5 items): smaller tiles of fewer items are the shapes to time. Set from
-// auto=plan-tiles<T>x<I> on those four matrices (tools/bench-plan-check
-// --steps small-tiles, one run on the H100, ms): 128 threads x 3 items was
-// the fastest shape on both matrices that take tiles, rajat01 0.0065
-// (175 tiles, 8 cut rows) and EVA 0.0065 (54 tiles, 4 cut rows), against
-// cusparse_coo_alg1 0.0067 on both; 256 x 5 took 0.0076 and 0.0069, 64 x 1
-// 0.0082 on both, the other shapes 0.0066-0.0080.
+// 256 x 5 (the one-launch merge's shape, the first default): on the H100 (the
+// first run above), rajat01 43 tiles, 4 cut rows, 7.49 us, 0.910x cuSPARSE's
+// COO ALG1 (6.82 us), auto_csr (the rule's one-launch merge, 256 threads)
+// 1.000x; EVA 13 tiles, 1 cut row, 6.85 us, 1.023x COO ALG1 (7.01 us), auto_csr
+// 0.965x. spmv-bench --candidates --min-time 0.1 later on the same H100 (ms;
+// the timer's steps are about 0.0002 ms here): rajat01 plan-tiles 0.0075
+// against cusparse_coo_alg1 0.0066 and merge1L256 0.0068; EVA 0.0068 against
+// 0.0068; adder_dcop_05 0.0068 against 0.0066 (its rule, stream52L, 0.0057);
+// hangGlider_2 0.0068 against 0.0066 (stream32L 0.0053). rajat01 is
+// launch-latency bound (43 tiles on 132 SMs, each thread walking about 5
+// items): smaller tiles of fewer items are the shapes to time. Set from
+// auto=plan-tiles<T>x<I> on those four matrices (tools/bench-plan-check --steps
+// small-tiles, one run on the H100, ms): 128 threads x 3 items was the fastest
+// shape on both matrices that take tiles, rajat01 0.0065 (175 tiles, 8 cut
+// rows) and EVA 0.0065 (54 tiles, 4 cut rows), against cusparse_coo_alg1 0.0067
+// on both; 256 x 5 took 0.0076 and 0.0069, 64 x 1 0.0082 on both, the other
+// shapes 0.0066-0.0080. In the run of the plan as it is now (above): rajat01
+// 6.53 us against COO ALG1's 6.98 (1.069x), EVA 6.37 us against 7.01 (1.101x);
+// its small-tiles step had 128 x 3 the fastest again on rajat01 (0.0065 against
+// 0.0069) and level with 256 x 2 and 256 x 3 on EVA (0.0065 against 0.0071).
 struct PlanTileShape {
   int threads;
   int items;
