@@ -165,8 +165,8 @@ TEST_F(PlanTest, SmallMatricesWithLongRowsGetPlannedTiles) {
   for (const CsrMatrix& a : {small_with_long_rows(seed), gen::arrow(3000, seed)}) {
     for (const reference::PlanSummary& summary :
          expect_plan_matches_golden(a, {}, PlanKind::kTiles, seed, *executor_)) {
-      EXPECT_EQ(summary.tile_threads, 256);
-      EXPECT_EQ(summary.tile_thread_items, 5);
+      EXPECT_EQ(summary.tile_threads, 128);  // tuning::kPlanSmallTiles
+      EXPECT_EQ(summary.tile_thread_items, 3);
       EXPECT_GT(summary.cut_rows, 0);
     }
   }
