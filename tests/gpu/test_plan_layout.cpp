@@ -150,16 +150,23 @@ CsrMatrix unpack(const plan::PackedSlices& packed) {
   return a;
 }
 
+// A host product through a plan's layout, `product(x, y)`, on a fresh x
+// into a poisoned y, against the golden result.
+template <typename Product>
+void expect_product_right(const CsrMatrix& a, std::uint64_t seed, Product product) {
+  const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
+  std::vector<float> y(static_cast<std::size_t>(a.rows), std::bit_cast<float>(kPoisonBits));
+  product(x, y);
+  const ToleranceVerdict verdict = check_result(a, x, golden_spmv(a, x), y);
+  EXPECT_TRUE(verdict.passed) << verdict.describe();
+}
+
 void expect_packs_and_multiplies(const CsrMatrix& a, std::uint64_t seed) {
   const std::optional<plan::PackedSlices> packed = plan::pack_slices(host_view(a));
   ASSERT_TRUE(packed.has_value());
   EXPECT_EQ(packed->slices(), (a.rows + 31) / 32);
   expect_same(unpack(*packed), a);
-  const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
-  std::vector<float> y(static_cast<std::size_t>(a.rows), std::bit_cast<float>(kPoisonBits));
-  plan::packed_slices_spmv(*packed, x, y);
-  const ToleranceVerdict verdict = check_result(a, x, golden_spmv(a, x), y);
-  EXPECT_TRUE(verdict.passed) << verdict.describe();
+  expect_product_right(a, seed, [&](const auto& x, auto& y) { plan::packed_slices_spmv(*packed, x, y); });
 }
 
 TEST(PlanSlices, EveryEncodingHoldsItsEntriesAndMultipliesRight) {
@@ -278,11 +285,7 @@ void expect_tiles_hold(const CsrMatrix& a, int tile_items, int max_shift, std::u
     EXPECT_GT(a.row_length(row.row), 2 * max_shift) << "row " << row.row;
   }
 
-  const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
-  std::vector<float> y(static_cast<std::size_t>(a.rows), std::bit_cast<float>(kPoisonBits));
-  plan::merge_tiles_spmv(tiles, host_view(a), x, y);
-  const ToleranceVerdict verdict = check_result(a, x, golden_spmv(a, x), y);
-  EXPECT_TRUE(verdict.passed) << verdict.describe();
+  expect_product_right(a, seed, [&](const auto& x, auto& y) { plan::merge_tiles_spmv(tiles, host_view(a), x, y); });
 }
 
 TEST(PlanTiles, LongAndEmptyRowsAcrossTilesOfEverySize) {
