@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common.cuh"
+#include "plan_kernels.cuh"
 
 namespace spmv::reference {
 namespace {

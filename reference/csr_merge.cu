@@ -62,6 +62,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "common.cuh"
+#include "plan_kernels.cuh"
 #include "segmented_scan.cuh"
 #include "spmv/contract/csr.h"
 

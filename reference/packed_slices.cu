@@ -12,6 +12,7 @@
 // reads alike (one broadcast, cached), narrow slices 16-bit offsets from
 // the slice's base column, wide slices 32-bit columns.
 #include "common.cuh"
+#include "plan_kernels.cuh"
 
 namespace spmv::reference {
 namespace {
