@@ -159,6 +159,45 @@ TEST_F(Prestart, AFailingRowCostsOnlyItself) {
   for (std::size_t i = 0; i < ahead.size(); ++i) EXPECT_EQ(ahead[i], one_at_a_time[i]) << "row " << i;
 }
 
+// Two gradings sharing the GPU (--gpu-share, as tools/grade-class runs
+// them), at the same time: the row-faults plugin's rows get the verdicts
+// they get alone, each row that failed was graded again with the GPU to
+// itself (its detail says so, its first attempt's time is a phase), and a
+// passing row was graded once; the other grading is unharmed.
+TEST_F(Prestart, GradingsSharingTheGpuGradeFailingRowsAgainAlone) {
+  const auto alone = signatures(kRowFaultsPlugin, 2, {"--timeout", "1"});
+  std::map<std::string, std::string> verdicts;
+  for (const auto& row : rows())
+    verdicts[row.at("kernel").get<std::string>() + "/" + row.at("case").get<std::string>()] =
+        verdict_of(row) + " " + cause_of(row);
+  const auto share = scratch_ / "gpu.share";
+  const auto with_output = [&](const std::filesystem::path& submission, const std::filesystem::path& out) {
+    auto all = args(submission, {"--timeout", "1", "--gpu-share", share.string()});
+    const auto at = std::find(all.begin(), all.end(), "--output-dir");
+    *(at + 1) = out.string();
+    return all;
+  };
+  std::filesystem::create_directories(scratch_ / "faults");
+  std::filesystem::create_directories(scratch_ / "correct");
+  GradeProcess faults(with_output(kRowFaultsPlugin, output_dir()), scratch_ / "faults");
+  GradeProcess correct(with_output(fake("correct"), scratch_ / "correct-out"), scratch_ / "correct");
+  EXPECT_EQ(faults.wait(), 1) << faults.err();
+  EXPECT_EQ(correct.wait(), 0) << correct.err();
+  const auto shared_rows = rows();
+  ASSERT_EQ(shared_rows.size(), alone.size()) << faults.out() << faults.err();
+  for (const auto& row : shared_rows) {
+    const std::string key = row.at("kernel").get<std::string>() + "/" + row.at("case").get<std::string>();
+    EXPECT_EQ(verdict_of(row) + " " + cause_of(row), verdicts.at(key)) << key;
+    const std::string detail = row.at("detail").get<std::string>();
+    const bool again = detail.find("Graded again with the GPU to itself") != std::string::npos;
+    EXPECT_EQ(again, verdict_of(row) != "pass") << key << ": " << detail;
+    EXPECT_EQ(row.at("phase_ms").contains("first_attempt"), again) << key;
+  }
+  for (const auto& row : read_json_lines(scratch_ / "correct-out" / "rows.jsonl")) {
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
+  }
+}
+
 // The test process adopts the grader's orphans (a child subreaper), so it
 // sees whether they were left alive, and reaps them.
 class PrestartStopped : public Prestart {

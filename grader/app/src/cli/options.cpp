@@ -148,6 +148,9 @@ void describe_options(Described& d) {
       "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
       "racecheck too for csr_vector): an error it reports makes the row wrong, naming kernel, kind and address")(
       "device", po::value<int>()->value_name("N"), "CUDA device index (default 0)")(
+      "gpu-share", po::value<std::string>()->value_name("FILE"),
+      "share the GPU with other gradings given the same FILE (tools/grade-class --gradings-per-gpu): their "
+      "untimed work overlaps, and each row's timed stretch has the GPU to itself (docs/grading.md)")(
       "device-from-ctest", po::bool_switch(),
       "the device CTest allotted (CTEST_RESOURCE_GROUP_0_GPUS, from its resource spec file), else --device");
   d.reporting.add_options()("output-dir", po::value<std::string>()->value_name("DIR"),
@@ -258,6 +261,10 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
     o.format_limit_bytes = *v << 20;
   }
   o.cache_dir = get<std::string>(vm, "cache-dir").value_or(defaults.cache_dir.string());
+  if (const auto share = get<std::string>(vm, "gpu-share")) {
+    require(!share->empty(), "gpu-share", "a file name", *share);
+    o.gpu_share = *share;
+  }
   o.prestart = get<int>(vm, "prestart").value_or(o.prestart);
   require(o.prestart >= 0 && o.prestart <= kMaxPrestart, "prestart", ("0 to " + std::to_string(kMaxPrestart)).c_str(),
           o.prestart);

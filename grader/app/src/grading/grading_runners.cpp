@@ -1,5 +1,8 @@
 #include "grading/grading_runners.hpp"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 
 #include "cli/exit_codes.hpp"
@@ -41,6 +44,14 @@ constexpr std::chrono::milliseconds kStartPatience{5000};
 constexpr std::chrono::milliseconds kQuietPatience{2000};
 constexpr std::chrono::seconds kContextWait{10};
 
+// How long a grading waits for its turn on a shared GPU at most: another
+// grading's row (its timeout, its runner's end, its reference's bursts)
+// ends well within this, or that grader is stuck.
+std::chrono::milliseconds share_patience(double row_timeout_s) {
+  const auto rows = std::chrono::milliseconds(static_cast<std::int64_t>(3 * row_timeout_s * 1000) + 60'000);
+  return std::max(GpuShare::kPatience, rows);
+}
+
 // A runner started and asked kHello; returns once it answered (its CUDA
 // context made) or kContextWait passed, the answer left for its row.
 std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
@@ -54,12 +65,15 @@ std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
 }  // namespace
 
 GradingRunners::GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
-                               const std::filesystem::path& logs)
-    :  // Two starts at once on the device: with short rows graded in under
-       // 200 ms on the H100, rows waited for runners started one after
-       // another (a start is its sandbox, its process and its CUDA context,
-       // and waits while bursts are timed). One on the host, whose kernels
-       // share the CPU with the starts.
+                               const std::filesystem::path& logs, const std::optional<std::filesystem::path>& gpu_share,
+                               double row_timeout_s)
+    : share_(gpu_share ? std::make_unique<GpuShare>(*gpu_share, share_patience(row_timeout_s))
+                       : std::make_unique<GpuShare>()),
+      // Two starts at once on the device: with short rows graded in under
+      // 200 ms on the H100, rows waited for runners started one after
+      // another (a start is its sandbox, its process and its CUDA context,
+      // and waits while bursts are timed). One on the host, whose kernels
+      // share the CPU with the starts.
       launcher_(setup.reference.memory == SPMV_MEMORY_DEVICE ? 2 : 1),
       submission_(
           for_program(in_space(common, setup.reference.memory, device), defaults.runner, setup.submission.path, {})),
@@ -91,9 +105,10 @@ std::future<std::unique_ptr<Runner>> GradingRunners::start_on_launcher(RunnerSpe
   // bursts, which that does not touch. On the H100, holding the whole
   // start made the rows' waits for starts 27 s over the public cases
   // instead of 17 s, with speedups no closer to 1.
-  return launcher_.start([spec = std::move(spec), quiet = &quiet_] {
+  return launcher_.start([spec = std::move(spec), quiet = &quiet_, share = share_.get()] {
     auto runner = std::make_unique<Runner>(spec);
     const QuietGpu::Hold starting = quiet->start(kStartPatience);
+    const GpuShare::Hold active = share->active();
     return say_hello(std::move(runner));
   });
 }
@@ -129,11 +144,30 @@ void GradingRunners::restart_reference() {
   reference_spec_.append_log = true;
 }
 
-void GradingRunners::retire(std::unique_ptr<Runner> runner) {
-  retiring_.push_back(std::async(std::launch::async, [runner = std::move(runner)]() mutable {
-    runner->end();
-    runner.reset();
-  }));
+void GradingRunners::retire(std::unique_ptr<Runner> runner, GpuShare::Hold activity) {
+  retiring_.push_back(std::async(
+      std::launch::async, [runner = std::move(runner), activity = std::move(activity), share = share_.get()]() mutable {
+        // A runner ending is work on the GPU (its context torn down).
+        const GpuShare::Hold ending = activity.held() ? std::move(activity) : share->active();
+        runner->end();
+        runner.reset();
+      }));
+}
+
+GradingRunners::~GradingRunners() {
+  try {
+    settle();
+  } catch (const std::exception&) {
+    // A runner that failed to end is gone with its process group.
+  }
+  launcher_.stop();
+  // The reference runner ends as work on the GPU too.
+  try {
+    const GpuShare::Hold ending = share_->active();
+    reference_.reset();
+  } catch (const std::exception&) {
+    reference_.reset();
+  }
 }
 
 QuietGpu::Hold GradingRunners::quiet() { return quiet_.quiet(kQuietPatience); }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,11 @@ class GradingRunners final : public RunnerFactory {
   // plugin of `setup`, in `defaults`' runner programs, on GPU `device` when
   // the reference works in device memory; the reference runner logs into
   // `logs`.
+  // `gpu_share`: the file of the GPU's share with other gradings
+  // (gpu_share.hpp), if any, whose rows take at most `row_timeout_s`.
   GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
-                 const std::filesystem::path& logs);
+                 const std::filesystem::path& logs, const std::optional<std::filesystem::path>& gpu_share,
+                 double row_timeout_s);
 
   std::unique_ptr<Runner> submission(const std::filesystem::path& log) override;
   // A submission runner's spec (for the --memcheck pass).
@@ -40,25 +44,27 @@ class GradingRunners final : public RunnerFactory {
   // put itself under, as every runner of the grading does.
   [[nodiscard]] const std::string& ready_message() const { return ready_message_; }
 
-  void retire(std::unique_ptr<Runner> runner) override;
+  void retire(std::unique_ptr<Runner> runner, GpuShare::Hold activity = {}) override;
   void settle() override;
   QuietGpu::Hold quiet() override;
   QuietGpu::Hold reserve() override { return quiet_.reserve(); }
+  GpuShare::Hold active() override { return share_->active(); }
+  GpuShare::Hold alone() override { return share_->alone(); }
+  // Whether other gradings may share the GPU (--gpu-share).
+  [[nodiscard]] bool shared() const { return share_->shared(); }
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;
   // The launcher stops first: its starts not begun are dropped, not run
   // while this object goes.
-  ~GradingRunners() override {
-    settle();
-    launcher_.stop();
-  }
+  ~GradingRunners() override;
 
  private:
   std::future<std::unique_ptr<Runner>> start_on_launcher(RunnerSpec spec);
 
-  // Declared before the launcher, whose starts hold it.
+  // Declared before the launcher, whose starts hold them.
   QuietGpu quiet_;
+  std::unique_ptr<GpuShare> share_;
   // Declared early, so ended late: its thread outlives every runner it started.
   Launcher launcher_;
   RunnerSpec submission_;  // but its log, each row's own

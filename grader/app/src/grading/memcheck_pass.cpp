@@ -36,8 +36,12 @@ void memcheck_pass(const Setup& setup, const PrepareOptions& prepare, const std:
       if (kernel == "csr_vector") tools.emplace_back("racecheck");
       for (const std::string& tool : tools) {
         const auto log = logs / (tool + "__" + file_name_part(kernel) + "__" + file_name_part(row.case_name) + ".log");
-        const MemcheckOutcome outcome =
-            run_under_sanitizer(runners.submission_spec(log), *sanitizer, tool, prepared, kernel, format, timeout_s);
+        // Its submission's code on the GPU, untimed: active in the GPU's share.
+        const MemcheckOutcome outcome = [&] {
+          const GpuShare::Hold active = runners.active();
+          return run_under_sanitizer(runners.submission_spec(log), *sanitizer, tool, prepared, kernel, format,
+                                     timeout_s);
+        }();
         ++checked;
         if (!outcome.ran) {
           reporter.info().notes.push_back("--memcheck: " + kernel + " / " + row.case_name + " was not checked by " +

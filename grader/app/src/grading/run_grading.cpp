@@ -263,7 +263,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   if (!options.journal) write_run_info(run_facts_file(options.output_dir), {run_id, info});
   Reporter reporter({options.output_dir, options.journal, options.quiet}, setup.policy, std::move(info));
   reporter.start(rows);
-  GradingRunners runners(common, defaults, setup, options.device, logs);
+  GradingRunners runners(common, defaults, setup, options.device, logs, options.gpu_share, options.timeout_s);
   const auto rows_started = Clock::now();
   const RowLoopSettings loop{.cache_dir = options.cache_dir,
                              .format_limit_bytes = options.format_limit_bytes,

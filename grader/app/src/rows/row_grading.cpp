@@ -105,6 +105,15 @@ class RowGrader {
 
   RowRecord grade() {
     if (!phase("start", start())) return finish();
+    // The GPU shared with other gradings (gpu_share.hpp): this row is
+    // active on it until its timed stretch, alone from there to its end; a
+    // row graded again is alone from here.
+    if (plan_.alone) {
+      be_alone();
+    } else {
+      be_active();
+    }
+    phase("share", true);
     // Until the reference's first bursts are timed (after the row's own
     // runner is up: a reservation would hold its start back).
     reservation_ = factory_.reserve();
@@ -148,6 +157,8 @@ class RowGrader {
       const RunnerEnd end = runner_->end();
       if (record_.end.kind == RunnerEnd::Kind::kRunning && !record_.completed) record_.end = end;
     }
+    active_.release();
+    alone_.release();
     phase("end", true);
     if (!record_.results) record_.results.emplace(results_->words(), prepared_.csr.rows);
     record_.result_memory = results_;
@@ -248,6 +259,17 @@ class RowGrader {
     const std::array<int, 2> fds{matrix_image(prepared_, SPMV_FORMAT_CSR), reference_results_.fd()};
     if (!reference_step(setup, fds, false)) return false;
     factory_.settle();  // the previous row's runner is gone before anything is timed
+    // Timed: the GPU the grading's alone (then active again, unless the row
+    // is alone throughout).
+    const bool was_alone = alone_.held();
+    be_alone();
+    struct Back {
+      RowGrader& row;
+      bool was_alone;
+      ~Back() {
+        if (!was_alone) row.be_active();
+      }
+    } back{*this, was_alone};
     Request time = make_request(Command::kCusparse);
     time.seed = random_();
     time.cusparse_runs = plan_.timing.min_runs;
@@ -284,9 +306,13 @@ class RowGrader {
     phase("settle", true);
     const QuietGpu::Hold quiet = factory_.quiet();
     phase("quiet", true);
+    be_alone();
+    phase("share", true);
     const bool timed = reference_warmup() && time_reference(reference_before_, nullptr) &&
                        phase("reference_bursts", true) && (short_row() || calibrate_submission_runner());
     reservation_.release();
+    // Short by its bursts: nothing more of the row is timed.
+    if (timed && short_row() && !plan_.alone) be_active();
     return timed;
   }
 
@@ -627,7 +653,22 @@ class RowGrader {
   // The row needs its runner no more, and its end says nothing about the
   // row: the runner is ended in the background (RunnerFactory::retire).
   void retire_runner() {
-    if (runner_) factory_.retire(std::move(runner_));
+    // The runner is work on the GPU until it is gone: an active row's hold
+    // goes with it; a row alone takes one for it (granted at once), which
+    // outlasts the row's stretch if the runner does.
+    if (runner_) factory_.retire(std::move(runner_), alone_.held() ? factory_.active() : std::move(active_));
+  }
+
+  // The row's hold on the GPU's share: active (waits while another grading
+  // times), or alone (the activity let go first: a member waiting to be
+  // alone while active would hold up the others waiting for the same).
+  void be_active() {
+    alone_.release();
+    if (!active_.held()) active_ = factory_.active();
+  }
+  void be_alone() {
+    active_.release();
+    if (!alone_.held()) alone_ = factory_.alone();
   }
 
   // Waits for the oldest pending check; false if its launch was wrong.
@@ -715,6 +756,8 @@ class RowGrader {
   Side reference_before_, reference_after_, submission_;
   QuietGpu::Hold quiet_;        // from the submission's bursts to the reference's after them
   QuietGpu::Hold reservation_;  // from the row's beginning to the reference's bursts before
+  GpuShare::Hold active_;       // the row's work on the GPU, untimed (gpu_share.hpp)
+  GpuShare::Hold alone_;        // its timed stretch: no other grading's work on the GPU
 };
 
 }  // namespace

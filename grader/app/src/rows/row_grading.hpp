@@ -32,6 +32,7 @@
 
 #include "cases/case_data.hpp"
 #include "rows/row_record.hpp"
+#include "runners/gpu_share.hpp"
 #include "runners/quiet_gpu.hpp"
 #include "runners/runner_client.hpp"
 #include "spmv/runner/timing.hpp"
@@ -48,6 +49,10 @@ struct RowPlan {
   // The policy's timing.min_reference_us: a row whose reference is shorter
   // is correctness-only, and its submission gets no bursts beyond min_runs.
   double min_reference_us = 0;
+  // The GPU the grading's alone from the row's start to its end (a row
+  // graded again, having not passed cleanly beside other gradings); else
+  // alone only while the row is timed (gpu_share.hpp).
+  bool alone = false;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.
@@ -66,8 +71,9 @@ class RunnerFactory {
   // A runner whose row is finished: ended in the background (its CUDA
   // context takes tens of milliseconds to be torn down) while the next row
   // starts. settle() waits until every retired runner is gone, and is called
-  // before anything is timed or measured.
-  virtual void retire(std::unique_ptr<Runner> runner) = 0;
+  // before anything is timed or measured. `activity`: the row's hold on the
+  // GPU's share, kept until the runner is gone (else one is taken).
+  virtual void retire(std::unique_ptr<Runner> runner, GpuShare::Hold activity) = 0;
   virtual void settle() = 0;
   // Bursts about to be timed: while the hold lives no runner begins its
   // start-up, and it first waits for those under way (quiet_gpu.hpp).
@@ -75,6 +81,10 @@ class RunnerFactory {
   // A row's first timed bursts to come: while the hold lives no runner
   // begins its start-up (quiet_gpu.hpp).
   virtual QuietGpu::Hold reserve() = 0;
+  // The grading's share of the GPU with other gradings (gpu_share.hpp):
+  // work on the GPU that is not timed, and timing.
+  virtual GpuShare::Hold active() = 0;
+  virtual GpuShare::Hold alone() = 0;
 };
 
 // A submission runner being started on a thread of its own (its sandbox
