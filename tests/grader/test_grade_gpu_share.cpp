@@ -194,6 +194,17 @@ TEST_F(GpuShareTest, AMemberThatDiesIsForgotten) {
   ::close(ready[1]);
 }
 
+TEST_F(GpuShareTest, TryActiveNeverWaits) {
+  GpuShare a(file()), b(file());
+  EXPECT_TRUE(a.try_active().held()) << "refused with no one else on the GPU";
+  GpuShare::Hold stretch = b.alone();
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_FALSE(a.try_active().held()) << "granted while another member is alone";
+  EXPECT_LT(std::chrono::steady_clock::now() - before, 1s);
+  stretch.release();
+  EXPECT_TRUE(a.try_active().held());
+}
+
 TEST_F(GpuShareTest, WithoutAFileEveryHoldIsGrantedAtOnce) {
   GpuShare own;
   EXPECT_FALSE(own.shared());

@@ -151,12 +151,46 @@ TEST_F(Prestart, AFailingRowCostsOnlyItself) {
     const std::string kernel = row.at("kernel").get<std::string>();
     const std::string where =
         kernel + " / " + row.at("case").get<std::string>() + ": " + row.at("summary").get<std::string>();
+    if (kernel == "jds" && row.at("rows").get<int>() > 20) {
+      EXPECT_EQ(verdict_of(row), "wrong") << where;
+      continue;
+    }
     EXPECT_EQ(verdict_of(row), expected.at(kernel).first) << where << "\n" << context_;
     EXPECT_EQ(cause_of(row), expected.at(kernel).second) << where;
   }
   const auto one_at_a_time = signatures(kRowFaultsPlugin, 0, selection);
   ASSERT_EQ(one_at_a_time.size(), ahead.size()) << context_;
   for (std::size_t i = 0; i < ahead.size(); ++i) EXPECT_EQ(ahead[i], one_at_a_time[i]) << "row " << i;
+}
+
+// A kernel whose row did not pass has its next row tried first: its runs
+// before anything of the reference, ending there if it fails again (no
+// reference bursts), graded again in full if it passes (the try a phase of
+// its time); a kernel that passed is graded in full at once.
+TEST_F(Prestart, AKernelThatFailedHasItsNextRowTriedFirst) {
+  grade(kRowFaultsPlugin, {"--timeout", "1", "--kernel", "coo,csr_scalar,jds"});
+  std::map<std::string, std::vector<Json>> by_kernel;
+  for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()].push_back(row);
+  ASSERT_EQ(by_kernel.size(), 3U) << context_;
+  const auto phases = [](const Json& row) { return row.at("phase_ms"); };
+  for (const auto& [kernel, kernel_rows] : by_kernel) {
+    ASSERT_EQ(kernel_rows.size(), 2U) << kernel;
+    // Cases in order: mixed_rows (60 rows), then tiny_wide (5 rows).
+    ASSERT_GT(kernel_rows[0].at("rows").get<int>(), 20) << kernel;
+    EXPECT_TRUE(phases(kernel_rows[0]).contains("reference_bursts")) << kernel << ": the first row is graded in full";
+    EXPECT_FALSE(phases(kernel_rows[0]).contains("tried_first")) << kernel;
+  }
+  EXPECT_FALSE(phases(by_kernel["coo"][1]).contains("tried_first")) << "coo passed its first row";
+  const Json& crash = by_kernel["csr_scalar"][1];
+  EXPECT_EQ(verdict_of(crash), "crash") << crash.at("summary").get<std::string>();
+  EXPECT_FALSE(phases(crash).contains("reference_bursts")) << "a row that failed again had the reference set up";
+  const Json& wrong = by_kernel["jds"][0];
+  EXPECT_EQ(verdict_of(wrong), "wrong") << wrong.at("summary").get<std::string>();
+  const Json& recovered = by_kernel["jds"][1];
+  EXPECT_EQ(verdict_of(recovered), "pass") << recovered.at("summary").get<std::string>() << "\n" << context_;
+  EXPECT_TRUE(phases(recovered).contains("tried_first")) << "its try is not in its time";
+  EXPECT_TRUE(phases(recovered).contains("reference_bursts")) << "a row that passed its try was not graded in full";
+  EXPECT_TRUE(phases(recovered).contains("bursts")) << "its launches were not checked in bursts as any passing row's";
 }
 
 // Two gradings sharing the GPU (--gpu-share, as tools/grade-class runs

@@ -144,6 +144,9 @@ void describe_options(Described& d) {
       "max-runs", po::value<int>()->value_name("N"), "timed bursts per side, at most (default 10)")(
       "warmup-runs", po::value<int>()->value_name("N"), "untimed bursts per side first (default 1)")(
       "no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")(
+      "cusparse-cache", po::value<std::string>()->value_name("DIR"),
+      "keep cuSPARSE's time on each case in DIR, and take it from there if it is there already: for gradings of "
+      "the same cases on the same GPU (tools/grade-class)")(
       "memcheck", po::bool_switch(),
       "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
       "racecheck too for csr_vector): an error it reports makes the row wrong, naming kernel, kind and address")(
@@ -261,6 +264,13 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
     o.format_limit_bytes = *v << 20;
   }
   o.cache_dir = get<std::string>(vm, "cache-dir").value_or(defaults.cache_dir.string());
+  if (const auto cache = get<std::string>(vm, "cusparse-cache")) {
+    require(!cache->empty(), "cusparse-cache", "a folder", *cache);
+    std::error_code error;
+    std::filesystem::create_directories(*cache, error);
+    require(std::filesystem::is_directory(*cache), "cusparse-cache", "a folder that exists or can be made", *cache);
+    o.cusparse_cache = *cache;
+  }
   if (const auto share = get<std::string>(vm, "gpu-share")) {
     require(!share->empty(), "gpu-share", "a file name", *share);
     o.gpu_share = *share;

@@ -58,8 +58,9 @@ struct Options {
   std::optional<std::filesystem::path> show_row;  // a journal: print one row's verdict, exit by it
   std::uint64_t format_limit_bytes = std::uint64_t{4} << 30;
   int device = 0;
-  int prestart = 5;                                // runners started up ahead of their row
-  std::optional<std::filesystem::path> gpu_share;  // --gpu-share: the GPU's share with other gradings
+  int prestart = 5;                                     // runners started up ahead of their row
+  std::optional<std::filesystem::path> gpu_share;       // --gpu-share: the GPU's share with other gradings
+  std::optional<std::filesystem::path> cusparse_cache;  // --cusparse-cache: cuSPARSE's times of the cases
   bool cusparse = true;
   bool quiet = false;
   bool list = false;

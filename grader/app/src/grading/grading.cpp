@@ -41,11 +41,12 @@ struct Decision {
 // In CTest mode a case's rows may be graded by several runs (one per GPU,
 // and a kernel's own run for rows left over): cuSPARSE's time on a case,
 // measured by the first, is kept beside the journals for the others
-// (context only: it earns nothing).
-std::optional<std::filesystem::path> cusparse_cache(const std::optional<std::filesystem::path>& journal,
-                                                    const std::string& case_name) {
-  if (!journal) return std::nullopt;
-  return *journal / (file_name_part(case_name) + ".cusparse-ms");
+// (context only: it earns nothing). So are a class's on one GPU, in
+// --cusparse-cache (tools/grade-class).
+std::optional<std::filesystem::path> cusparse_cache(const RowLoopSettings& settings, const std::string& case_name) {
+  const auto& folder = settings.cusparse_cache ? settings.cusparse_cache : settings.journal;
+  if (!folder) return std::nullopt;
+  return *folder / (file_name_part(case_name) + ".cusparse-ms");
 }
 
 // Cases prepared by other threads while one is graded (GPU gradings only).
@@ -131,7 +132,7 @@ class Grading {
   }
 
   void read_cusparse_cache(PreparedCase& prepared) const {
-    const auto file = cusparse_cache(settings_.journal, prepared.test_case.name);
+    const auto file = cusparse_cache(settings_, prepared.test_case.name);
     if (!file || prepared.cusparse_ms) return;
     std::ifstream in(*file);
     double ms = 0;
@@ -139,7 +140,7 @@ class Grading {
   }
 
   void write_cusparse_cache(const PreparedCase& prepared) const {
-    const auto file = cusparse_cache(settings_.journal, prepared.test_case.name);
+    const auto file = cusparse_cache(settings_, prepared.test_case.name);
     if (!file || !prepared.cusparse_ms) return;
     std::ostringstream text;
     text.precision(17);
@@ -322,9 +323,19 @@ class Grading {
     look_ahead(rows, 0);
   }
 
-  // A row's grading by its record, judged into `row`.
-  void grade_and_judge(RowResult& row, const RowPlan& plan, PendingRunner pending, const RowContext& context) {
+  // A row graded by `plan` and judged into `row` (as `unjudged` was before
+  // any grading): a row tried first whose runs were correct is graded
+  // again in full, the try a phase of its time.
+  void grade_and_judge(RowResult& row, const RowResult& unjudged, RowPlan plan, PendingRunner pending,
+                       const RowContext& context) {
     RowRecord record = grade_row(plan, std::move(pending), runners_);
+    if (record.passed_when_tried) {
+      const double tried_ms = total_ms(record.phase_ms);
+      plan.tried_first = false;
+      record = grade_row(plan, start_submission_runner(runners_, log_of(row), true), runners_);
+      record.phase_ms["tried_first"] += tried_ms;
+    }
+    row = unjudged;
     const auto judging = Clock::now();
     judge_row(row, record, context);
     row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
@@ -375,6 +386,7 @@ class Grading {
     plan.measure_cusparse =
         settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
+    plan.tried_first = kernels_failing_.count(row.kernel) != 0;
     const RowContext context{prepared,
                              plan.format,
                              settings_.timeout_s,
@@ -382,7 +394,7 @@ class Grading {
                              setup_.policy.speedup_review,
                              setup_.policy.min_reference_us};
     const RowResult unjudged = row;
-    grade_and_judge(row, plan, std::move(pending), context);
+    grade_and_judge(row, unjudged, plan, std::move(pending), context);
     // A row that did not pass cleanly while other gradings shared the GPU
     // (gpu_share.hpp: its untimed work beside theirs) is graded again with
     // the GPU to itself, and that grading stands: another student's
@@ -392,13 +404,17 @@ class Grading {
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
       plan.alone = true;
-      row = unjudged;
-      grade_and_judge(row, plan, start_submission_runner(runners_, log_of(row), true), context);
+      grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] = first_ms;
       row.detail =
           "Graded again with the GPU to itself, after a first grading beside another grading on the "
           "same GPU gave: " +
           first + (row.detail.empty() ? "" : "\n" + row.detail);
+    }
+    if (row.verdict == Verdict::kPass) {
+      kernels_failing_.erase(row.kernel);
+    } else {
+      kernels_failing_.insert(row.kernel);
     }
     for (const std::string& flag : row.flags) {
       const auto& accepted = setup_.policy.accepted_flags;
@@ -424,7 +440,10 @@ class Grading {
   std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
   std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
   std::deque<StartedRow> started_;                           // runners started ahead, waiting for their turn, in order
-  std::size_t next_to_start_ = 0;                            // position in order_ not yet looked at
+  std::size_t next_to_start_ = 0;
+  // Kernels whose last row graded did not pass: their next row is tried
+  // first (RowPlan::tried_first).
+  std::set<std::string> kernels_failing_;  // position in order_ not yet looked at
 };
 
 }  // namespace

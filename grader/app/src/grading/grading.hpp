@@ -37,6 +37,9 @@ struct RowLoopSettings {
   double timeout_s = 60;                         // a row's runner calls
   runner::TimingOptions timing;
   bool cusparse = true;  // cuSPARSE timed once a case, as context
+  // cuSPARSE's time on each case kept here, for the other gradings of the
+  // same cases on the same GPU (--cusparse-cache); else beside the journals.
+  std::optional<std::filesystem::path> cusparse_cache;
 };
 
 // Grades the planned `rows` but those `done` already, under `setup` and

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <thread>
 
 #include "cli/exit_codes.hpp"
 
@@ -105,11 +106,21 @@ std::future<std::unique_ptr<Runner>> GradingRunners::start_on_launcher(RunnerSpe
   // bursts, which that does not touch. On the H100, holding the whole
   // start made the rows' waits for starts 27 s over the public cases
   // instead of 17 s, with speedups no closer to 1.
+  //
+  // With the GPU shared (gpu_share.hpp), a start is also work on the GPU:
+  // it waits while another grading times, and meanwhile does not count as
+  // a start under way (this grading's rows would wait for it to be quiet).
   return launcher_.start([spec = std::move(spec), quiet = &quiet_, share = share_.get()] {
     auto runner = std::make_unique<Runner>(spec);
-    const QuietGpu::Hold starting = quiet->start(kStartPatience);
-    const GpuShare::Hold active = share->active();
-    return say_hello(std::move(runner));
+    const auto patience = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    for (;;) {
+      QuietGpu::Hold starting = quiet->start(kStartPatience);
+      GpuShare::Hold active = share->try_active();
+      if (!active.held() && std::chrono::steady_clock::now() > patience) active = share->active();
+      if (active.held()) return say_hello(std::move(runner));
+      starting.release();
+      std::this_thread::sleep_for(GpuShare::kPoll);
+    }
   });
 }
 

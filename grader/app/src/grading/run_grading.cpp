@@ -273,7 +273,8 @@ int run_grading(const Options& options, const Defaults& defaults) {
                              .prestart = options.prestart,
                              .timeout_s = options.timeout_s,
                              .timing = options.timing,
-                             .cusparse = options.cusparse};
+                             .cusparse = options.cusparse,
+                             .cusparse_cache = options.cusparse_cache};
   const RowsGraded graded = grade_rows(loop, setup, reporter, gpu, needs_gpu, runners, rows, run_seed, done);
   runners.settle();
   if (options.memcheck && needs_gpu && gpu.count > 0) {

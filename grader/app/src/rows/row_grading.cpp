@@ -114,6 +114,7 @@ class RowGrader {
       be_active();
     }
     phase("share", true);
+    if (plan_.tried_first) return try_first();
     // Until the reference's first bursts are timed (after the row's own
     // runner is up: a reservation would hold its start back).
     reservation_ = factory_.reserve();
@@ -142,6 +143,24 @@ class RowGrader {
   }
 
  private:
+  // A row tried first: the submission's load, set-up and runs, and their
+  // check, with nothing of the reference. A row that fails ends with its
+  // verdict; one that passes is to be graded again from the start.
+  RowRecord try_first() {
+    deadline_ = after_seconds(plan_.timeout_s);
+    if (!phase("load", load()) || !phase("setup", setup())) return finish();
+    for (int run = 0; run < kRunsPerRow; ++run) {
+      if (!run_once(run)) return finish();
+    }
+    phase("runs", true);
+    record_.results.emplace(results_->words(), prepared_.csr.rows);
+    record_.passed_when_tried = evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed;
+    phase("check", true);
+    record_.completed = true;
+    record_.stage = Stage::kDone;
+    return finish();
+  }
+
   // Charges the time since the previous phase to `name`; passes `ok` on.
   bool phase(const char* name, bool ok) {
     const Clock::time_point now = Clock::now();
@@ -151,7 +170,13 @@ class RowGrader {
   }
 
   RowRecord finish() {
-    if (record_.completed) retire_runner();
+    // A runner that finished its row, or answered that its kernel is not
+    // implemented (a stub's every row), ends in the background; any other
+    // is ended now, for how it ended.
+    if (record_.completed ||
+        (record_.refused == ReplyKind::kNotImplemented && record_.end.kind == RunnerEnd::Kind::kRunning)) {
+      retire_runner();
+    }
     collect_checks();
     if (runner_) {
       const RunnerEnd end = runner_->end();

@@ -53,6 +53,12 @@ struct RowPlan {
   // graded again, having not passed cleanly beside other gradings); else
   // alone only while the row is timed (gpu_share.hpp).
   bool alone = false;
+  // Its kernel did not pass its previous row: its correctness runs come
+  // first, before anything of the reference, and a row that fails ends
+  // there (a stub's rows cost a runner and its runs, not the reference's
+  // set-up and timing). One whose runs are correct is graded again from
+  // the start (RowRecord::passed_when_tried).
+  bool tried_first = false;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.

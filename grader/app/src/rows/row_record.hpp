@@ -114,6 +114,9 @@ struct RowRecord {
   std::string foreign_kernel;
   std::string recorder_note;
   std::filesystem::path log_file;
+  // A row tried first (RowPlan::tried_first) whose runs were correct: it is
+  // graded again from the start, and this record says nothing more.
+  bool passed_when_tried = false;
   // Wall-clock milliseconds the grader spent in each phase of the row
   // (waiting for the runner, cuSPARSE, the reference, ...): where a
   // grading's time goes.

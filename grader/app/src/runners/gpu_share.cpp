@@ -41,7 +41,6 @@ struct GpuShare::Table {
 namespace {
 
 constexpr std::array<char, 8> kMagic{'s', 'p', 'm', 'v', 's', 'h', 'r', '1'};
-constexpr std::chrono::microseconds kPoll{500};
 
 // When the process started, in clock ticks since boot (0 if it is gone).
 std::uint64_t start_time_of(pid_t pid) {
@@ -163,6 +162,8 @@ GpuShare::Hold GpuShare::active(std::chrono::milliseconds patience) { return wai
 
 GpuShare::Hold GpuShare::alone(std::chrono::milliseconds patience) { return wait_for(Kind::kAlone, patience); }
 
+GpuShare::Hold GpuShare::try_active() { return wait_for(Kind::kActive, std::chrono::milliseconds(-1)); }
+
 GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience) {
   if (fd_ < 0) return {this, kind};
   if (patience == std::chrono::milliseconds::zero()) patience = patience_;
@@ -212,6 +213,7 @@ GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience)
   };
   const auto deadline = std::chrono::steady_clock::now() + patience;
   while (!update(granted)) {
+    if (patience < std::chrono::milliseconds::zero()) return {};  // try_active
     if (std::chrono::steady_clock::now() > deadline) {
       if (kind == Kind::kAlone) {
         update([&](Table& table) {

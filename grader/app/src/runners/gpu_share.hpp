@@ -88,6 +88,11 @@ class GpuShare {
   Hold active(std::chrono::milliseconds patience = std::chrono::milliseconds::zero());
   Hold alone(std::chrono::milliseconds patience = std::chrono::milliseconds::zero());
 
+  // active() if granted now, else an empty Hold (a caller that must not
+  // wait while it holds something else).
+  Hold try_active();
+  static constexpr std::chrono::microseconds kPoll{500};
+
   // Whether other gradings may share the GPU (a FILE was given).
   [[nodiscard]] bool shared() const { return fd_ >= 0; }
   [[nodiscard]] const std::filesystem::path& file() const { return file_; }
