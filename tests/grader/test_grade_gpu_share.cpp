@@ -205,6 +205,17 @@ TEST_F(GpuShareTest, TryActiveNeverWaits) {
   EXPECT_TRUE(a.try_active().held());
 }
 
+TEST_F(GpuShareTest, ARunnersStartWaitsForItsOwnMembersStretchToo) {
+  GpuShare a(file()), b(file());
+  GpuShare::Hold stretch = a.alone();
+  EXPECT_TRUE(a.try_active().held()) << "a runner of its own ending in its stretch";
+  EXPECT_FALSE(a.try_active(true).held()) << "a start began in its own stretch";
+  stretch.release();
+  EXPECT_TRUE(a.try_active(true).held());
+  GpuShare::Hold other = b.alone();
+  EXPECT_FALSE(a.try_active(true).held()) << "a start began in another's stretch";
+}
+
 TEST_F(GpuShareTest, WithoutAFileEveryHoldIsGrantedAtOnce) {
   GpuShare own;
   EXPECT_FALSE(own.shared());

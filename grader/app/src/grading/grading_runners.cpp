@@ -108,14 +108,15 @@ std::future<std::unique_ptr<Runner>> GradingRunners::start_on_launcher(RunnerSpe
   // instead of 17 s, with speedups no closer to 1.
   //
   // With the GPU shared (gpu_share.hpp), a start is also work on the GPU:
-  // it waits while another grading times, and meanwhile does not count as
-  // a start under way (this grading's rows would wait for it to be quiet).
+  // it waits while any grading times (this one too: between its scored
+  // row's bursts, a start would lengthen the stretch the others wait
+  // for), and meanwhile does not count as a start under way.
   return launcher_.start([spec = std::move(spec), quiet = &quiet_, share = share_.get()] {
     auto runner = std::make_unique<Runner>(spec);
     const auto patience = std::chrono::steady_clock::now() + std::chrono::minutes(1);
     for (;;) {
       QuietGpu::Hold starting = quiet->start(kStartPatience);
-      GpuShare::Hold active = share->try_active();
+      GpuShare::Hold active = share->try_active(true);
       if (!active.held() && std::chrono::steady_clock::now() > patience) active = share->active();
       if (active.held()) return say_hello(std::move(runner));
       starting.release();

@@ -162,9 +162,11 @@ GpuShare::Hold GpuShare::active(std::chrono::milliseconds patience) { return wai
 
 GpuShare::Hold GpuShare::alone(std::chrono::milliseconds patience) { return wait_for(Kind::kAlone, patience); }
 
-GpuShare::Hold GpuShare::try_active() { return wait_for(Kind::kActive, std::chrono::milliseconds(-1)); }
+GpuShare::Hold GpuShare::try_active(bool start) {
+  return wait_for(Kind::kActive, std::chrono::milliseconds(-1), start);
+}
 
-GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience) {
+GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience, bool start) {
   if (fd_ < 0) return {this, kind};
   if (patience == std::chrono::milliseconds::zero()) patience = patience_;
   const auto me = static_cast<std::size_t>(slot_);
@@ -192,7 +194,7 @@ GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience)
         const Slot& slot = table.slots[k];
         if (k != me && slot.pid != 0 && (slot.alone > 0 || slot.waiting != 0)) others_timing = true;
       }
-      if (mine.alone > 0 || !others_timing) {
+      if (start ? mine.alone == 0 && !others_timing : mine.alone > 0 || !others_timing) {
         mine.active = ++active_;
         return true;
       }

@@ -89,8 +89,10 @@ class GpuShare {
   Hold alone(std::chrono::milliseconds patience = std::chrono::milliseconds::zero());
 
   // active() if granted now, else an empty Hold (a caller that must not
-  // wait while it holds something else).
-  Hold try_active();
+  // wait while it holds something else). A runner's start (`start`) is
+  // not granted beside this member's own stretch either: it would lengthen
+  // the stretch, which the others wait for.
+  Hold try_active(bool start = false);
   static constexpr std::chrono::microseconds kPoll{500};
 
   // Whether other gradings may share the GPU (a FILE was given).
@@ -109,7 +111,7 @@ class GpuShare {
   // members gone, applies `change` to it, writes back; returns change's.
   template <typename Change>
   auto update(Change change);
-  Hold wait_for(Kind kind, std::chrono::milliseconds patience);
+  Hold wait_for(Kind kind, std::chrono::milliseconds patience, bool start = false);
 
   std::filesystem::path file_;
   std::chrono::milliseconds patience_ = kPatience;
