@@ -351,7 +351,7 @@ TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
 
 HostWorkload workload_named(const std::string& label, const MatrixStats& stats) {
   HostWorkload host;
-  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, false};
+  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, false, {}};
   host.stats = stats;
   return host;
 }
