@@ -644,8 +644,10 @@ std::optional<double> timed_ms(const KernelTiming* timing) {
   return timing->ms;
 }
 
-// Where, along the matrices in the order of their figure, `side` changes:
-// "between A (figure, kind) and B (figure, kind)" for each change.
+// Where, along the matrices in the order of their figure, the kind (the
+// faster one, or the one the default lays out) changes: "between A
+// (figure, kind) and B (figure, kind)" for each change; matrices without
+// a kind (a plan untimed) are passed over.
 struct Along {
   std::string label;
   double figure = 0;
