@@ -114,7 +114,9 @@ CsrAutoPlan::~CsrAutoPlan() = default;
 PlanKind CsrAutoPlan::kind() const { return state_->summary.kind; }
 const PlanSummary& CsrAutoPlan::summary() const { return state_->summary; }
 
-CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, const PlanRequest& request) {
+CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, const PlanRequest& request,
+                               const plan::PlanSettings& settings) {
+  plan::check_settings(settings);  // before any copy
   const auto start = std::chrono::steady_clock::now();
   auto state = std::make_unique<State>();
   state->matrix = A;
@@ -127,12 +129,12 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
   plan::HostCsr host{A.rows, A.cols, row_ptr, col_idx, {}};
   // The values only where packed slices will copy them.
   std::vector<float> values;
-  if (request.kind.value_or(plan::choose_plan(host).kind) == PlanKind::kSlices) {
+  if (request.kind.value_or(plan::choose_plan(host, settings).kind) == PlanKind::kSlices) {
     values = download(A.values, A.nnz, stream);
     check(cudaStreamSynchronize(stream), "copying the matrix to the host");
     host.values = values;
   }
-  const plan::HostPlan laid = plan::lay_out_plan(host, request);
+  const plan::HostPlan laid = plan::lay_out_plan(host, request, settings);
   summary.kind = laid.choice.kind;
   summary.rule = laid.choice.rule;
   summary.description = laid.description;
@@ -151,6 +153,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
     summary.slices_by_encoding = packed.slices_by_encoding;
     summary.slots = packed.slots();
     summary.max_width = packed.max_width();
+    summary.slice_kernel = laid.slice_kernel;
   } else if (summary.kind == PlanKind::kTiles) {
     const plan::MergeTiles& tiles = *laid.tiles;
     starts_at = arrays.add(tiles.starts);
@@ -173,6 +176,7 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
     state->slices = PackedSlicesView{A.rows,
                                      laid.slices->slices(),
                                      laid.slices->max_width(),
+                                     laid.slice_kernel,
                                      at<plan::SliceHeader>(block, headers_at),
                                      at<float>(block, values_at),
                                      at<std::uint16_t>(block, narrow_at),

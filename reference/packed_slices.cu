@@ -1,16 +1,24 @@
 // auto's packed slices (layout in plan_layout.hpp): a warp per slice of 32
 // rows, a thread per row. The warp reads its slice's 16-byte header, then
-// each thread loads tuning::kPlanSliceLoads slots of its row (values and
-// column words, coalesced across the warp: slot k of 32 neighbouring rows
-// side by side) before the x gathers that use them, and stores its row.
-// Padding slots (value bits plan::kPaddingBits) gather nothing. No row
-// pointers, no atomics, no shared memory: a row's sum runs in slot order,
-// which is its column order, and repeats bit for bit.
+// each thread loads kLoads slots of its row (values and column words,
+// coalesced across the warp: slot k of 32 neighbouring rows side by side)
+// before the x gathers that use them, and stores its row. Padding slots
+// (value bits plan::kPaddingBits) gather nothing. No row pointers, no
+// atomics, no shared memory: a row's sum runs in slot order, which is its
+// column order, and repeats bit for bit.
+//
+// The kernel is built for each shape of tuning.hpp's lists (kLoads x
+// resident blocks); the plan picks one at build time (plan::PlanSettings,
+// plan::slice_kernel_for; tuning::kPlanSliceLoads x kPlanSliceMinBlocks and
+// kPlanShortSliceLoads x kPlanShortSliceMinBlocks by default).
 //
 // The encoding is the slice's, so the branch on it is the warp's as a
 // whole: diagonal slices read their offsets from a short list every lane
 // reads alike (one broadcast, cached), narrow slices 16-bit offsets from
 // the slice's base column, wide slices 32-bit columns.
+#include <cstddef>
+#include <utility>
+
 #include "common.cuh"
 #include "plan_kernels.cuh"
 
@@ -110,22 +118,55 @@ __global__ void __launch_bounds__(kThreads, kMinBlocks)
   if (row < rows) y[row] = sum;
 }
 
+using SliceKernel = void (*)(std::int32_t, std::int64_t, const plan::SliceHeader*, const float*, const std::uint16_t*,
+                             const std::int32_t*, const std::int32_t*, const float*, float*);
+
+// The kernel of `shape` among those built for kLoads x kMinBlocks (lists of
+// tuning.hpp), or null: one instantiation a shape, found at run time.
+template <const auto& kLoads, const auto& kMinBlocks, std::size_t... kShape>
+SliceKernel find_kernel(plan::SliceKernelShape shape, std::index_sequence<kShape...> /*shapes*/) {
+  constexpr std::size_t kBlockChoices = kMinBlocks.size();
+  SliceKernel found = nullptr;
+  ((shape.loads == kLoads[kShape / kBlockChoices] && shape.min_blocks == kMinBlocks[kShape % kBlockChoices]
+        ? (found = packed_slices_kernel<kLoads[kShape / kBlockChoices], kMinBlocks[kShape % kBlockChoices]>)
+        : found),
+   ...);
+  return found;
+}
+
+template <const auto& kLoads, const auto& kMinBlocks>
+SliceKernel find_kernel(plan::SliceKernelShape shape) {
+  return find_kernel<kLoads, kMinBlocks>(shape, std::make_index_sequence<kLoads.size() * kMinBlocks.size()>{});
+}
+
+constexpr bool holds(const auto& choices, int value) {
+  for (const int choice : choices) {
+    if (choice == value) return true;
+  }
+  return false;
+}
+static_assert(holds(tuning::kPlanSliceLoadChoices, tuning::kPlanSliceLoads) &&
+                  holds(tuning::kPlanSliceMinBlockChoices, tuning::kPlanSliceMinBlocks),
+              "the default long slices' kernel is one of those built");
+static_assert(holds(tuning::kPlanShortSliceLoadChoices, tuning::kPlanShortSliceLoads) &&
+                  holds(tuning::kPlanShortSliceMinBlockChoices, tuning::kPlanShortSliceMinBlocks),
+              "the default short slices' kernel is one of those built");
+
 }  // namespace
 
 cudaError_t enqueue_packed_slices(const PackedSlicesView& A, const float* x, float* y, cudaStream_t stream) {
   if (A.rows == 0 || A.slices == 0) return cudaSuccess;
   constexpr std::int64_t kSlicesPerBlock = kThreads / kWarpSize;
   const auto blocks = static_cast<unsigned int>((A.slices + kSlicesPerBlock - 1) / kSlicesPerBlock);
-  // Slices of at most kPlanShortSliceLoads slots (rows of one or two
-  // entries: bound by the x gathers) take the short batch, whose kernel
-  // keeps every thread of an SM resident.
-  if (A.max_width <= tuning::kPlanShortSliceLoads) {
-    packed_slices_kernel<tuning::kPlanShortSliceLoads, tuning::kPlanShortSliceMinBlocks>
-        <<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
-  } else {
-    packed_slices_kernel<tuning::kPlanSliceLoads, tuning::kPlanSliceMinBlocks>
-        <<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
+  // The plan picked the shape (plan::slice_kernel_for): slices of at most
+  // a few slots (rows of one or two entries: bound by the x gathers) take
+  // the short batch, whose kernel keeps every thread of an SM resident.
+  SliceKernel kernel = find_kernel<tuning::kPlanSliceLoadChoices, tuning::kPlanSliceMinBlockChoices>(A.kernel);
+  if (kernel == nullptr) {
+    kernel = find_kernel<tuning::kPlanShortSliceLoadChoices, tuning::kPlanShortSliceMinBlockChoices>(A.kernel);
   }
+  if (kernel == nullptr) return cudaErrorInvalidValue;
+  kernel<<<blocks, kThreads, 0, stream>>>(A.rows, A.slices, A.headers, A.values, A.narrow, A.wide, A.diagonals, x, y);
   return cudaGetLastError();
 }
 

@@ -28,11 +28,15 @@ cudaError_t enqueue_merge_planned(const spmv_csr_view& A, const PlannedTiles& ti
                                   cudaStream_t stream);
 
 // auto's packed slices (packed_slices.cu; plan_layout.hpp): a warp per
-// slice, a thread per row. The plan's arrays in device memory.
+// slice, a thread per row. The plan's arrays in device memory, and the
+// kernel shape that runs them (one of plan::slice_kernel_shapes() or
+// plan::short_slice_kernel_shapes(); another makes the call return
+// cudaErrorInvalidValue).
 struct PackedSlicesView {
   std::int32_t rows = 0;
   std::int64_t slices = 0;
   std::int32_t max_width = 0;  // the widest slice's slots
+  plan::SliceKernelShape kernel;
   const plan::SliceHeader* headers = nullptr;
   const float* values = nullptr;
   const std::uint16_t* narrow = nullptr;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <map>
@@ -437,7 +438,63 @@ int planned_tile_shift(int tile_items) { return std::clamp(tile_items / 8, 0, tu
 
 // ---- The choice
 
-PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, std::int64_t ell_slots) {
+PlanSettings::PlanSettings()
+    : slices_min_path(tuning::kPlanSlicesMinPath),
+      slices_max_mean(tuning::kPlanSlicesMaxMean),
+      slices_max_padding(tuning::kPlanSlicesMaxPadding),
+      slices_max_bytes(tuning::kPlanSlicesMaxBytes),
+      slice_kernel{tuning::kPlanSliceLoads, tuning::kPlanSliceMinBlocks},
+      short_slice_kernel{tuning::kPlanShortSliceLoads, tuning::kPlanShortSliceMinBlocks} {}
+
+namespace {
+
+template <typename Loads, typename Blocks>
+std::vector<SliceKernelShape> shapes_of(const Loads& loads, const Blocks& blocks) {
+  std::vector<SliceKernelShape> shapes;
+  for (const int load : loads) {
+    for (const int block : blocks) shapes.push_back(SliceKernelShape{load, block});
+  }
+  return shapes;
+}
+
+bool holds(const std::vector<SliceKernelShape>& shapes, SliceKernelShape shape) {
+  return std::find(shapes.begin(), shapes.end(), shape) != shapes.end();
+}
+
+}  // namespace
+
+std::vector<SliceKernelShape> slice_kernel_shapes() {
+  return shapes_of(tuning::kPlanSliceLoadChoices, tuning::kPlanSliceMinBlockChoices);
+}
+
+std::vector<SliceKernelShape> short_slice_kernel_shapes() {
+  return shapes_of(tuning::kPlanShortSliceLoadChoices, tuning::kPlanShortSliceMinBlockChoices);
+}
+
+SliceKernelShape slice_kernel_for(std::int32_t max_width, const PlanSettings& settings) {
+  return max_width <= settings.short_slice_kernel.loads ? settings.short_slice_kernel : settings.slice_kernel;
+}
+
+void check_settings(const PlanSettings& settings) {
+  const auto refuse = [](const char* name, SliceKernelShape shape) {
+    char text[128];
+    std::snprintf(text, sizeof text, "auto's plan: %s: no packed slices' kernel of %d loads x %d blocks is built", name,
+                  shape.loads, shape.min_blocks);
+    throw std::invalid_argument(text);
+  };
+  if (!holds(slice_kernel_shapes(), settings.slice_kernel)) refuse("slice_kernel", settings.slice_kernel);
+  if (!holds(short_slice_kernel_shapes(), settings.short_slice_kernel)) {
+    refuse("short_slice_kernel", settings.short_slice_kernel);
+  }
+  for (const auto& [name, value] : {std::pair{"slices_max_mean", settings.slices_max_mean},
+                                    std::pair{"slices_max_padding", settings.slices_max_padding},
+                                    std::pair{"slices_max_bytes", settings.slices_max_bytes}}) {
+    if (std::isnan(value)) throw std::invalid_argument(std::string("auto's plan: ") + name + " is NaN");
+  }
+}
+
+PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, std::int64_t ell_slots,
+                       const PlanSettings& settings) {
   PlanChoice choice;
   choice.rule = rule;
   if (stats.rows <= 0 || stats.nnz <= 0) return choice;
@@ -454,20 +511,20 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
     return choice;
   }
   const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
-  const bool large = stats.rows + stats.nnz > tuning::kPlanSlicesMinPath;
+  const bool large = stats.rows + stats.nnz > settings.slices_min_path;
   const bool little_padding =
-      static_cast<double>(ell_slots) <= (1.0 + tuning::kPlanSlicesMaxPadding) * static_cast<double>(stats.nnz);
-  if (large && mean <= tuning::kPlanSlicesMaxMean && little_padding) choice.kind = PlanKind::kSlices;
+      static_cast<double>(ell_slots) <= (1.0 + settings.slices_max_padding) * static_cast<double>(stats.nnz);
+  if (large && mean <= settings.slices_max_mean && little_padding) choice.kind = PlanKind::kSlices;
   return choice;
 }
 
-PlanChoice choose_plan(const HostCsr& a) {
+PlanChoice choose_plan(const HostCsr& a, const PlanSettings& settings) {
   const RowLengthStats stats = row_length_stats(a);
   CsrAutoChoice rule = choose_csr_kernel(stats);
   if (rule.kernel == CsrAutoChoice::Kernel::kRowBlocks && rule.block_long_rows) {
     rule = settle_row_blocks(rule, largest_block_entries(a.row_ptr, rule.rows_per_block));
   }
-  return choose_plan(stats, rule, sliced_ell_slots(a.row_ptr));
+  return choose_plan(stats, rule, sliced_ell_slots(a.row_ptr), settings);
 }
 
 std::int64_t product_bytes(const PackedSlices& slices) {
@@ -478,9 +535,18 @@ std::int64_t product_bytes(const HostCsr& a) {
   return 8 * a.nnz() + 4 * (std::int64_t{a.rows} + 1) + 4 * (std::int64_t{a.rows} + a.cols);
 }
 
-HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
+PlanKind laid_out_kind(const PlanChoice& chosen, std::optional<std::int64_t> slices_bytes, std::int64_t csr_bytes,
+                       const PlanSettings& settings) {
+  if (chosen.kind != PlanKind::kSlices) return chosen.kind;
+  const bool saves_enough =
+      slices_bytes && static_cast<double>(*slices_bytes) <= settings.slices_max_bytes * static_cast<double>(csr_bytes);
+  return saves_enough ? PlanKind::kSlices : PlanKind::kRule;
+}
+
+HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request, const PlanSettings& settings) {
+  check_settings(settings);
   HostPlan laid;
-  laid.choice = choose_plan(a);
+  laid.choice = choose_plan(a, settings);
   const PlanChoice chosen = laid.choice;
   laid.choice.kind = request.kind.value_or(chosen.kind);
   if (laid.choice.kind == PlanKind::kSlices) {
@@ -490,16 +556,17 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request) {
           "auto's plan: packed slices cannot hold this matrix (a value with the padding bits, or more slots than "
           "32-bit indices address)");
     }
-    const bool saves_enough = laid.slices && static_cast<double>(product_bytes(*laid.slices)) <=
-                                                 tuning::kPlanSlicesMaxBytes * static_cast<double>(product_bytes(a));
-    if (!request.kind && !saves_enough) {
-      laid.slices.reset();
-      laid.choice.kind = PlanKind::kRule;
+    if (!request.kind) {
+      const std::optional<std::int64_t> slices_bytes =
+          laid.slices ? std::optional(product_bytes(*laid.slices)) : std::nullopt;
+      laid.choice.kind = laid_out_kind(chosen, slices_bytes, product_bytes(a), settings);
+      if (laid.choice.kind != PlanKind::kSlices) laid.slices.reset();
     }
   }
   laid.choice.tile_threads = 0;
   laid.choice.tile_thread_items = 0;
   if (laid.choice.kind == PlanKind::kSlices) {
+    laid.slice_kernel = slice_kernel_for(laid.slices->max_width(), settings);
     laid.description = describe_slices(*laid.slices);
   } else if (laid.choice.kind == PlanKind::kTiles) {
     int threads = request.tile_threads;

@@ -180,6 +180,12 @@ inline constexpr int kAutoMaxGroup = 8;
 // auto=plan-tiles and auto=plan-rule time each kind of plan, forced, is
 // what would set them; docs/performance.md).
 //
+// The thresholds of the choice and the packed slices' kernel shapes are
+// plan::PlanSettings' defaults (plan_layout.hpp): spmv-bench
+// --sweep-thresholds (tools/bench-plan-check --steps thresholds) times
+// auto's plan at other values of each on generated matrices on either side
+// of it (docs/performance.md, "The threshold sweep"). Not yet run on a GPU.
+//
 // Packed slices, where the plan now puts them (speedup over the fastest
 // cuSPARSE algorithm, the run of the plan as it is now; the first run
 // within 0.006x of these): stencil2d 1.293x, stencil27 1.756x, stencil7
@@ -196,18 +202,23 @@ inline constexpr int kAutoMaxGroup = 8;
 // (all but rajat01 and EVA), and a plan of slices moves fewer bytes where
 // bytes matter little (4-7 us, mostly launch latency). To be set by
 // auto=plan-slices against auto=plan-rule on the real suite's small
-// regular matrices (jagmesh7, 3elt, Pd, delaunay_n16, luxembourg_osm).
+// regular matrices (jagmesh7, 3elt, Pd, delaunay_n16, luxembourg_osm), and
+// by the sweep's slices_min_path (2D and 3D stencils of merge paths from
+// 0.4M to 6.3M items).
 inline constexpr std::int64_t kPlanSlicesMinPath = kAutoSmallPath;
 // Packed slices for a mean row of at most this: a thread per row walks its
 // slots kPlanSliceLoads at a time, which suits rows of 2-27 (stencils,
 // bands, short rows); longer rows keep the rule's groups of lanes
 // (longrows, rows of 2000: csr_vector's kernel, 8 lanes a row, 1.18x). To
-// be set by auto=plan-slices on banded matrices of growing half-bandwidth.
+// be set by auto=plan-slices on banded matrices of growing half-bandwidth
+// (the sweep's slices_max_mean: means of 17 to 65).
 inline constexpr double kPlanSlicesMaxMean = 32.0;
 // Packed slices when a sliced ELL of the rows (slices of 32, unsorted)
 // pads the entries by at most this fraction, the bound sell_params_for
 // uses for sigma = 1 (every regular suite matrix is within 2%). To be set
-// by auto=plan-slices on matrices of growing row-length spread.
+// by auto=plan-slices on matrices of growing row-length spread (the sweep's
+// slices_max_padding: bands of rows of 16 +- 0..12 entries, and bands with
+// a share of their rows emptied).
 inline constexpr double kPlanSlicesMaxPadding = 0.10;
 // Packed slices, once laid out, only where a product through them moves at
 // most this share of the bytes a CSR product moves (x and y counted in
@@ -215,12 +226,17 @@ inline constexpr double kPlanSlicesMaxPadding = 0.10;
 // rule's measured kernel stays. random's 32-bit slices save 2.5% (0.975:
 // it keeps row blocks, 1.017x), shortrows' 12.5% (0.875), the stencils'
 // and the band's 45-49% (0.51-0.55). To be set by auto=plan-slices against
-// auto=plan-rule on random and shortrows.
+// auto=plan-rule on random and shortrows (the sweep's slices_max_bytes:
+// random rows of 1-16 entries, and rows of 16 with a share of slices
+// within a 16-bit column window; ratios of 0.80 to 0.98).
 inline constexpr double kPlanSlicesMaxBytes = 0.90;
 // Slots a thread loads together (values and column words) before the x
 // gathers that use them, as csr_rows' kRowsLoads: a stencil row of 5 or 7
 // is one round trip of loads and one of gathers. To be set with
-// auto=plan-slices on stencil27 (rows of 27: four batches of 8).
+// auto=plan-slices on stencil27 (rows of 27: four batches of 8), and by the
+// sweep's slice_kernel (every shape of kPlanSliceLoadChoices x
+// kPlanSliceMinBlockChoices on the stencils, a band, a spread band and
+// random rows of 8).
 inline constexpr int kPlanSliceLoads = 8;
 // Resident blocks of 256 asked for the kPlanSliceLoads kernel: six fit in
 // 40 registers without spilling (ptxas, sm_90); asked for none, the
@@ -232,9 +248,25 @@ inline constexpr int kPlanSliceMinBlocks = 6;
 // for kPlanShortSliceMinBlocks resident blocks of 256: 32 registers without
 // spilling (ptxas, sm_90), every thread of an SM resident, where the 8-slot
 // kernel holds 40 registers (six blocks, 75%). To be set by auto=plan-slices
-// on shortrows against cuSPARSE's SELL ALG1.
+// on shortrows against cuSPARSE's SELL ALG1, and by the sweep's
+// short_slice_kernel (every shape of kPlanShortSliceLoadChoices x
+// kPlanShortSliceMinBlockChoices on random rows of 1-4 entries).
 inline constexpr int kPlanShortSliceLoads = 2;
 inline constexpr int kPlanShortSliceMinBlocks = 8;
+// The packed slices' kernel is built for these shapes (slots a batch x
+// resident blocks of 256), any of which plan::PlanSettings may pick at run
+// time: the long slices' kernel from the first two lists, the short
+// slices' from the last two (loads 4 and 8 blocks is one kernel in both).
+// The defaults above are among them (static_asserts in packed_slices.cu).
+// ptxas (CUDA 13.0, sm_90), registers and spilled bytes: 4 loads 32 in
+// each block count; 8 loads 55/40/32 for 4/6/8 blocks, 8 blocks spilling
+// 168 bytes; 16 loads 64/40/32, 6 and 8 blocks spilling 208 and 372
+// bytes; 1 load 40/32 for 6/8 blocks (8 bytes spilled at 8); 2 loads 30.
+// Not measured on a GPU (the sweep's slice_kernel and short_slice_kernel).
+inline constexpr std::array<int, 3> kPlanSliceLoadChoices{4, 8, 16};
+inline constexpr std::array<int, 3> kPlanSliceMinBlockChoices{4, 6, 8};
+inline constexpr std::array<int, 3> kPlanShortSliceLoadChoices{1, 2, 4};
+inline constexpr std::array<int, 2> kPlanShortSliceMinBlockChoices{6, 8};
 // Large skewed matrices (the rule's csr_merge): planned tiles of
 // csr_merge's shape (kMergeThreads x kMergeItems) in one launch, or the
 // rule's csr_merge (a partition kernel, then the tiles). Off: measured on

@@ -11,6 +11,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <functional>
 #include <future>
 #include <iostream>
 #include <memory>
@@ -29,6 +31,7 @@
 #include "spmv_bench/options.hpp"
 #include "spmv_bench/report.hpp"
 #include "spmv_bench/suite.hpp"
+#include "spmv_bench/threshold_sweep.hpp"
 #include "spmv_bench/timing.hpp"
 #include "spmv_bench/workload.hpp"
 
@@ -206,59 +209,187 @@ KernelRun run_kernel(const KernelInfo& kernel, DeviceWorkload& w, const BenchCon
   return run;
 }
 
-// False when the device was lost and the run must stop.
-bool run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels, bool candidates,
-                const BenchContext& context, runner::Executor& executor, const TimingOptions& timing, Report& report) {
+// Runs `kernels` on the matrix, the rows into the report; returns them, or
+// nullopt when the device was lost and the run must stop.
+std::optional<std::vector<ResultRow>> run_matrix(HostWorkload& host, const std::vector<const KernelInfo*>& kernels,
+                                                 const BenchContext& context, runner::Executor& executor,
+                                                 const TimingOptions& timing, Report& report) {
   report.begin_matrix(host);
   // The copy of the same bytes first: model_bytes / 2 read and as many
   // written, timed as the kernels are.
   report.set_matrix_copy(time_copy(executor, static_cast<std::size_t>(model_bytes(host.stats) / 2), timing));
   DeviceWorkload device(host);
-  std::vector<KernelInfo> candidate_kernels;
-  std::vector<const KernelInfo*> order = kernels;
-  if (candidates) {
-    candidate_kernels = auto_candidate_kernels(host.csr);
-    for (const KernelInfo& kernel : candidate_kernels) order.push_back(&kernel);
-  }
-  for (const KernelInfo* kernel : order) {
+  std::vector<ResultRow> rows;
+  for (const KernelInfo* kernel : kernels) {
     const KernelRun run = run_kernel(*kernel, device, context, executor, timing);
     report.add(run.row);
+    rows.push_back(run.row);
     if (run.device_lost) {
       report.abort_run("the CUDA context is unusable after " + kernel->name + " on " + host.source.label);
-      return false;
+      return std::nullopt;
     }
   }
-  return true;
+  return rows;
 }
 
-std::future<HostWorkload> prepare_async(const MatrixSource& source, const std::set<HostFormat>& formats,
-                                        std::uint64_t seed) {
-  return std::async(std::launch::async,
-                    [&source, &formats, seed] { return prepare_host_workload(source, formats, seed); });
+// Each source prepared on the host (`prepare`, on a thread of its own, the
+// next one while the GPU runs this one), then run (`run`: false stops).
+// A source that fails to prepare is reported and skipped.
+template <typename Prepared>
+void for_each_prepared(const std::vector<MatrixSource>& sources,
+                       const std::function<Prepared(const MatrixSource&)>& prepare,
+                       const std::function<bool(Prepared&)>& run, Report& report) {
+  if (sources.empty()) return;
+  const auto prepare_async = [&prepare](const MatrixSource& source) {
+    return std::async(std::launch::async, [&prepare, &source] { return prepare(source); });
+  };
+  std::future<Prepared> next = prepare_async(sources.front());
+  for (std::size_t i = 0; i < sources.size(); ++i) {
+    std::optional<Prepared> prepared;
+    try {
+      prepared.emplace(next.get());
+    } catch (const std::exception& error) {
+      report.matrix_failed(sources[i], error.what());
+    }
+    if (i + 1 < sources.size()) next = prepare_async(sources[i + 1]);
+    if (!prepared) continue;
+    try {
+      if (!run(*prepared)) return;
+    } catch (const CudaError& error) {
+      // The uploads of this matrix failed (e.g. out of device memory).
+      report.abort_run("matrix " + sources[i].label + ": " + error.what());
+      return;
+    }
+  }
 }
 
 void run_all(const std::vector<MatrixSource>& sources, const std::vector<const KernelInfo*>& kernels,
              const BenchOptions& options, const BenchContext& context, runner::Executor& executor, Report& report) {
-  if (sources.empty()) return;
   const std::set<HostFormat> formats = formats_needed(kernels);
-  std::future<HostWorkload> next = prepare_async(sources.front(), formats, options.seed);
-  for (std::size_t i = 0; i < sources.size(); ++i) {
-    std::optional<HostWorkload> host;
-    try {
-      host.emplace(next.get());
-    } catch (const std::exception& error) {
-      report.matrix_failed(sources[i], error.what());
+  for_each_prepared<HostWorkload>(
+      sources, [&](const MatrixSource& source) { return prepare_host_workload(source, formats, options.seed); },
+      [&](HostWorkload& host) {
+        std::vector<KernelInfo> candidate_kernels;
+        std::vector<const KernelInfo*> order = kernels;
+        if (options.candidates) {
+          candidate_kernels = auto_candidate_kernels(host.csr);
+          for (const KernelInfo& kernel : candidate_kernels) order.push_back(&kernel);
+        }
+        return run_matrix(host, order, context, executor, options.timing, report).has_value();
+      },
+      report);
+}
+
+// --sweep-thresholds: on each of the sweep's matrices, cuSPARSE's
+// algorithms and every distinct plan the thresholds' values lay out
+// (sweep::variants_for); then the sweep's rows (CSV) and its summary.
+struct SweepMatrix {
+  std::size_t index = 0;
+  HostWorkload host;
+  sweep::MatrixFigures figures;
+};
+
+sweep::MatrixResult sweep_result(const SweepMatrix& matrix, const std::vector<sweep::Variant>& variants,
+                                 const std::vector<ResultRow>& rows) {
+  sweep::MatrixResult result;
+  result.matrix = matrix.index;
+  result.figures = matrix.figures;
+  for (const ResultRow& row : rows) {
+    if (row.provider == kCusparseProvider) {
+      if (row.outcome == Outcome::kTimed &&
+          (result.best_cusparse.empty() || row.timing.median_ms < result.best_cusparse_ms)) {
+        result.best_cusparse = row.kernel;
+        result.best_cusparse_ms = row.timing.median_ms;
+      }
+      continue;
     }
-    if (i + 1 < sources.size()) next = prepare_async(sources[i + 1], formats, options.seed);
-    if (!host) continue;
-    try {
-      if (!run_matrix(*host, kernels, options.candidates, context, executor, options.timing, report)) return;
-    } catch (const CudaError& error) {
-      // The uploads of this matrix failed (e.g. out of device memory).
-      report.abort_run(std::string("matrix ") + host->source.label + ": " + error.what());
-      return;
+    sweep::KernelTiming timing;
+    timing.status = outcome_label(row.outcome);
+    timing.ms = row.outcome == Outcome::kTimed ? row.timing.median_ms : 0.0;
+    timing.note = row.detail;
+    for (const sweep::Variant& variant : variants) {
+      if (variant.kernel == row.kernel && row.outcome == Outcome::kTimed) {
+        timing.mismatch = sweep::check_note(variant, row.detail);
+      }
     }
+    result.kernels[row.kernel] = timing;
   }
+  return result;
+}
+
+int run_sweep(const BenchOptions& options, const std::vector<KernelInfo>& catalogue) {
+  std::vector<sweep::Threshold> thresholds;
+  try {
+    thresholds = sweep::thresholds_named(options.sweep_thresholds);
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(std::string("--sweep-thresholds: ") + error.what());
+  }
+  const sweep::SweepPlan plan = sweep::plan_sweep(thresholds, options.sources.quick);
+  const int devices = cuda_device_count();
+  if (devices == 0) {
+    std::cout << "no CUDA GPU: spmv-bench needs one\n";
+    return kExitNoGpu;
+  }
+  if (options.device >= devices) {
+    throw UsageError("--device " + std::to_string(options.device) + ": there are only " + std::to_string(devices) +
+                     " CUDA devices");
+  }
+  // The sweep's rows, a matrix's as soon as it has run (a run cut short
+  // keeps what it measured).
+  std::ofstream csv;
+  if (options.csv_path) {
+    csv.open(*options.csv_path);
+    if (!csv) throw std::runtime_error("cannot write the CSV file " + options.csv_path->string());
+    csv << sweep::kCsvHeader << '\n' << std::flush;
+  }
+  std::vector<const KernelInfo*> cusparse;
+  for (const KernelInfo& kernel : catalogue) {
+    if (kernel.provider == kCusparseProvider) cusparse.push_back(&kernel);
+  }
+  Report report(std::cout, std::nullopt);
+  const std::unique_ptr<runner::Executor> executor = runner::make_device_executor(options.device);
+  const CusparseHandle handle(executor->stream());
+  print_setup(options, handle.get());
+  const CopyBandwidth copy = measure_copy_bandwidth(*executor, options.copy_bytes);
+  print_copy_bandwidth(copy);
+  report.set_copy_bandwidth(copy.gb_per_s);
+  const BenchContext context{executor->stream(), handle.get()};
+
+  const std::set<HostFormat> formats = formats_needed(cusparse);
+  std::vector<sweep::MatrixResult> results;
+  for_each_prepared<SweepMatrix>(
+      plan.matrices,
+      [&](const MatrixSource& source) {
+        SweepMatrix matrix;
+        matrix.index = static_cast<std::size_t>(&source - plan.matrices.data());
+        matrix.host = prepare_host_workload(source, formats, options.seed);
+        matrix.figures = sweep::figures_of(matrix.host.csr);
+        return matrix;
+      },
+      [&](SweepMatrix& matrix) {
+        const std::vector<sweep::Variant> variants = sweep::variants_for(plan, matrix.index, matrix.figures);
+        std::vector<KernelInfo> plan_kernels;
+        for (const sweep::Variant& variant : variants) {
+          plan_kernels.push_back(plan_kernel(variant.kernel, variant.description, variant.request, variant.settings));
+        }
+        std::vector<const KernelInfo*> order = cusparse;
+        for (const KernelInfo& kernel : plan_kernels) order.push_back(&kernel);
+        const std::optional<std::vector<ResultRow>> rows =
+            run_matrix(matrix.host, order, context, *executor, options.timing, report);
+        if (!rows) return false;
+        results.push_back(sweep_result(matrix, variants, *rows));
+        if (csv.is_open()) sweep::write_csv_rows(csv, sweep::rows_of(plan, {results.back()}));
+        return true;
+      },
+      report);
+
+  report.print_summary();
+  sweep::print_summary(std::cout, plan, results);
+  bool mismatch = false;
+  for (const sweep::MatrixResult& result : results) {
+    for (const auto& [kernel, timing] : result.kernels) mismatch = mismatch || !timing.mismatch.empty();
+  }
+  return report.any_failure() || mismatch || results.size() != plan.matrices.size() ? 1 : 0;
 }
 
 int run(int argc, const char* const argv[]) {
@@ -288,6 +419,7 @@ int run(int argc, const char* const argv[]) {
     print_plans(sources);
     return 0;
   }
+  if (!options.sweep_thresholds.empty()) return run_sweep(options, catalogue);
   const std::vector<const KernelInfo*> kernels = select_kernels(catalogue, options.kernel_filters);
 
   const int devices = cuda_device_count();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -526,6 +527,160 @@ TEST(PlanLayOut, PaddingBitsInAValueFallBackToTheRuleUnlessSlicesAreForced) {
   EXPECT_EQ(chosen.choice.kind, PlanKind::kRule);
   EXPECT_EQ(chosen.choice.rule.kernel, Kernel::kScalar);
   EXPECT_THROW(plan::lay_out_plan(host_view(stencil), {PlanKind::kSlices, 0, 0}), std::invalid_argument);
+}
+
+// ---- The settings: tuning.hpp's thresholds as run-time parameters
+
+TEST(PlanSettings, DefaultsAreTuningsValuesAndTheChoicesWithoutSettings) {
+  const plan::PlanSettings defaults;
+  EXPECT_EQ(defaults.slices_min_path, std::int64_t{1} << 20);        // tuning::kPlanSlicesMinPath (kAutoSmallPath)
+  EXPECT_EQ(defaults.slices_max_mean, 32.0);                         // kPlanSlicesMaxMean
+  EXPECT_EQ(defaults.slices_max_padding, 0.10);                      // kPlanSlicesMaxPadding
+  EXPECT_EQ(defaults.slices_max_bytes, 0.90);                        // kPlanSlicesMaxBytes
+  EXPECT_EQ(defaults.slice_kernel, (plan::SliceKernelShape{8, 6}));  // kPlanSliceLoads x kPlanSliceMinBlocks
+  EXPECT_EQ(defaults.short_slice_kernel, (plan::SliceKernelShape{2, 8}));  // kPlanShortSlice...
+  EXPECT_NO_THROW(plan::check_settings(defaults));
+  // The defaults passed or left out: the same choice and layout on shapes
+  // that give each kind (the choices themselves are the tests above).
+  for (const CsrMatrix& a : {gen::stencil_2d_5pt(512, 512, 7), gen::arrow(3000, 7), gen::stencil_2d_5pt(64, 64, 7),
+                             gen::uniform_random(100'000, 100'000, 12, 3), gen::uniform_random(600'000, 600'000, 2, 3),
+                             mixed_slices(32 * 300 + 5, 200'000, 5)}) {
+    const plan::HostPlan laid = plan::lay_out_plan(host_view(a));
+    const plan::HostPlan with_defaults = plan::lay_out_plan(host_view(a), {}, defaults);
+    EXPECT_EQ(plan::choose_plan(host_view(a)), plan::choose_plan(host_view(a), defaults));
+    EXPECT_EQ(laid.choice, with_defaults.choice);
+    EXPECT_EQ(laid.description, with_defaults.description);
+    EXPECT_EQ(laid.slice_kernel, with_defaults.slice_kernel);
+  }
+}
+
+TEST(PlanSettings, TheMeanTheMergePathAndThePaddingBoundsMoveTheChoice) {
+  // stencil27 of spmv-bench's suite: a mean of 26.46, padding 2%.
+  const RowLengthStats stencil27{1'000'000, 1'000'000, 26'463'592, 27, 20'202};
+  const CsrAutoChoice rule27 = reference::choose_csr_kernel(stencil27);
+  plan::PlanSettings settings;
+  settings.slices_max_mean = 26.4;
+  EXPECT_EQ(plan::choose_plan(stencil27, rule27, 27'000'000, settings).kind, PlanKind::kRule);
+  settings.slices_max_mean = 26.5;
+  EXPECT_EQ(plan::choose_plan(stencil27, rule27, 27'000'000, settings).kind, PlanKind::kSlices);
+  // longrows (rows of 2000) takes packed slices once the mean allows it.
+  const RowLengthStats longrows{12'000, 1'000'000, 24'000'000, 2000, 999'000};
+  settings.slices_max_mean = 2000;
+  EXPECT_EQ(plan::choose_plan(longrows, reference::choose_csr_kernel(longrows), 24'000'000, settings).kind,
+            PlanKind::kSlices);
+
+  // Padding of exactly 10%, then 15%: kept up to the bound, inclusive.
+  const RowLengthStats spread{2'000'000, 2'000'000, 20'000'000, 16, 1'999'000};
+  const CsrAutoChoice rule = reference::choose_csr_kernel(spread);
+  plan::PlanSettings padding;
+  padding.slices_max_padding = 0.0999;
+  EXPECT_EQ(plan::choose_plan(spread, rule, 22'000'000, padding).kind, PlanKind::kRule);
+  padding.slices_max_padding = 0.10;
+  EXPECT_EQ(plan::choose_plan(spread, rule, 22'000'000, padding).kind, PlanKind::kSlices);
+  EXPECT_EQ(plan::choose_plan(spread, rule, 23'000'000, padding).kind, PlanKind::kRule);
+  padding.slices_max_padding = 0.15;
+  EXPECT_EQ(plan::choose_plan(spread, rule, 23'000'000, padding).kind, PlanKind::kSlices);
+
+  // The merge path: 512 x 512 has 1,570,816 items, 64 x 64 20,224.
+  const CsrMatrix stencil = gen::stencil_2d_5pt(512, 512, 7);
+  plan::PlanSettings path;
+  path.slices_min_path = 1'570'816;
+  EXPECT_EQ(plan::choose_plan(host_view(stencil), path).kind, PlanKind::kRule);
+  path.slices_min_path = 1'570'815;
+  EXPECT_EQ(plan::choose_plan(host_view(stencil), path).kind, PlanKind::kSlices);
+  path.slices_min_path = 0;
+  EXPECT_EQ(plan::lay_out_plan(host_view(gen::stencil_2d_5pt(64, 64, 7)), {}, path).choice.kind, PlanKind::kSlices);
+
+  // No setting takes the planned tiles from a small matrix with a long row.
+  plan::PlanSettings all_slices;
+  all_slices.slices_min_path = 0;
+  all_slices.slices_max_mean = 1e9;
+  all_slices.slices_max_padding = 1e9;
+  all_slices.slices_max_bytes = 1e9;
+  EXPECT_EQ(plan::choose_plan(host_view(gen::arrow(3000, 7)), all_slices).kind, PlanKind::kTiles);
+  plan::PlanSettings no_slices;
+  no_slices.slices_max_mean = 0;
+  EXPECT_EQ(plan::choose_plan(host_view(stencil), no_slices).kind, PlanKind::kRule);
+}
+
+TEST(PlanSettings, TheBytesBoundKeepsOrDropsTheLaidOutSlices) {
+  // Rows of 12 random columns: 0.97 of CSR's bytes; rows of 2: 0.875.
+  const CsrMatrix random = gen::uniform_random(100'000, 100'000, 12, 3);
+  plan::PlanSettings settings;
+  settings.slices_max_bytes = 0.98;
+  const plan::HostPlan kept = plan::lay_out_plan(host_view(random), {}, settings);
+  EXPECT_EQ(kept.choice.kind, PlanKind::kSlices);
+  ASSERT_TRUE(kept.slices.has_value());
+  const double ratio = static_cast<double>(plan::product_bytes(*kept.slices)) /
+                       static_cast<double>(plan::product_bytes(host_view(random)));
+  EXPECT_GT(ratio, 0.96);
+  EXPECT_LT(ratio, 0.98);
+  settings.slices_max_bytes = ratio - 1e-6;
+  EXPECT_EQ(plan::lay_out_plan(host_view(random), {}, settings).choice.kind, PlanKind::kRule);
+  settings.slices_max_bytes = ratio + 1e-6;
+  EXPECT_EQ(plan::lay_out_plan(host_view(random), {}, settings).choice.kind, PlanKind::kSlices);
+  const CsrMatrix pairs = gen::uniform_random(600'000, 600'000, 2, 3);
+  settings.slices_max_bytes = 0.87;
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {}, settings).choice.kind, PlanKind::kRule);
+  // Forced, the slices stay whatever the bound.
+  settings.slices_max_bytes = 0.0;
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {PlanKind::kSlices, 0, 0}, settings).choice.kind, PlanKind::kSlices);
+
+  // laid_out_kind, which lay_out_plan and spmv-bench's sweep share.
+  plan::PlanChoice slices;
+  slices.kind = PlanKind::kSlices;
+  const plan::PlanSettings defaults;
+  EXPECT_EQ(plan::laid_out_kind(slices, 900, 1000, defaults), PlanKind::kSlices);
+  EXPECT_EQ(plan::laid_out_kind(slices, 901, 1000, defaults), PlanKind::kRule);
+  EXPECT_EQ(plan::laid_out_kind(slices, std::nullopt, 1000, defaults), PlanKind::kRule);
+  plan::PlanChoice tiles;
+  tiles.kind = PlanKind::kTiles;
+  EXPECT_EQ(plan::laid_out_kind(tiles, std::nullopt, 1000, defaults), PlanKind::kTiles);
+  EXPECT_EQ(plan::laid_out_kind(plan::PlanChoice{}, 1, 1000, defaults), PlanKind::kRule);
+}
+
+TEST(PlanSettings, TheSlicesKernelShapeIsTheSettingsAndOnlyABuiltOne) {
+  using Shape = plan::SliceKernelShape;
+  EXPECT_EQ(plan::slice_kernel_shapes(),
+            (std::vector<Shape>{{4, 4}, {4, 6}, {4, 8}, {8, 4}, {8, 6}, {8, 8}, {16, 4}, {16, 6}, {16, 8}}));
+  EXPECT_EQ(plan::short_slice_kernel_shapes(), (std::vector<Shape>{{1, 6}, {1, 8}, {2, 6}, {2, 8}, {4, 6}, {4, 8}}));
+  plan::PlanSettings settings;
+  EXPECT_EQ(plan::slice_kernel_for(0, settings), (Shape{2, 8}));
+  EXPECT_EQ(plan::slice_kernel_for(2, settings), (Shape{2, 8}));
+  EXPECT_EQ(plan::slice_kernel_for(3, settings), (Shape{8, 6}));
+  settings.short_slice_kernel = {4, 6};
+  settings.slice_kernel = {16, 4};
+  EXPECT_EQ(plan::slice_kernel_for(4, settings), (Shape{4, 6}));
+  EXPECT_EQ(plan::slice_kernel_for(5, settings), (Shape{16, 4}));
+
+  // Laid out: the stencil's slices of 5 take the long kernel, pairs the
+  // short one unless its loads are fewer than 2.
+  const CsrMatrix stencil = gen::stencil_2d_5pt(512, 512, 7);
+  const CsrMatrix pairs = gen::uniform_random(600'000, 600'000, 2, 3);
+  EXPECT_EQ(plan::lay_out_plan(host_view(stencil)).slice_kernel, (Shape{8, 6}));
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs)).slice_kernel, (Shape{2, 8}));
+  EXPECT_EQ(plan::lay_out_plan(host_view(stencil), {}, settings).slice_kernel, (Shape{16, 4}));
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {}, settings).slice_kernel, (Shape{4, 6}));
+  plan::PlanSettings one_load;
+  one_load.short_slice_kernel = {1, 8};
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {}, one_load).slice_kernel, (Shape{8, 6}));
+  EXPECT_EQ(plan::lay_out_plan(host_view(gen::stencil_2d_5pt(64, 64, 7))).slice_kernel, (Shape{}))
+      << "no slices, no kernel shape";
+
+  // Shapes the kernel is not built for, and NaN thresholds, are refused.
+  for (const auto& [long_shape, short_shape] : std::vector<std::pair<Shape, Shape>>{
+           {{3, 6}, {2, 8}}, {{8, 5}, {2, 8}}, {{8, 6}, {8, 6}}, {{8, 6}, {2, 4}}, {{1, 8}, {2, 8}}}) {
+    plan::PlanSettings bad;
+    bad.slice_kernel = long_shape;
+    bad.short_slice_kernel = short_shape;
+    EXPECT_THROW(plan::check_settings(bad), std::invalid_argument)
+        << long_shape.loads << "x" << long_shape.min_blocks << ", " << short_shape.loads << "x"
+        << short_shape.min_blocks;
+    EXPECT_THROW(plan::lay_out_plan(host_view(stencil), {}, bad), std::invalid_argument);
+  }
+  plan::PlanSettings nan;
+  nan.slices_max_mean = std::nan("");
+  EXPECT_THROW(plan::check_settings(nan), std::invalid_argument);
 }
 
 TEST(PlanChoice, RowStatisticsAndBlocksFromTheArrays) {

@@ -12,7 +12,9 @@
 //  - plans of two matrices alive together and run in turn, several times
 //    (the planned tiles' arrival counts must be back at 0 after each run);
 //  - a matrix holding a value with the padding bits (packed slices refuse
-//    it; the chosen plan falls back to the rule).
+//    it; the chosen plan falls back to the rule);
+//  - packed slices run by each shape their kernel is built for
+//    (plan::PlanSettings' slice_kernel and short_slice_kernel).
 // Without a GPU every test reports itself skipped.
 #include <gtest/gtest.h>
 
@@ -72,19 +74,20 @@ std::string describe(const PlanRequest& request) {
   return text;
 }
 
-// Builds the plan of `request` on each layout of `a`, checks it is of
-// `expected` kind (when given), and runs it through the run protocol
-// `rounds` x 2 times against golden. Returns the plans' summaries.
+// Builds the plan of `request` (with `settings`) on each layout of `a`,
+// checks it is of `expected` kind (when given), and runs it through the
+// run protocol against golden. Returns the plans' summaries.
 std::vector<reference::PlanSummary> expect_plan_matches_golden(const CsrMatrix& a, const PlanRequest& request,
                                                                std::optional<PlanKind> expected, std::uint64_t seed,
-                                                               runner::Executor& executor) {
+                                                               runner::Executor& executor,
+                                                               const plan::PlanSettings& settings = {}) {
   SCOPED_TRACE(describe(request));
   const std::vector<float> x = random_vector(static_cast<std::size_t>(a.cols), seed);
   std::vector<UploadedMatrix> layouts = uploaded_layouts(SPMV_FORMAT_CSR, a);
   std::vector<reference::PlanSummary> summaries;
   for (UploadedMatrix& layout : layouts) {
     const CsrAutoPlan built =
-        CsrAutoPlan::build(*static_cast<const spmv_csr_view*>(layout.view()), executor.stream(), request);
+        CsrAutoPlan::build(*static_cast<const spmv_csr_view*>(layout.view()), executor.stream(), request, settings);
     SCOPED_TRACE("plan: " + built.summary().description);
     const PlanKind wanted = request.kind ? *request.kind : expected.value_or(built.kind());
     EXPECT_EQ(built.kind(), wanted) << "plan kind " << reference::plan_kind_name(built.kind());
@@ -194,6 +197,56 @@ TEST_F(PlanTest, SmallRegularAndLongRowsKeepTheRule) {
   SPMV_TRACE_SEED(seed);
   expect_plan_matches_golden(gen::stencil_2d_5pt(64, 48, seed), {}, PlanKind::kRule, seed, *executor_);
   expect_plan_matches_golden(rows_of_lengths(1200, 100'000, {2000}, seed), {}, PlanKind::kRule, seed, *executor_);
+}
+
+// ---- Every shape the packed slices' kernel is built for (plan::PlanSettings)
+
+std::string shape_name(plan::SliceKernelShape shape) {
+  return std::to_string(shape.loads) + " loads x " + std::to_string(shape.min_blocks) + " blocks";
+}
+
+// The long slices' kernel in each shape, on slices of every encoding (rows
+// of 0-5: a batch of 4 and one of 1) and on rows of 27 (batches of 4, 8 and
+// 16 each ending part-way).
+TEST_F(PlanTest, EveryLongSlicesKernelShapeRunsRight) {
+  const std::uint64_t seed = fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  const CsrMatrix mixed = mixed_slices(32 * 300 + 5, 200'000, seed);
+  const CsrMatrix stencil27 = gen::stencil_3d_27pt(20, 20, 20, seed);
+  for (const plan::SliceKernelShape shape : plan::slice_kernel_shapes()) {
+    SCOPED_TRACE(shape_name(shape));
+    plan::PlanSettings settings;
+    settings.slice_kernel = shape;
+    for (const CsrMatrix* a : {&mixed, &stencil27}) {
+      for (const reference::PlanSummary& summary :
+           expect_plan_matches_golden(*a, {PlanKind::kSlices, 0, 0}, PlanKind::kSlices, seed, *executor_, settings)) {
+        EXPECT_EQ(summary.slice_kernel, shape);
+      }
+    }
+  }
+}
+
+// The short slices' kernel in each shape, on rows of at most its loads
+// (empty rows, a partial last slice); rows one longer take the long kernel.
+TEST_F(PlanTest, EveryShortSlicesKernelShapeRunsRight) {
+  const std::uint64_t seed = fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  for (const plan::SliceKernelShape shape : plan::short_slice_kernel_shapes()) {
+    SCOPED_TRACE(shape_name(shape));
+    plan::PlanSettings settings;
+    settings.short_slice_kernel = shape;
+    const index_t loads = shape.loads;
+    const CsrMatrix fits = rows_of_lengths(32 * 40 + 9, 70'000, {loads, 0, 1, loads, loads - 1}, seed);
+    for (const reference::PlanSummary& summary :
+         expect_plan_matches_golden(fits, {PlanKind::kSlices, 0, 0}, PlanKind::kSlices, seed, *executor_, settings)) {
+      EXPECT_EQ(summary.slice_kernel, shape);
+    }
+    const CsrMatrix wider = rows_of_lengths(32 * 40 + 9, 70'000, {loads + 1, 0, loads}, seed);
+    for (const reference::PlanSummary& summary :
+         expect_plan_matches_golden(wider, {PlanKind::kSlices, 0, 0}, PlanKind::kSlices, seed, *executor_, settings)) {
+      EXPECT_EQ(summary.slice_kernel, settings.slice_kernel);
+    }
+  }
 }
 
 // ---- Two plans alive together, run in turn

@@ -118,20 +118,31 @@ std::string plan_note(const reference::PlanSummary& plan, const MatrixStats& sta
   const double rows = std::max(1.0, static_cast<double>(stats.rows));
   const double csr_bytes = 8.0 * static_cast<double>(stats.nnz) + 4.0 * (static_cast<double>(stats.rows) + 1.0);
   const bool replaces_csr = plan.kind == reference::PlanKind::kSlices;
-  char text[320];
+  char text[400];
   std::snprintf(text, sizeof text,
                 "auto picked %s\nplan built before timing (untimed, as cuSPARSE's preprocessing): %.1f ms on the host "
                 "and the copies, %.2f MB of device memory (%.2f bytes a row%s; CSR's arrays %.2f bytes a row)",
                 plan.description.c_str(), plan.build_seconds * 1e3, static_cast<double>(plan.device_bytes) * 1e-6,
                 static_cast<double>(plan.device_bytes) / rows,
                 replaces_csr ? ", read instead of CSR's" : ", read with CSR's", csr_bytes / rows);
-  return text;
+  std::string note = text;
+  if (replaces_csr) {
+    std::snprintf(text, sizeof text, "; slices' kernel %d loads x %d blocks", plan.slice_kernel.loads,
+                  plan.slice_kernel.min_blocks);
+    note += text;
+  }
+  return note;
 }
 
 class PlanLauncher final : public Launcher {
  public:
-  PlanLauncher(DeviceWorkload& w, const BenchContext& context, const reference::PlanRequest& request)
-      : x_(w.x()), y_(w.y()), stream_(context.stream), stats_(w.host().stats), plan_(build(w, context, request)) {}
+  PlanLauncher(DeviceWorkload& w, const BenchContext& context, const reference::PlanRequest& request,
+               const reference::plan::PlanSettings& settings)
+      : x_(w.x()),
+        y_(w.y()),
+        stream_(context.stream),
+        stats_(w.host().stats),
+        plan_(build(w, context, request, settings)) {}
 
   bool enqueue() override {
     const int status = plan_.run(x_, y_, stream_);
@@ -142,7 +153,8 @@ class PlanLauncher final : public Launcher {
 
  private:
   static reference::CsrAutoPlan build(DeviceWorkload& w, const BenchContext& context,
-                                      const reference::PlanRequest& request) {
+                                      const reference::PlanRequest& request,
+                                      const reference::plan::PlanSettings& settings) {
     // A forced sliced layout pads every slice to its longest row: refused,
     // as cuSPARSE's sliced ELL is, when that is mostly padding.
     const CsrMatrix& csr = w.host().csr;
@@ -159,7 +171,7 @@ class PlanLauncher final : public Launcher {
       }
     }
     try {
-      return reference::CsrAutoPlan::build(w.csr(), context.stream, request);
+      return reference::CsrAutoPlan::build(w.csr(), context.stream, request, settings);
     } catch (const std::invalid_argument& refused) {
       throw NotApplicable(refused.what());
     }
@@ -171,19 +183,6 @@ class PlanLauncher final : public Launcher {
   MatrixStats stats_;
   reference::CsrAutoPlan plan_;
 };
-
-KernelInfo plan_kernel(std::string name, std::string description, const reference::PlanRequest& request) {
-  return KernelInfo{std::move(name),
-                    "reference",
-                    "csr",
-                    std::move(description),
-                    std::nullopt,
-                    /*poison_y=*/true,
-                    nullptr,
-                    [request](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
-                      return std::make_unique<PlanLauncher>(w, context, request);
-                    }};
-}
 
 bool is_table_auto(const spmv_kernel_entry& entry) {
   return entry.format == SPMV_FORMAT_CSR && std::string_view(entry.name) == "auto";
@@ -319,6 +318,20 @@ void require_usable(const spmv_plugin& plugin) {
 }
 
 }  // namespace
+
+KernelInfo plan_kernel(std::string name, std::string description, const reference::PlanRequest& request,
+                       const reference::plan::PlanSettings& settings) {
+  return KernelInfo{std::move(name),
+                    "reference",
+                    "csr",
+                    std::move(description),
+                    std::nullopt,
+                    /*poison_y=*/true,
+                    nullptr,
+                    [request, settings](DeviceWorkload& w, const BenchContext& context) -> std::unique_ptr<Launcher> {
+                      return std::make_unique<PlanLauncher>(w, context, request, settings);
+                    }};
+}
 
 std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference) {
   require_usable(reference);

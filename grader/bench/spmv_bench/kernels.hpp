@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "spmv/contract/plugin.h"
+#include "spmv/reference/plan_layout.hpp"
 #include "spmv_bench/workload.hpp"
 
 namespace spmv::bench {
@@ -83,6 +84,14 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference);
 // thread); then each kind of auto's plan, forced: "auto=plan-slices",
 // "auto=plan-tiles", "auto=plan-rule".
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr);
+
+// auto's plan, built in the launcher's constructor (before timing, as
+// cuSPARSE's preprocessing is) as `request` asks, with `settings` (the
+// threshold sweep's; tuning.hpp's by default). Its note: "auto picked
+// <the plan>", then its preparation (for packed slices, "slices' kernel
+// <loads> loads x <blocks> blocks" among it).
+KernelInfo plan_kernel(std::string name, std::string description, const reference::PlanRequest& request,
+                       const reference::plan::PlanSettings& settings = {});
 
 // RAII cuSPARSE handle bound to one stream.
 class CusparseHandle {

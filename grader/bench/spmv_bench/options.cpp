@@ -64,8 +64,14 @@ po::options_description option_table() {
       "tools/fetch-matrices writes them)")(
       "candidates",
       "also time every kernel auto's rule could pick on each matrix, and each kind of auto's plan forced "
-      "(auto=... rows)")("matrix", po::value<std::vector<std::string>>()->composing(),
-                         "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
+      "(auto=... rows)")(
+      "sweep-thresholds", po::value<std::string>(),
+      "LIST: all, or comma-separated names of the thresholds of auto's plan (slices_min_path, slices_max_mean, "
+      "slices_max_padding, slices_max_bytes, slice_kernel, short_slice_kernel): time auto's plan at several values "
+      "of each on the sweep's own generated matrices (not --suite, --matrix or --spec; smaller with --quick), with "
+      "cuSPARSE's algorithms, and summarize each threshold last; --csv FILE gets the sweep's rows "
+      "(docs/performance.md)")("matrix", po::value<std::vector<std::string>>()->composing(),
+                               "FILE.mtx[.gz]: a Matrix Market file (repeatable)")(
       "spec", po::value<std::vector<std::string>>()->composing(),
       "\"KIND key=value ...\": a generated matrix (repeatable), e.g. "
       "\"random rows=1000000 cols=1000000 per_row=8\"")(
@@ -131,6 +137,18 @@ BenchOptions parse_options(int argc, const char* const argv[]) {
   if (values.count("real-matrices") != 0) options.sources.real_folder = values["real-matrices"].as<std::string>();
   options.kernel_filters = strings(values, "kernel");
   options.candidates = values.count("candidates") != 0;
+  if (values.count("sweep-thresholds") != 0) {
+    for (const char* other : {"suite", "matrix", "spec", "candidates", "plans", "write-cases", "kernel", "list"}) {
+      if (values.count(other) != 0) {
+        throw UsageError(std::string("--sweep-thresholds runs its own matrices and kernels: not with --") + other);
+      }
+    }
+    std::istringstream list(values["sweep-thresholds"].as<std::string>());
+    for (std::string name; std::getline(list, name, ',');) {
+      if (!name.empty()) options.sweep_thresholds.push_back(name);
+    }
+    if (options.sweep_thresholds.empty()) throw UsageError("--sweep-thresholds: no threshold named");
+  }
 
   options.timing.warmup_runs = values["warmup"].as<int>();
   options.timing.min_runs = value_or(values, "iterations", quick ? 10 : 50);

@@ -32,6 +32,9 @@ struct BenchOptions {
   bool list = false;
   // Lay out auto's plan for each matrix on the host and print it (no GPU).
   bool plans = false;
+  // Names of the thresholds to sweep (threshold_sweep.hpp; "all"), on the
+  // sweep's own matrices; empty: no sweep.
+  std::vector<std::string> sweep_thresholds;
   bool help = false;
 };
 

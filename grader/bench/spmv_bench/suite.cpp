@@ -79,7 +79,8 @@ void add_suite_entries(const SourceRequest& request, std::vector<MatrixSource>& 
                          false,
                          std::string(kSyntheticSuite),
                          {},
-                         entry.regular});
+                         entry.regular,
+                         {}});
       found = true;
     }
     if (!found) {
@@ -119,13 +120,16 @@ std::vector<MatrixSource> real_suite(const std::filesystem::path& folder) {
       throw std::invalid_argument(index.string() + ":" + std::to_string(number) + ": no file " + path.string() +
                                   " (run tools/fetch-matrices)");
     }
-    sources.push_back({cut_label(fields[0]), path.string(), true, std::string(kRealSuite), fields[1], false});
+    sources.push_back({cut_label(fields[0]), path.string(), true, std::string(kRealSuite), fields[1], false, {}});
   }
   if (sources.empty()) throw std::invalid_argument("--suite real: " + index.string() + " lists no matrix");
   return sources;
 }
 
-CsrMatrix MatrixSource::load() const { return from_file ? read_matrix_market(origin) : gen::generate(origin); }
+CsrMatrix MatrixSource::load() const {
+  if (generate) return generate();
+  return from_file ? read_matrix_market(origin) : gen::generate(origin);
+}
 
 std::vector<MatrixSource> resolve_sources(const SourceRequest& request) {
   std::vector<MatrixSource> sources;
@@ -138,14 +142,14 @@ std::vector<MatrixSource> resolve_sources(const SourceRequest& request) {
     for (const char* extension : {".gz", ".mtx"}) {
       if (stem.ends_with(extension)) stem.resize(stem.size() - std::string_view(extension).size());
     }
-    sources.push_back({cut_label(stem), file.string(), true, {}, {}, false});
+    sources.push_back({cut_label(stem), file.string(), true, {}, {}, false, {}});
   }
   for (const std::string& spec : request.specs) {
-    sources.push_back({cut_label(gen::parse_spec(spec).kind), spec, false, {}, {}, false});
+    sources.push_back({cut_label(gen::parse_spec(spec).kind), spec, false, {}, {}, false, {}});
   }
   // A bad spec fails now, not after minutes spent on the matrices before it.
   for (const MatrixSource& source : sources) {
-    if (!source.from_file) gen::parse_spec(source.origin);
+    if (!source.from_file && !source.generate) gen::parse_spec(source.origin);
   }
   make_labels_unique(sources);
   return sources;

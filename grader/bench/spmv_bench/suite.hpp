@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,9 @@ struct MatrixSource {
   std::string suite;     // kSyntheticSuite, kRealSuite or empty
   std::string kind;      // real matrices: fem, circuit, graph, road, ...
   bool regular = false;  // SuiteEntry::regular
+  // A generator of spmv-bench's own (the threshold sweep's), used instead
+  // of `origin` when set; `origin` then describes it.
+  std::function<CsrMatrix()> generate;
 
   [[nodiscard]] CsrMatrix load() const;
 };

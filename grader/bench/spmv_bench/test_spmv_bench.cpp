@@ -219,6 +219,26 @@ TEST(Options, PlansAndCandidatesAreFlags) {
   EXPECT_TRUE(parse({"--candidates"}).candidates);
 }
 
+TEST(Options, SweepThresholdsTakesAListAndNoMatricesOrKernelsOfItsOwn) {
+  EXPECT_TRUE(parse({}).sweep_thresholds.empty());
+  EXPECT_EQ(parse({"--sweep-thresholds", "all"}).sweep_thresholds, std::vector<std::string>{"all"});
+  EXPECT_EQ(
+      parse({"--sweep-thresholds", "slices_max_mean,,slice_kernel", "--quick", "--min-time", "0.1"}).sweep_thresholds,
+      (std::vector<std::string>{"slices_max_mean", "slice_kernel"}));
+  EXPECT_THROW(parse({"--sweep-thresholds", ","}), UsageError);
+  EXPECT_THROW(parse({"--sweep-thresholds"}), UsageError);
+  for (const std::vector<const char*>& other : {std::vector<const char*>{"--suite", "all"},
+                                                {"--spec", "diagonal n=5"},
+                                                {"--candidates"},
+                                                {"--plans"},
+                                                {"--kernel", "auto"},
+                                                {"--matrix", "a.mtx"}}) {
+    std::vector<const char*> arguments = {"--sweep-thresholds", "all"};
+    arguments.insert(arguments.end(), other.begin(), other.end());
+    EXPECT_THROW(parse(arguments), UsageError) << other.front();
+  }
+}
+
 TEST(Options, RejectsBadValuesAndUnknownOptions) {
   EXPECT_THROW(parse({"--iterations", "0"}), UsageError);
   EXPECT_THROW(parse({"--iterations", "many"}), UsageError);
@@ -351,7 +371,7 @@ TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
 
 HostWorkload workload_named(const std::string& label, const MatrixStats& stats) {
   HostWorkload host;
-  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, false};
+  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, false, {}};
   host.stats = stats;
   return host;
 }

@@ -47,6 +47,7 @@ struct PlanSummary {
   std::array<std::int64_t, 3> slices_by_encoding{};  // kSlices, by plan::SliceEncoding
   std::int64_t slots = 0;                            // kSlices: real and padding
   std::int32_t max_width = 0;                        // kSlices: the widest slice's slots
+  plan::SliceKernelShape slice_kernel;               // kSlices: the kernel a run takes
   std::int64_t tiles = 0;                            // kTiles
   std::int64_t cut_rows = 0;                         // kTiles
   int tile_threads = 0;                              // kTiles
@@ -57,10 +58,12 @@ class CsrAutoPlan {
  public:
   // Builds the plan of A, whose arrays are in device memory: copies them to
   // the host (after the work already on `stream`), lays the plan out there
-  // (plan::lay_out_plan) and uploads it, and returns when it is ready.
-  // Throws std::runtime_error for a CUDA error (out of memory, say),
-  // std::invalid_argument for a forced kind that cannot hold A.
-  static CsrAutoPlan build(const spmv_csr_view& A, cudaStream_t stream, const PlanRequest& request = {});
+  // (plan::lay_out_plan, with `settings`: tuning.hpp's by default) and
+  // uploads it, and returns when it is ready. Throws std::runtime_error for
+  // a CUDA error (out of memory, say), std::invalid_argument for a forced
+  // kind that cannot hold A or settings plan::check_settings refuses.
+  static CsrAutoPlan build(const spmv_csr_view& A, cudaStream_t stream, const PlanRequest& request = {},
+                           const plan::PlanSettings& settings = {});
 
   CsrAutoPlan(CsrAutoPlan&&) noexcept;
   CsrAutoPlan& operator=(CsrAutoPlan&&) noexcept;

@@ -244,6 +244,57 @@ void merge_tiles_spmv(const MergeTiles& tiles, const HostCsr& a, std::span<const
 
 // ---- The choice
 
+// A shape of the packed slices' kernel: slots a thread loads together
+// (values and column words) before the x gathers that use them, and
+// resident blocks of 256 threads asked of the compiler.
+struct SliceKernelShape {
+  int loads = 0;
+  int min_blocks = 0;
+  friend bool operator==(const SliceKernelShape&, const SliceKernelShape&) = default;
+};
+
+// The thresholds of the choice of plan and the packed slices' kernels. A
+// default-constructed PlanSettings holds tuning.hpp's values, which is
+// what auto's plan uses; spmv-bench --sweep-thresholds lays plans out with
+// other values to time them.
+struct PlanSettings {
+  PlanSettings();  // tuning.hpp's values
+
+  // Packed slices for a matrix of more than slices_min_path merge-path
+  // items (tuning::kPlanSlicesMinPath) with a mean row of at most
+  // slices_max_mean (kPlanSlicesMaxMean) whose sliced ELL pads the
+  // entries by at most slices_max_padding (kPlanSlicesMaxPadding), kept
+  // once laid out where a product through them moves at most
+  // slices_max_bytes of CSR's bytes (kPlanSlicesMaxBytes).
+  std::int64_t slices_min_path;
+  double slices_max_mean;
+  double slices_max_padding;
+  double slices_max_bytes;
+  // The packed slices' kernel: short_slice_kernel for slices of at most
+  // short_slice_kernel.loads slots, slice_kernel otherwise
+  // (kPlanSliceLoads x kPlanSliceMinBlocks, kPlanShortSliceLoads x
+  // kPlanShortSliceMinBlocks; one of slice_kernel_shapes() and
+  // short_slice_kernel_shapes()).
+  SliceKernelShape slice_kernel;
+  SliceKernelShape short_slice_kernel;
+
+  friend bool operator==(const PlanSettings&, const PlanSettings&) = default;
+};
+
+// The shapes the packed slices' kernel is built for, loads x blocks in
+// that order (tuning::kPlanSliceLoadChoices x kPlanSliceMinBlockChoices;
+// tuning::kPlanShortSliceLoadChoices x kPlanShortSliceMinBlockChoices).
+std::vector<SliceKernelShape> slice_kernel_shapes();
+std::vector<SliceKernelShape> short_slice_kernel_shapes();
+
+// The kernel shape a plan of packed slices whose widest slice holds
+// `max_width` slots runs with these settings.
+SliceKernelShape slice_kernel_for(std::int32_t max_width, const PlanSettings& settings);
+
+// Throws std::invalid_argument, naming the setting, for a kernel shape the
+// packed slices' kernel is not built for or a threshold that is NaN.
+void check_settings(const PlanSettings& settings);
+
 struct PlanChoice {
   PlanKind kind = PlanKind::kRule;
   CsrAutoChoice rule;         // the rule's choice (settled), run by kRule
@@ -254,41 +305,52 @@ struct PlanChoice {
 
 // The plan for a matrix of these statistics whose rule's choice (after
 // settle_row_blocks) is `rule` and whose sliced ELL would hold `ell_slots`
-// slots (thresholds in tuning.hpp):
+// slots (thresholds in `settings`, tuning.hpp's by default):
 //  - kTiles where the rule takes csr_merge's tiles in one launch (small
 //    matrices with a long row; tiles of tuning::kPlanSmallTiles), and,
 //    with tuning::kPlanTilesForLargeSkewed (off), where it takes csr_merge
 //    (large skewed rows; csr_merge's tiles): the planned tiles need
 //    neither a partition kernel nor a search;
-//  - kSlices for a matrix of more than tuning::kPlanSlicesMinPath merge-path
-//    items with a mean row of at most tuning::kPlanSlicesMaxMean whose
-//    sliced ELL pads the entries by at most tuning::kPlanSlicesMaxPadding
+//  - kSlices for a matrix of more than settings.slices_min_path merge-path
+//    items with a mean row of at most settings.slices_max_mean whose
+//    sliced ELL pads the entries by at most settings.slices_max_padding
 //    (lay_out_plan keeps them where they save enough bytes);
 //  - kRule otherwise.
-PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, std::int64_t ell_slots);
+PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, std::int64_t ell_slots,
+                       const PlanSettings& settings = {});
 
 // The rule's settled choice and the plan for `a` (structure only).
-PlanChoice choose_plan(const HostCsr& a);
+PlanChoice choose_plan(const HostCsr& a, const PlanSettings& settings = {});
 
 // Bytes one product moves through packed slices, and through CSR: the
 // arrays, x read once and y written once.
 std::int64_t product_bytes(const PackedSlices& slices);
 std::int64_t product_bytes(const HostCsr& a);
 
+// The kind lay_out_plan lays out where no kind is forced: the choice's,
+// but packed slices only where they hold the matrix (`slices_bytes`, their
+// product_bytes; none when pack_slices refused it) and a product through
+// them moves at most settings.slices_max_bytes of CSR's `csr_bytes`; the
+// rule otherwise.
+PlanKind laid_out_kind(const PlanChoice& chosen, std::optional<std::int64_t> slices_bytes, std::int64_t csr_bytes,
+                       const PlanSettings& settings = {});
+
 // The host half of CsrAutoPlan::build: the plan `request` asks for (the
-// choice by default) laid out from `a`. Packed slices need a's values; a
-// chosen plan of packed slices falls back to the rule where they cannot
-// hold the values, or where a product through them would move more than
-// tuning::kPlanSlicesMaxBytes of CSR's bytes. Throws std::invalid_argument
-// for a forced kind that cannot hold `a` and for tile threads without a
-// tile kernel.
+// choice by default) laid out from `a` with `settings`. Packed slices need
+// a's values; a chosen plan of packed slices falls back to the rule where
+// they cannot hold the values, or where a product through them would move
+// more than settings.slices_max_bytes of CSR's bytes (laid_out_kind).
+// Throws std::invalid_argument for a forced kind that cannot hold `a`, for
+// tile threads without a tile kernel, and for settings check_settings
+// refuses.
 struct HostPlan {
   PlanChoice choice;  // what is laid out: its kind (forced or chosen), the rule's choice, the tile threads
   std::optional<PackedSlices> slices;  // kSlices
   std::optional<MergeTiles> tiles;     // kTiles
+  SliceKernelShape slice_kernel;       // kSlices: the kernel a run takes (slice_kernel_for)
   std::string description;             // describe_slices, describe_tiles, or "the rule's <choice>"
 };
-HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request = {});
+HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request = {}, const PlanSettings& settings = {});
 
 // "packed slices: 99.8% diagonals, 0.2% 16-bit, 0.0% 32-bit (4.02 bytes an
 // entry)".
