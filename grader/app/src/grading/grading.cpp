@@ -85,6 +85,18 @@ class Grading {
     }
   }
 
+  // Runners started ahead and never used end as work on the GPU.
+  ~Grading() {
+    try {
+      const GpuShare::Hold ending = runners_.active();
+      started_.clear();
+    } catch (const std::exception&) {
+      started_.clear();
+    }
+  }
+  Grading(const Grading&) = delete;
+  Grading& operator=(const Grading&) = delete;
+
   [[nodiscard]] int cases_checked_on_host() const { return cases_checked_on_host_; }
   // Seconds the grading waited for cases to be prepared.
   [[nodiscard]] double case_wait_s() const { return case_wait_s_; }

@@ -45,14 +45,6 @@ constexpr std::chrono::milliseconds kStartPatience{5000};
 constexpr std::chrono::milliseconds kQuietPatience{2000};
 constexpr std::chrono::seconds kContextWait{10};
 
-// How long a grading waits for its turn on a shared GPU at most: another
-// grading's row (its timeout, its runner's end, its reference's bursts)
-// ends well within this, or that grader is stuck.
-std::chrono::milliseconds share_patience(double row_timeout_s) {
-  const auto rows = std::chrono::milliseconds(static_cast<std::int64_t>(3 * row_timeout_s * 1000) + 60'000);
-  return std::max(GpuShare::kPatience, rows);
-}
-
 // A runner started and asked kHello; returns once it answered (its CUDA
 // context made) or kContextWait passed, the answer left for its row.
 std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
@@ -66,10 +58,8 @@ std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
 }  // namespace
 
 GradingRunners::GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
-                               const std::filesystem::path& logs, const std::optional<std::filesystem::path>& gpu_share,
-                               double row_timeout_s)
-    : share_(gpu_share ? std::make_unique<GpuShare>(*gpu_share, share_patience(row_timeout_s))
-                       : std::make_unique<GpuShare>()),
+                               const std::filesystem::path& logs, std::unique_ptr<GpuShare> share)
+    : share_(std::move(share)),
       // Two starts at once on the device: with short rows graded in under
       // 200 ms on the H100, rows waited for runners started one after
       // another (a start is its sandbox, its process and its CUDA context,

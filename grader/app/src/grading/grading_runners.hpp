@@ -23,11 +23,10 @@ class GradingRunners final : public RunnerFactory {
   // plugin of `setup`, in `defaults`' runner programs, on GPU `device` when
   // the reference works in device memory; the reference runner logs into
   // `logs`.
-  // `gpu_share`: the file of the GPU's share with other gradings
-  // (gpu_share.hpp), if any, whose rows take at most `row_timeout_s`.
+  // `share`: the grading's share of the GPU with other gradings
+  // (gpu_share.hpp), taken before the plugins and the GPU were probed.
   GradingRunners(const RunnerSpec& common, const Defaults& defaults, const Setup& setup, int device,
-                 const std::filesystem::path& logs, const std::optional<std::filesystem::path>& gpu_share,
-                 double row_timeout_s);
+                 const std::filesystem::path& logs, std::unique_ptr<GpuShare> share);
 
   std::unique_ptr<Runner> submission(const std::filesystem::path& log) override;
   // A submission runner's spec (for the --memcheck pass).
@@ -50,8 +49,7 @@ class GradingRunners final : public RunnerFactory {
   QuietGpu::Hold reserve() override { return quiet_.reserve(); }
   GpuShare::Hold active() override { return share_->active(); }
   GpuShare::Hold alone() override { return share_->alone(); }
-  // Whether other gradings may share the GPU (--gpu-share).
-  [[nodiscard]] bool shared() const { return share_->shared(); }
+  [[nodiscard]] bool shared() const override { return share_->shared(); }
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;

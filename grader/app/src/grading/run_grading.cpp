@@ -214,7 +214,16 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const WorkRoot work_root;
   const RunnerSpec common = common_runner_spec(setup.policy, work_root, level, options.timeout_s);
   check_submission_path(options.submission, options.submission_given);
-  probe_plugins(setup, common, defaults, options.submission, options.reference, logs, options.timeout_s);
+  // The GPU shared with other gradings (--gpu-share): the probes are work on
+  // it too (the submission's constructors run in its probe, the GPU's copy
+  // bandwidth is measured).
+  auto share = options.gpu_share
+                   ? std::make_unique<GpuShare>(*options.gpu_share, GpuShare::patience_for(options.timeout_s))
+                   : std::make_unique<GpuShare>();
+  {
+    const GpuShare::Hold probing = share->active();
+    probe_plugins(setup, common, defaults, options.submission, options.reference, logs, options.timeout_s);
+  }
   // Said even with --quiet: the score alone would look like a student's zero.
   if (!setup.submission.loaded && !options.list) {
     std::cerr << "spmv-grade: the submission " << options.submission.string()
@@ -232,9 +241,11 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const bool needs_gpu = setup.reference.memory == SPMV_MEMORY_DEVICE;
   const double probes_s = seconds_since(started);
   const auto gpu_probe_started = Clock::now();
+  GpuShare::Hold probing_gpu = share->active();
   const GpuInfo gpu = needs_gpu ? probe_gpu(options.device, std::max(options.timeout_s, kMinimumProbeTimeout),
                                             logs / "probe-gpu.log", gpu_probe_cache(options.journal))
                                 : GpuInfo{};
+  probing_gpu.release();
   const double gpu_probe_s = seconds_since(gpu_probe_started);
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 
@@ -263,7 +274,7 @@ int run_grading(const Options& options, const Defaults& defaults) {
   if (!options.journal) write_run_info(run_facts_file(options.output_dir), {run_id, info});
   Reporter reporter({options.output_dir, options.journal, options.quiet}, setup.policy, std::move(info));
   reporter.start(rows);
-  GradingRunners runners(common, defaults, setup, options.device, logs, options.gpu_share, options.timeout_s);
+  GradingRunners runners(common, defaults, setup, options.device, logs, std::move(share));
   const auto rows_started = Clock::now();
   const RowLoopSettings loop{.cache_dir = options.cache_dir,
                              .format_limit_bytes = options.format_limit_bytes,

@@ -333,6 +333,11 @@ class RowGrader {
     phase("quiet", true);
     be_alone();
     phase("share", true);
+    // The pilot ran beside the other gradings' work, which can make a link
+    // look longer and the bursts too short (on the H100, 0.4 ms bursts
+    // beside a busy neighbour where 3 ms was asked): the links are chosen
+    // again with the GPU to itself.
+    if (factory_.shared() && !plan_.alone && !choose_links()) return false;
     const bool timed = reference_warmup() && time_reference(reference_before_, nullptr) &&
                        phase("reference_bursts", true) && (short_row() || calibrate_submission_runner());
     reservation_.release();

@@ -91,6 +91,8 @@ class RunnerFactory {
   // work on the GPU that is not timed, and timing.
   virtual GpuShare::Hold active() = 0;
   virtual GpuShare::Hold alone() = 0;
+  // Whether other gradings may share the GPU (--gpu-share).
+  [[nodiscard]] virtual bool shared() const = 0;
 };
 
 // A submission runner being started on a thread of its own (its sandbox

@@ -162,6 +162,11 @@ GpuShare::Hold GpuShare::active(std::chrono::milliseconds patience) { return wai
 
 GpuShare::Hold GpuShare::alone(std::chrono::milliseconds patience) { return wait_for(Kind::kAlone, patience); }
 
+std::chrono::milliseconds GpuShare::patience_for(double row_timeout_s) {
+  const auto rows = std::chrono::milliseconds(static_cast<std::int64_t>(3 * row_timeout_s * 1000) + 60'000);
+  return std::max(kPatience, rows);
+}
+
 GpuShare::Hold GpuShare::try_active(bool start) {
   return wait_for(Kind::kActive, std::chrono::milliseconds(-1), start);
 }

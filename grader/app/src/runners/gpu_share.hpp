@@ -102,6 +102,10 @@ class GpuShare {
   // Slots of a share's file: at most this many gradings on one GPU.
   static constexpr int kSlots = 32;
   static constexpr std::chrono::milliseconds kPatience{std::chrono::minutes(10)};
+  // The patience of gradings whose rows take at most `row_timeout_s`:
+  // another grading's row (its timeout, its runner's end, its reference's
+  // bursts) ends well within it, or that grader is stuck.
+  static std::chrono::milliseconds patience_for(double row_timeout_s);
 
  private:
   struct Slot;
