@@ -95,6 +95,7 @@ def main():
         ("timeout not a number", [*edge, "--timeout", "ten"], "--timeout", None),
         ("bad --gpus", [*edge, "--gpus", "0;1"], "--gpus", None),
         ("bad --concurrent", [*edge, "--concurrent", "0"], "--concurrent", None),
+        ("no gradings a GPU", [*edge, "--gradings-per-gpu", "0"], "--gradings-per-gpu", None),
         ("output is a file", [*edge, "--output", a_file], "a-file", "no-output"),
         ("output inside the submissions", [*edge, "--output", submissions / "class"], "inside", "no-output"),
         ("missing grader", [*edge, "--grader", work / "no-grader"], "no-grader", None),

@@ -9,6 +9,7 @@
 //   effective policy is printed by --show-policy and --list and recorded in
 //   the reports.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -227,6 +228,25 @@ TEST_F(StaffMistake, AMistypedForbiddenLibraryIsAnError) {
   EXPECT_EQ(run.exit_code, 2) << context_;
   EXPECT_NE(run.err.find(policy.string() + ":3: libraries.forbidden"), std::string::npos) << context_;
   EXPECT_NE(run.err.find("did you mean cusparse?"), std::string::npos) << context_;
+}
+
+// A GPU share's file that is not one (another file given by mistake), or
+// that others could write: the grader cannot do its job (exit 3, as for an
+// unusable case folder), says so before any row, naming the option and the
+// file, and leaves the file as it was.
+TEST_F(StaffMistake, AGpuShareFileThatIsNotOneIsAnError) {
+  const auto notes = file("notes.txt", "the class's notes\n");
+  ::chmod(notes.c_str(), 0600);
+  auto run = grade(kHostReference, {"--gpu-share", notes.string(), "--kernel", "coo"});
+  EXPECT_EQ(run.exit_code, 3) << context_;
+  EXPECT_NE(run.err.find("--gpu-share " + notes.string() + ": not a GPU share's file"), std::string::npos) << context_;
+  EXPECT_EQ(read_text(notes), "the class's notes\n");
+  EXPECT_FALSE(std::filesystem::exists(output_dir() / "rows.jsonl")) << "rows graded before the refusal";
+  const auto open = file("open.share", "");
+  ::chmod(open.c_str(), 0666);
+  run = grade(kHostReference, {"--gpu-share", open.string(), "--kernel", "coo"});
+  EXPECT_EQ(run.exit_code, 3) << context_;
+  EXPECT_NE(run.err.find("another user could write it"), std::string::npos) << context_;
 }
 
 TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {
