@@ -317,6 +317,21 @@ sweep::MatrixResult sweep_result(const SweepMatrix& matrix, const std::vector<sw
   return result;
 }
 
+// Whether there is a CUDA GPU (else says so); throws UsageError for a
+// --device past the last one.
+bool gpu_found(int device) {
+  const int devices = cuda_device_count();
+  if (devices == 0) {
+    std::cout << "no CUDA GPU: spmv-bench needs one\n";
+    return false;
+  }
+  if (device >= devices) {
+    throw UsageError("--device " + std::to_string(device) + ": there are only " + std::to_string(devices) +
+                     " CUDA devices");
+  }
+  return true;
+}
+
 int run_sweep(const BenchOptions& options, const std::vector<KernelInfo>& catalogue) {
   std::vector<sweep::Threshold> thresholds;
   try {
@@ -325,15 +340,7 @@ int run_sweep(const BenchOptions& options, const std::vector<KernelInfo>& catalo
     throw UsageError(std::string("--sweep-thresholds: ") + error.what());
   }
   const sweep::SweepPlan plan = sweep::plan_sweep(thresholds, options.sources.quick);
-  const int devices = cuda_device_count();
-  if (devices == 0) {
-    std::cout << "no CUDA GPU: spmv-bench needs one\n";
-    return kExitNoGpu;
-  }
-  if (options.device >= devices) {
-    throw UsageError("--device " + std::to_string(options.device) + ": there are only " + std::to_string(devices) +
-                     " CUDA devices");
-  }
+  if (!gpu_found(options.device)) return kExitNoGpu;
   // The sweep's rows, a matrix's as soon as it has run (a run cut short
   // keeps what it measured).
   std::ofstream csv;
@@ -422,15 +429,7 @@ int run(int argc, const char* const argv[]) {
   if (!options.sweep_thresholds.empty()) return run_sweep(options, catalogue);
   const std::vector<const KernelInfo*> kernels = select_kernels(catalogue, options.kernel_filters);
 
-  const int devices = cuda_device_count();
-  if (devices == 0) {
-    std::cout << "no CUDA GPU: spmv-bench needs one\n";
-    return kExitNoGpu;
-  }
-  if (options.device >= devices) {
-    throw UsageError("--device " + std::to_string(options.device) + ": there are only " + std::to_string(devices) +
-                     " CUDA devices");
-  }
+  if (!gpu_found(options.device)) return kExitNoGpu;
   Report report(std::cout, options.csv_path);
   // The grader's executor: its stream, its events, its wait after each call.
   const std::unique_ptr<runner::Executor> executor = runner::make_device_executor(options.device);

@@ -33,16 +33,6 @@ namespace {
   return text;
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
 constexpr const char* kCsvHeader =
     "matrix,origin,rows,cols,nnz,max_row,kernel,provider,format,status,median_ms,min_ms,max_ms,runs,"
     "gflops,gb_per_s,percent_of_copy,speedup_vs_cusparse_csr_alg1,model_bytes,detail,suite,kind,"
@@ -60,6 +50,16 @@ std::string indent_lines(const std::string& text, const std::string& prefix) {
 }
 
 }  // namespace
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
 
 const char* outcome_label(Outcome outcome) {
   switch (outcome) {

@@ -110,4 +110,8 @@ class Report {
   std::string abort_reason_;
 };
 
+// A CSV field: as it is, or quoted (its quotes doubled) if it holds a
+// comma, a quote or a line break.
+std::string csv_field(const std::string& text);
+
 }  // namespace spmv::bench

@@ -11,6 +11,7 @@
 
 #include "spmv/core/generators.hpp"
 #include "spmv/core/golden.hpp"
+#include "spmv_bench/report.hpp"
 
 namespace spmv::bench::sweep {
 namespace {
@@ -568,20 +569,6 @@ std::vector<Row> rows_of(const SweepPlan& plan, const std::vector<MatrixResult>&
   }
   return rows;
 }
-
-namespace {
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
-}
-
-}  // namespace
 
 void write_csv(std::ostream& out, const std::vector<Row>& rows) {
   out << kCsvHeader << '\n';
