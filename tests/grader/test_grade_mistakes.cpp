@@ -249,6 +249,16 @@ TEST_F(StaffMistake, AGpuShareFileThatIsNotOneIsAnError) {
   EXPECT_NE(run.err.find("another user could write it"), std::string::npos) << context_;
 }
 
+// cuSPARSE's cache folder given as a file: a usage error naming the option.
+TEST_F(StaffMistake, ACusparseCacheThatIsAFileIsAnError) {
+  const auto notes = file("notes.txt", "the class's notes\n");
+  const auto run = grade(kHostReference, {"--cusparse-cache", notes.string(), "--kernel", "coo"});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("--cusparse-cache"), std::string::npos) << context_;
+  EXPECT_NE(run.err.find(notes.string()), std::string::npos) << context_;
+  EXPECT_EQ(read_text(notes), "the class's notes\n");
+}
+
 TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {
   const auto policy = file("course.ini",
                            "correctness_share = 0.5\n[libraries]\nforbidden = cusparse, cufft\n"
