@@ -232,6 +232,23 @@ TEST_F(Prestart, GradingsSharingTheGpuGradeFailingRowsAgainAlone) {
   }
 }
 
+// With the GPU shared, a row that timed out is graded again alone, and once
+// its kernel has timed out alone, its later timeouts stand (each costs the
+// whole limit): the hanging fake's first row is graded twice, its second
+// once.
+TEST_F(Prestart, AKernelThatHangsAloneIsNotGradedAgainOnEveryRow) {
+  const auto share = scratch_ / "gpu.share";
+  grade(fake("hang"), {"--kernel", "coo", "--timeout", "1", "--gpu-share", share.string()});
+  const auto all = rows();
+  ASSERT_EQ(all.size(), 2U) << context_;
+  for (const auto& row : all) EXPECT_EQ(verdict_of(row), "timeout") << row.at("summary").get<std::string>();
+  const auto again = [](const Json& row) {
+    return row.at("detail").get<std::string>().find("Graded again with the GPU to itself") != std::string::npos;
+  };
+  EXPECT_TRUE(again(all[0])) << all[0].at("detail").get<std::string>();
+  EXPECT_FALSE(again(all[1])) << all[1].at("detail").get<std::string>();
+}
+
 // The test process adopts the grader's orphans (a child subreaper), so it
 // sees whether they were left alive, and reaps them.
 class PrestartStopped : public Prestart {

@@ -411,8 +411,10 @@ class Grading {
     // (gpu_share.hpp: its untimed work beside theirs) is graded again with
     // the GPU to itself, and that grading stands: another student's
     // submission, filling the GPU's memory or keeping it busy, cannot fail
-    // or flag this one's row.
-    if (runners_.shared() && needs_second_look(row)) {
+    // or flag this one's row. A kernel that timed out with the GPU to itself
+    // has its later timeouts stand: each costs the whole limit, twice.
+    const bool hangs = row.verdict == Verdict::kTimeout && hanging_kernels_.count(row.kernel) != 0;
+    if (runners_.shared() && needs_second_look(row) && !hangs) {
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
       plan.alone = true;
@@ -422,6 +424,7 @@ class Grading {
           "Graded again with the GPU to itself, after a first grading beside another grading on the "
           "same GPU gave: " +
           first + (row.detail.empty() ? "" : "\n" + row.detail);
+      if (row.verdict == Verdict::kTimeout) hanging_kernels_.insert(row.kernel);
     }
     if (row.verdict == Verdict::kPass) {
       kernels_failing_.erase(row.kernel);
@@ -455,7 +458,9 @@ class Grading {
   std::size_t next_to_start_ = 0;
   // Kernels whose last row graded did not pass: their next row is tried
   // first (RowPlan::tried_first).
-  std::set<std::string> kernels_failing_;  // position in order_ not yet looked at
+  std::set<std::string> kernels_failing_;
+  // Kernels that timed out with the GPU to themselves (graded again alone).
+  std::set<std::string> hanging_kernels_;  // position in order_ not yet looked at
 };
 
 }  // namespace
