@@ -30,14 +30,14 @@ def check(condition, message):
         print("FAIL:", message)
 
 
-def grade_class(source, build, submissions, output):
+def grade_class(source, build, submissions, output, more=()):
     run = subprocess.run([str(source / "tools/grade-class"), str(submissions), "--output", str(output),
                           "--cases", str(source / "testcases/edge"), "--prebuilt", "--allow-unisolated",
-                          "--timeout", "20", "--grader", str(build / "bin/spmv-grade")],
+                          "--timeout", "20", "--grader", str(build / "bin/spmv-grade"), *more],
                          capture_output=True, text=True, timeout=1200)
     print(run.stdout, run.stderr, sep="\n")
     check(run.returncode == 0, f"grade-class exited {run.returncode}")
-    return run.stderr
+    return run.stdout + run.stderr
 
 
 def expected_line(report):
@@ -121,6 +121,26 @@ def main():
     with open(output / "class.csv", newline="") as handle:
         lines = {row["student"]: row for row in csv.DictReader(handle)}
     check(float(lines[changed]["score"]) > 90, f"{changed} changed to the reference scored {lines[changed]['score']}")
+
+    # Two gradings sharing one "GPU" (--gpu-share; host-path plugins, so no
+    # GPU is needed): every row gets the verdict it got one at a time, and
+    # the crashing submission's failing rows were graded again alone.
+    shared = work / "class-shared"
+    last = grade_class(source, build, submissions, shared, ["--gpus", "0", "--gradings-per-gpu", "2"])
+    check("2 gradings a GPU" in last, "the run does not say it shared the GPU:\n" + last)
+    for name in picks:
+        def verdicts(folder):
+            path = folder / name / "rows.jsonl"
+            rows = [json.loads(x) for x in path.read_text().splitlines() if x.strip()] if path.is_file() else []
+            return {(r["kernel"], r["case"]): (r["verdict"], r["cause"]) for r in rows}, rows
+        alone_verdicts, _ = verdicts(output)
+        shared_verdicts, shared_rows = verdicts(shared)
+        check(shared_verdicts == alone_verdicts, f"{name}: verdicts differ when the GPU is shared")
+        for row in shared_rows:
+            again = "Graded again with the GPU to itself" in row["detail"]
+            if row["verdict"] in ("wrong", "crash", "timeout"):
+                check(again, f"{name} {row['kernel']}/{row['case']}: a {row['verdict']} beside another grading "
+                             "was not graded again alone")
 
     print(f"{len(failures)} failure(s)")
     return 1 if failures else 0
