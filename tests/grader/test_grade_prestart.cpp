@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <map>
+#include <set>
 
 #include "grade_end_to_end.hpp"
 #include "runners/probe.hpp"
@@ -191,6 +192,26 @@ TEST_F(Prestart, AKernelThatFailedHasItsNextRowTriedFirst) {
   EXPECT_TRUE(phases(recovered).contains("tried_first")) << "its try is not in its time";
   EXPECT_TRUE(phases(recovered).contains("reference_bursts")) << "a row that passed its try was not graded in full";
   EXPECT_TRUE(phases(recovered).contains("bursts")) << "its launches were not checked in bursts as any passing row's";
+}
+
+// A stub's rows: once each kernel has answered "not implemented", a case's
+// rows share one runner (the first row's, its plugin loaded: its log is
+// theirs), and get the verdicts they get with a runner each.
+TEST_F(Prestart, AStubsRowsOfACaseShareARunner) {
+  const auto each = signatures(fake("not_implemented"), 0, {"--timeout", "30"});
+  const auto kept = signatures(fake("not_implemented"), 2, {"--timeout", "30"});
+  ASSERT_EQ(kept.size(), each.size()) << context_;
+  std::map<std::string, std::set<std::string>> logs_by_case;
+  for (const auto& row : rows()) {
+    EXPECT_EQ(verdict_of(row), "not_implemented") << row.at("summary").get<std::string>();
+    logs_by_case[row.at("case").get<std::string>()].insert(row.at("log_file").get<std::string>());
+  }
+  ASSERT_EQ(logs_by_case.size(), 2U) << context_;
+  // Cases in order: the first's rows each have a runner (no kernel has
+  // failed yet), the second's share one.
+  EXPECT_EQ(logs_by_case["mixed_rows"].size(), 6U);
+  EXPECT_EQ(logs_by_case["tiny_wide"].size(), 1U);
+  for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file="))) << "row " << i;
 }
 
 // Two gradings sharing the GPU (--gpu-share, as tools/grade-class runs

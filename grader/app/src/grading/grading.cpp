@@ -87,6 +87,7 @@ class Grading {
 
   // Runners started ahead and never used end as work on the GPU.
   ~Grading() {
+    end_kept();
     try {
       const GpuShare::Hold ending = runners_.active();
       started_.clear();
@@ -196,6 +197,7 @@ class Grading {
     const CaseEntry& entry = setup_.cases[c];
     const std::vector<std::size_t>& indices = case_rows_[c];
     CaseState& state = case_state(rows, c);
+    current_case_ = c;
     prepare_ahead(rows, c);
     if (!state.prepared) {
       finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
@@ -233,6 +235,7 @@ class Grading {
         check_gpu_health(rows[i]);
       }
     }
+    end_kept();
     cases_.erase(c);
   }
 
@@ -285,6 +288,7 @@ class Grading {
         const CaseState& state = case_state(rows, turn.case_index);
         if (!state.prepared || decide_without_runner(rows[turn.row], *state.prepared)) continue;
       }
+      if (likely_kept_runner(rows, next)) continue;
       started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
       ++waiting;
     }
@@ -341,6 +345,9 @@ class Grading {
   void grade_and_judge(RowResult& row, const RowResult& unjudged, RowPlan plan, PendingRunner pending,
                        const RowContext& context) {
     RowRecord record = grade_row(plan, std::move(pending), runners_);
+    if (record.kept) {
+      kept_ = KeptRunner{std::move(record.kept), std::move(record.kept_activity), record.log_file, current_case_};
+    }
     if (record.passed_when_tried) {
       const double tried_ms = total_ms(record.phase_ms);
       plan.tried_first = false;
@@ -374,6 +381,34 @@ class Grading {
     return total;
   }
 
+  // Whether the row at `position` will likely take a kept runner (no
+  // runner started ahead for it): its kernel failed its last row, and so
+  // did an earlier row's of its case. If not, its runner starts at its turn.
+  bool likely_kept_runner(const std::vector<RowResult>& rows, std::size_t position) const {
+    const auto failing = [&](std::size_t at) { return kernels_failing_.count(rows[order_[at].row].kernel) != 0; };
+    if (!failing(position)) return false;
+    for (std::size_t at = position; at-- > 0;) {
+      if (order_[at].case_index != order_[position].case_index) return false;
+      if (failing(at)) return true;
+    }
+    return false;
+  }
+
+  // Whether this row takes the kept runner: one of its case, and (with the
+  // GPU shared) the others' work is not waiting for this grading's to end:
+  // a kept runner is work on the GPU for as long as it lives.
+  bool takes_kept_runner() {
+    if (!kept_ || kept_->case_index != current_case_) return false;
+    return !runners_.shared() || runners_.try_active().held();
+  }
+
+  // The kept runner ended (in the background, its hold with it).
+  void end_kept() {
+    if (!kept_) return;
+    runners_.retire(std::move(kept_->runner), std::move(kept_->activity));
+    kept_.reset();
+  }
+
   std::size_t position_of(std::size_t row) const {
     const auto it = std::find_if(order_.begin(), order_.end(), [&](const Turn& turn) { return turn.row == row; });
     return static_cast<std::size_t>(it - order_.begin());
@@ -382,7 +417,15 @@ class Grading {
   void run_row(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
     RowResult& row = rows[index];
     PendingRunner pending;
-    if (!started_.empty() && started_.front().index == index) {
+    const bool tried_first = kernels_failing_.count(row.kernel) != 0;
+    const bool in_kept = tried_first && takes_kept_runner();
+    if (in_kept) {
+      drop_started(index);
+      pending.loaded = std::move(kept_->runner);
+      pending.activity = std::move(kept_->activity);
+      pending.log = kept_->log;
+      kept_.reset();
+    } else if (end_kept(); !started_.empty() && started_.front().index == index) {
       pending = std::move(started_.front().runner);
       started_.pop_front();
     } else {
@@ -398,7 +441,8 @@ class Grading {
     plan.measure_cusparse =
         settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
-    plan.tried_first = kernels_failing_.count(row.kernel) != 0;
+    plan.tried_first = tried_first;
+    plan.may_keep_runner = tried_first;
     const RowContext context{prepared,
                              plan.format,
                              settings_.timeout_s,
@@ -407,6 +451,22 @@ class Grading {
                              setup_.policy.min_reference_us};
     const RowResult unjudged = row;
     grade_and_judge(row, unjudged, plan, std::move(pending), context);
+    // A row that failed in the runner the row before left loaded is graded
+    // again in a runner of its own: that kernel may have corrupted the
+    // runner's memory or context. A pass there is this kernel's own: what
+    // the other left behind cannot make a result right for an x it has not
+    // seen (and a row tried first that passes is graded again in full).
+    if (in_kept && row.verdict != Verdict::kPass && row.verdict != Verdict::kNotImplemented) {
+      const std::string first = row.summary;
+      const double first_ms = total_ms(row.phase_ms);
+      end_kept();
+      plan.may_keep_runner = false;
+      grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
+      row.phase_ms["first_attempt"] += first_ms;
+      row.detail = "Graded again in a runner of its own, after a first grading in a runner another kernel's row "
+                   "had used gave: " +
+                   first + (row.detail.empty() ? "" : "\n" + row.detail);
+    }
     // A row that did not pass cleanly while other gradings shared the GPU
     // (gpu_share.hpp: its untimed work beside theirs) is graded again with
     // the GPU to itself, and that grading stands: another student's
@@ -418,6 +478,8 @@ class Grading {
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
       plan.alone = true;
+      plan.may_keep_runner = false;
+      end_kept();
       grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] = first_ms;
       row.detail =
@@ -459,6 +521,16 @@ class Grading {
   // Kernels whose last row graded did not pass: their next row is tried
   // first (RowPlan::tried_first).
   std::set<std::string> kernels_failing_;
+  // The runner of the case's last row tried first, kept loaded for its next
+  // one (a stub's rows: a runner a case instead of a row).
+  struct KeptRunner {
+    std::unique_ptr<Runner> runner;
+    GpuShare::Hold activity;
+    std::filesystem::path log;  // the row's that started it: the runner writes there
+    std::size_t case_index = 0;
+  };
+  std::optional<KeptRunner> kept_;
+  std::size_t current_case_ = 0;
   // Kernels that timed out with the GPU to themselves (graded again alone).
   std::set<std::string> hanging_kernels_;  // position in order_ not yet looked at
 };

@@ -148,7 +148,7 @@ class RowGrader {
   // verdict; one that passes is to be graded again from the start.
   RowRecord try_first() {
     deadline_ = after_seconds(plan_.timeout_s);
-    if (!phase("load", load()) || !phase("setup", setup())) return finish();
+    if (!phase("load", loaded_ || load()) || !phase("setup", setup())) return finish();
     for (int run = 0; run < kRunsPerRow; ++run) {
       if (!run_once(run)) return finish();
     }
@@ -170,6 +170,13 @@ class RowGrader {
   }
 
   RowRecord finish() {
+    // A row tried first whose kernel answered "not implemented" at a run (a
+    // stub's): its runner, well and loaded, goes to the next such row.
+    if (plan_.may_keep_runner && record_.refused == ReplyKind::kNotImplemented &&
+        record_.end.kind == RunnerEnd::Kind::kRunning && record_.stage >= Stage::kRun1 && active_.held()) {
+      record_.kept = std::move(runner_);
+      record_.kept_activity = std::move(active_);
+    }
     // A runner that finished its row, or answered that its kernel is not
     // implemented (a stub's every row), ends in the background; any other
     // is ended now, for how it ended.
@@ -197,6 +204,14 @@ class RowGrader {
   // gone); the row is the grader's failure only if every attempt fails.
   bool start() {
     record_.stage = Stage::kStarting;
+    // A runner kept from the row before: loaded, its hold on the share
+    // kept with it.
+    if (pending_.loaded) {
+      runner_ = pending_.take();
+      active_ = std::move(pending_.activity);
+      loaded_ = true;
+      return true;
+    }
     // The runner started ahead, if it is still starting (runners start one
     // or two at a time, beside the rows).
     runner_ = pending_.take();
@@ -783,6 +798,7 @@ class RowGrader {
   double pilot_link_ms_ = 0;     // a link of the reference's pilot bursts (choose_links)
   bool short_by_pilot_ = false;  // under min_reference_us by the pilot already
   bool chained_ = false;         // the reference runner holds the row's bursts (kChain of links_)
+  bool loaded_ = false;          // the runner came with the plugin loaded (PendingRunner::loaded)
   Side reference_before_, reference_after_, submission_;
   QuietGpu::Hold quiet_;        // from the submission's bursts to the reference's after them
   QuietGpu::Hold reservation_;  // from the row's beginning to the reference's bursts before

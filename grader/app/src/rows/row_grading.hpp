@@ -59,6 +59,9 @@ struct RowPlan {
   // set-up and timing). One whose runs are correct is graded again from
   // the start (RowRecord::passed_when_tried).
   bool tried_first = false;
+  // A row tried first may hand its runner on (RowRecord::kept) if its
+  // kernel answered "not implemented" and the runner is well.
+  bool may_keep_runner = false;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.
@@ -100,7 +103,11 @@ class RunnerFactory {
 struct PendingRunner {
   std::future<std::unique_ptr<Runner>> starting;
   std::filesystem::path log;
-  std::unique_ptr<Runner> take() { return starting.get(); }
+  // Or a runner whose plugin is loaded already, kept from the row before
+  // (RowRecord::kept), with its hold on the GPU's share.
+  std::unique_ptr<Runner> loaded;
+  GpuShare::Hold activity;
+  std::unique_ptr<Runner> take() { return loaded ? std::move(loaded) : starting.get(); }
 };
 PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log,
                                       bool append_log = false);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "runners/gpu_share.hpp"
 #include "runners/runner_client.hpp"
 #include "spmv/runner/protocol.hpp"
 
@@ -117,6 +118,11 @@ struct RowRecord {
   // A row tried first (RowPlan::tried_first) whose runs were correct: it is
   // graded again from the start, and this record says nothing more.
   bool passed_when_tried = false;
+  // The runner of a row tried first whose kernel answered "not implemented"
+  // (RowPlan::may_keep_runner), its plugin loaded, with its hold on the
+  // GPU's share: for the case's next row tried first.
+  std::unique_ptr<Runner> kept;
+  GpuShare::Hold kept_activity;
   // Wall-clock milliseconds the grader spent in each phase of the row
   // (waiting for the runner, cuSPARSE, the reference, ...): where a
   // grading's time goes.
