@@ -217,8 +217,9 @@ TEST_F(Prestart, AStubsRowsOfACaseShareARunner) {
 // Two gradings sharing the GPU (--gpu-share, as tools/grade-class runs
 // them), at the same time: the row-faults plugin's rows get the verdicts
 // they get alone, each row that failed was graded again with the GPU to
-// itself (its detail says so, its first attempt's time is a phase), and a
-// passing row was graded once; the other grading is unharmed.
+// itself (its detail says so, its first attempt's time is a phase) but a
+// later timeout of a kernel that timed out alone, and a passing row was
+// graded once; the other grading is unharmed.
 TEST_F(Prestart, GradingsSharingTheGpuGradeFailingRowsAgainAlone) {
   const auto alone = signatures(kRowFaultsPlugin, 2, {"--timeout", "1"});
   std::map<std::string, std::string> verdicts;
@@ -240,13 +241,18 @@ TEST_F(Prestart, GradingsSharingTheGpuGradeFailingRowsAgainAlone) {
   EXPECT_EQ(correct.wait(), 0) << correct.err();
   const auto shared_rows = rows();
   ASSERT_EQ(shared_rows.size(), alone.size()) << faults.out() << faults.err();
+  std::set<std::string> hung_alone;  // kernels that timed out graded again alone
   for (const auto& row : shared_rows) {
-    const std::string key = row.at("kernel").get<std::string>() + "/" + row.at("case").get<std::string>();
+    const std::string kernel = row.at("kernel").get<std::string>();
+    const std::string key = kernel + "/" + row.at("case").get<std::string>();
     EXPECT_EQ(verdict_of(row) + " " + cause_of(row), verdicts.at(key)) << key;
     const std::string detail = row.at("detail").get<std::string>();
     const bool again = detail.find("Graded again with the GPU to itself") != std::string::npos;
-    EXPECT_EQ(again, verdict_of(row) != "pass") << key << ": " << detail;
+    // A later timeout of a kernel that timed out alone stands.
+    const bool stands = verdict_of(row) == "timeout" && hung_alone.count(kernel) != 0;
+    EXPECT_EQ(again, verdict_of(row) != "pass" && !stands) << key << ": " << detail;
     EXPECT_EQ(row.at("phase_ms").contains("first_attempt"), again) << key;
+    if (again && verdict_of(row) == "timeout") hung_alone.insert(kernel);
   }
   for (const auto& row : read_json_lines(scratch_ / "correct-out" / "rows.jsonl")) {
     EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
