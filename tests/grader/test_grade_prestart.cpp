@@ -20,6 +20,7 @@ namespace {
 using grade::Json;
 
 const std::filesystem::path kRowFaultsPlugin = SPMV_ROW_FAULTS_PLUGIN;
+const std::filesystem::path kStubFaultsPlugin = SPMV_STUB_FAULTS_PLUGIN;
 // The exit status of a child that finds its start channel closed.
 constexpr int kNeverStartedStatus = 70;
 
@@ -211,7 +212,30 @@ TEST_F(Prestart, AStubsRowsOfACaseShareARunner) {
   // failed yet), the second's share one.
   EXPECT_EQ(logs_by_case["mixed_rows"].size(), 6U);
   EXPECT_EQ(logs_by_case["tiny_wide"].size(), 1U);
-  for (std::size_t i = 0; i < kept.size(); ++i) EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file="))) << "row " << i;
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file=")))
+        << "row " << i;
+}
+
+// A row that fails in a runner kept from another kernel's row (coo, not
+// implemented, then csr_vector, wrong, in the second case) is graded again
+// in a runner of its own, and keeps its verdict; the stub's row is graded
+// once.
+TEST_F(Prestart, ARowFailingInAKeptRunnerIsGradedAgainInItsOwn) {
+  grade(kStubFaultsPlugin, {"--kernel", "coo,csr_vector", "--timeout", "30"});
+  const auto all = rows();
+  ASSERT_EQ(all.size(), 4U) << context_;
+  for (const auto& row : all) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    EXPECT_EQ(verdict_of(row), kernel == "coo" ? "not_implemented" : "wrong") << row.at("summary").get<std::string>();
+  }
+  // Rows in order: coo and csr_vector of mixed_rows, then of tiny_wide.
+  const std::string again = "Graded again in a runner of its own";
+  EXPECT_EQ(all[3].at("detail").get<std::string>().find(again), 0U) << all[3].at("detail").get<std::string>();
+  EXPECT_NE(all[3].at("log_file"), all[2].at("log_file")) << "the row graded again kept the other's log";
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(all[i].at("detail").get<std::string>().find(again), std::string::npos) << i;
+  }
 }
 
 // Two gradings sharing the GPU (--gpu-share, as tools/grade-class runs

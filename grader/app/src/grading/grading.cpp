@@ -463,9 +463,10 @@ class Grading {
       plan.may_keep_runner = false;
       grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] += first_ms;
-      row.detail = "Graded again in a runner of its own, after a first grading in a runner another kernel's row "
-                   "had used gave: " +
-                   first + (row.detail.empty() ? "" : "\n" + row.detail);
+      row.detail =
+          "Graded again in a runner of its own, after a first grading in a runner another kernel's row "
+          "had used gave: " +
+          first + (row.detail.empty() ? "" : "\n" + row.detail);
     }
     // A row that did not pass cleanly while other gradings shared the GPU
     // (gpu_share.hpp: its untimed work beside theirs) is graded again with
