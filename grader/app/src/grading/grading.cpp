@@ -518,7 +518,7 @@ class Grading {
   std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
   std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
   std::deque<StartedRow> started_;                           // runners started ahead, waiting for their turn, in order
-  std::size_t next_to_start_ = 0;
+  std::size_t next_to_start_ = 0;                            // position in order_ not yet looked at
   // Kernels whose last row graded did not pass: their next row is tried
   // first (RowPlan::tried_first).
   std::set<std::string> kernels_failing_;
@@ -533,7 +533,7 @@ class Grading {
   std::optional<KeptRunner> kept_;
   std::size_t current_case_ = 0;
   // Kernels that timed out with the GPU to themselves (graded again alone).
-  std::set<std::string> hanging_kernels_;  // position in order_ not yet looked at
+  std::set<std::string> hanging_kernels_;
 };
 
 }  // namespace

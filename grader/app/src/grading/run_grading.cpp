@@ -241,11 +241,12 @@ int run_grading(const Options& options, const Defaults& defaults) {
   const bool needs_gpu = setup.reference.memory == SPMV_MEMORY_DEVICE;
   const double probes_s = seconds_since(started);
   const auto gpu_probe_started = Clock::now();
-  GpuShare::Hold probing_gpu = share->active();
-  const GpuInfo gpu = needs_gpu ? probe_gpu(options.device, std::max(options.timeout_s, kMinimumProbeTimeout),
-                                            logs / "probe-gpu.log", gpu_probe_cache(options.journal))
-                                : GpuInfo{};
-  probing_gpu.release();
+  const GpuInfo gpu = [&] {
+    const GpuShare::Hold probing = share->active();
+    return needs_gpu ? probe_gpu(options.device, std::max(options.timeout_s, kMinimumProbeTimeout),
+                                 logs / "probe-gpu.log", gpu_probe_cache(options.journal))
+                     : GpuInfo{};
+  }();
   const double gpu_probe_s = seconds_since(gpu_probe_started);
   const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
 

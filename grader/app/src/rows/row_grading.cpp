@@ -120,13 +120,7 @@ class RowGrader {
     reservation_ = factory_.reserve();
     deadline_ = after_seconds(plan_.timeout_s);
     if (plan_.measure_cusparse && !phase("cusparse", measure_cusparse())) return finish();
-    if (!phase("reference_bursts", reference_setup())) return finish();
-    if (!phase("load", load()) || !phase("setup", setup())) return finish();
-    for (int run = 0; run < kRunsPerRow; ++run) {
-      if (!run_once(run)) return finish();
-    }
-    phase("runs", true);
-    record_.results.emplace(results_->words(), prepared_.csr.rows);
+    if (!phase("reference_bursts", reference_setup()) || !correctness_runs()) return finish();
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
       phase("check", true);
       if (!phase("bursts", time_submission())) return finish();
@@ -148,17 +142,25 @@ class RowGrader {
   // verdict; one that passes is to be graded again from the start.
   RowRecord try_first() {
     deadline_ = after_seconds(plan_.timeout_s);
-    if (!phase("load", loaded_ || load()) || !phase("setup", setup())) return finish();
-    for (int run = 0; run < kRunsPerRow; ++run) {
-      if (!run_once(run)) return finish();
-    }
-    phase("runs", true);
-    record_.results.emplace(results_->words(), prepared_.csr.rows);
+    if (!correctness_runs()) return finish();
     record_.passed_when_tried = evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed;
     phase("check", true);
     record_.completed = true;
     record_.stage = Stage::kDone;
     return finish();
+  }
+
+  // The submission's load, set-up and checked runs, its results kept; false
+  // (the record says why) if a step failed.
+  bool correctness_runs() {
+    // A runner kept from the row before has the plugin loaded.
+    if (!phase("load", loaded_ || load()) || !phase("setup", setup())) return false;
+    for (int run = 0; run < kRunsPerRow; ++run) {
+      if (!run_once(run)) return false;
+    }
+    phase("runs", true);
+    record_.results.emplace(results_->words(), prepared_.csr.rows);
+    return true;
   }
 
   // Charges the time since the previous phase to `name`; passes `ok` on.
@@ -303,13 +305,6 @@ class RowGrader {
     // is alone throughout).
     const bool was_alone = alone_.held();
     be_alone();
-    struct Back {
-      RowGrader& row;
-      bool was_alone;
-      ~Back() {
-        if (!was_alone) row.be_active();
-      }
-    } back{*this, was_alone};
     Request time = make_request(Command::kCusparse);
     time.seed = random_();
     time.cusparse_runs = plan_.timing.min_runs;
@@ -317,6 +312,7 @@ class RowGrader {
     // Context only: cuSPARSE refusing a matrix costs the row nothing.
     const auto reply = factory_.reference().call(time, after_seconds(std::max(plan_.timeout_s, kStartupTimeoutS)));
     if (reply && reply->kind == ReplyKind::kOk && reply->ms > 0) record_.cusparse_ms = reply->ms;
+    if (!was_alone) be_active();
     return true;
   }
 

@@ -200,7 +200,7 @@ GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience,
         if (k != me && slot.pid != 0 && (slot.alone > 0 || slot.waiting != 0)) others_timing = true;
       }
       if (start ? mine.alone == 0 && !others_timing : mine.alone > 0 || !others_timing) {
-        mine.active = ++active_;
+        ++mine.active;
         return true;
       }
       return false;
@@ -215,7 +215,7 @@ GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience,
     if (first != me) return false;
     tickets_.erase(tickets_.find(ticket));
     mine.waiting = tickets_.empty() ? 0 : *tickets_.begin();
-    mine.alone = ++alone_;
+    ++mine.alone;
     return true;
   };
   const auto deadline = std::chrono::steady_clock::now() + patience;
@@ -241,13 +241,7 @@ void GpuShare::end(Kind kind) {
   if (fd_ < 0) return;
   const auto me = static_cast<std::size_t>(slot_);
   try {
-    update([&](Table& table) {
-      if (kind == Kind::kActive) {
-        table.slots[me].active = --active_;
-      } else {
-        table.slots[me].alone = --alone_;
-      }
-    });
+    update([&](Table& table) { --(kind == Kind::kActive ? table.slots[me].active : table.slots[me].alone); });
   } catch (const SetupError&) {
     // Released by the next look once this process is gone; nothing else to do.
   }

@@ -124,8 +124,6 @@ class GpuShare {
   std::mutex mutex_;
   std::uint64_t start_time_ = 0;
   std::multiset<std::uint64_t> tickets_;  // this member's waits to be alone
-  int active_ = 0;                        // this member's holds, as in its slot
-  int alone_ = 0;
 };
 
 }  // namespace spmv::grade
