@@ -3,8 +3,11 @@
 // stores through a null pointer, ell never returns, hyb calls exit(0), jds
 // is wrong on matrices of more than 20 rows only; coo and csr_vector are
 // correct (the host reference's walk over the view). Built with
-// SPMV_STUB_FAULTS: coo is not implemented and csr_vector is always wrong.
+// SPMV_STUB_FAULTS: coo is not implemented, csr_vector is always wrong, and
+// ell prints "ell was here" once in its process (rows sharing a runner
+// each show their own output only).
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <thread>
 
@@ -59,6 +62,17 @@ spmv_status correct(const View* a, const float* x, float* y, void*, cudaStream_t
   return status;
 }
 
+[[maybe_unused]] spmv_status correct_and_says_so(const spmv_ell_view* a, const float* x, float* y, void* scratch,
+                                                 cudaStream_t stream) {
+  static bool said = false;
+  if (!said) {
+    said = true;
+    std::fputs("ell was here\n", stderr);
+    std::fflush(stderr);
+  }
+  return correct(a, x, y, scratch, stream);
+}
+
 [[maybe_unused]] spmv_status exit_zero(const spmv_hyb_view*, const float*, float*, void*, cudaStream_t) {
   std::exit(0);
 }
@@ -70,7 +84,7 @@ constexpr spmv_kernel_entry kKernels[] = {
     kernel_entry<&not_implemented>("coo", "not implemented"),
     kernel_entry<&correct<spmv_csr_view>>("csr_scalar", "correct"),
     kernel_entry<&always_wrong>("csr_vector", "wrong"),
-    kernel_entry<&correct<spmv_ell_view>>("ell", "correct"),
+    kernel_entry<&correct_and_says_so>("ell", "correct, and prints once"),
     kernel_entry<&correct<spmv_hyb_view>>("hyb", "correct"),
     kernel_entry<&correct<spmv_jds_view>>("jds", "correct"),
 };

@@ -99,9 +99,21 @@ std::set<pid_t> children_of(pid_t parent) {
 
 class Prestart : public GradeEndToEnd {
  protected:
-  // The rows of a run with --prestart N, each as its signature, in order.
+  // A policy whose rows are all short (correctness only; their runners may
+  // be kept for the case's next rows) or all scored by speed (a runner
+  // each, but a stub's): on the host path, whether a row is short depends
+  // on its times.
+  std::string policy(bool all_short) {
+    const auto file = scratch_ / (all_short ? "all-short.ini" : "all-scored.ini");
+    write_text(file, std::string("[timing]\nmin_reference_us = ") + (all_short ? "1e9" : "0") + "\n");
+    return file.string();
+  }
+
+  // The rows of a run with --prestart N, each as its signature, in order;
+  // every row scored by speed (policy(false)) unless `more` names a policy.
   std::vector<std::string> signatures(const std::filesystem::path& submission, int prestart,
                                       std::vector<std::string> more) {
+    if (std::find(more.begin(), more.end(), "--policy") == more.end()) more.insert(more.end(), {"--policy", policy(false)});
     more.insert(more.end(), {"--prestart", std::to_string(prestart)});
     last_run_ = grade(submission, std::move(more));
     std::vector<std::string> all;
@@ -215,6 +227,81 @@ TEST_F(Prestart, AStubsRowsOfACaseShareARunner) {
   for (std::size_t i = 0; i < kept.size(); ++i)
     EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file=")))
         << "row " << i;
+}
+
+// Short rows (correctness only) of a case share a runner: once a row of
+// the case was short, the next rows take the runner it left loaded. The
+// stub-faults plugin in mixed_rows: coo is not implemented (its runner is
+// kept, but csr_scalar is not yet known short: a runner of its own);
+// csr_vector, wrong in csr_scalar's runner, is graded again in one of its
+// own; ell starts another and prints once; hyb and jds take ell's runner
+// and show only their own output. Rows scored by speed each have a runner.
+TEST_F(Prestart, ShortRowsOfACaseShareARunner) {
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(true)});
+  std::map<std::string, Json> by_kernel;
+  for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()] = row;
+  ASSERT_EQ(by_kernel.size(), 6U) << context_;
+  const auto log = [&](const std::string& kernel) {
+    return std::filesystem::path(by_kernel[kernel].at("log_file").get<std::string>()).filename().string();
+  };
+  const auto output = [&](const std::string& kernel) {
+    return by_kernel[kernel].at("submission_output").get<std::string>();
+  };
+  for (const auto& [kernel, row] : by_kernel) {
+    const std::string expected = kernel == "coo" ? "not_implemented" : kernel == "csr_vector" ? "wrong" : "pass";
+    EXPECT_EQ(verdict_of(row), expected) << kernel << ": " << row.at("summary").get<std::string>();
+    if (expected == "pass") {
+      EXPECT_FALSE(row.at("correctness_only").get<std::string>().empty()) << kernel;
+    }
+  }
+  EXPECT_EQ(log("csr_scalar"), "csr_scalar__mixed_rows.log");
+  EXPECT_EQ(log("csr_vector"), "csr_vector__mixed_rows.log") << "graded again in a runner of its own";
+  EXPECT_EQ(by_kernel["csr_vector"].at("detail").get<std::string>().find("Graded again in a runner of its own"), 0U)
+      << by_kernel["csr_vector"].at("detail").get<std::string>();
+  EXPECT_EQ(log("ell"), "ell__mixed_rows.log");
+  EXPECT_EQ(log("hyb"), "ell__mixed_rows.log") << "hyb did not take ell's runner";
+  EXPECT_EQ(log("jds"), "ell__mixed_rows.log") << "jds did not take ell's runner";
+  EXPECT_NE(output("ell").find("ell was here"), std::string::npos) << output("ell");
+  EXPECT_EQ(output("hyb").find("ell was here"), std::string::npos) << "hyb shows ell's output: " << output("hyb");
+  EXPECT_EQ(output("jds").find("ell was here"), std::string::npos) << "jds shows ell's output: " << output("jds");
+
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false)});
+  for (const auto& row : rows()) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
+              kernel + "__mixed_rows.log")
+        << kernel << ": a row scored by speed did not have a runner of its own";
+  }
+}
+
+// A row predicted short (an earlier grading's cache says so) that its own
+// pilot finds scored by speed does not use the runner kept for it: one of
+// its own is started, the row is scored, and its log is its own.
+TEST_F(Prestart, ARowPredictedShortButScoredStartsARunnerOfItsOwn) {
+  const auto cache = scratch_ / "cache";
+  std::filesystem::create_directories(cache);
+  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
+  for (const char* kernel : {"coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"}) {
+    write_text(cache / (std::string("mixed_rows__") + kernel + ".short"), "1\n");
+  }
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false), "--cusparse-cache",
+                            cache.string()});
+  const auto all = rows();
+  ASSERT_EQ(all.size(), 6U) << context_;
+  for (const auto& row : all) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    if (kernel == "coo" || kernel == "csr_vector") continue;
+    EXPECT_EQ(verdict_of(row), "pass") << kernel << ": " << row.at("summary").get<std::string>();
+    EXPECT_TRUE(row.at("correctness_only").get<std::string>().empty()) << kernel << " was not scored by speed";
+    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
+              kernel + "__mixed_rows.log")
+        << kernel;
+  }
+  // The rows' own findings replace the prediction.
+  std::ifstream csr_scalar(cache / "mixed_rows__csr_scalar.short");
+  int value = -1;
+  csr_scalar >> value;
+  EXPECT_EQ(value, 0);
 }
 
 // A row that fails in a runner kept from another kernel's row (coo, not

@@ -39,14 +39,16 @@ struct Decision {
 };
 
 // In CTest mode a case's rows may be graded by several runs (one per GPU,
-// and a kernel's own run for rows left over): cuSPARSE's time on a case,
-// measured by the first, is kept beside the journals for the others
-// (context only: it earns nothing). So are a class's on one GPU, in
-// --cusparse-cache (tools/grade-class).
-std::optional<std::filesystem::path> cusparse_cache(const RowLoopSettings& settings, const std::string& case_name) {
+// and a kernel's own run for rows left over): what the first measured of a
+// case, cuSPARSE's time (context only: it earns nothing) and which of its
+// rows are short (a prediction, Grading::known_short), is kept beside the
+// journals for the others. So is a class's on one GPU, in --cusparse-cache
+// (tools/grade-class). The file of `case_name` ending in `suffix`.
+std::optional<std::filesystem::path> cache_file(const RowLoopSettings& settings, const std::string& case_name,
+                                                const std::string& suffix) {
   const auto& folder = settings.cusparse_cache ? settings.cusparse_cache : settings.journal;
   if (!folder) return std::nullopt;
-  return *folder / (file_name_part(case_name) + ".cusparse-ms");
+  return *folder / (file_name_part(case_name) + suffix);
 }
 
 // Cases prepared by other threads while one is graded (GPU gradings only).
@@ -145,7 +147,7 @@ class Grading {
   }
 
   void read_cusparse_cache(PreparedCase& prepared) const {
-    const auto file = cusparse_cache(settings_, prepared.test_case.name);
+    const auto file = cache_file(settings_, prepared.test_case.name, ".cusparse-ms");
     if (!file || prepared.cusparse_ms) return;
     std::ifstream in(*file);
     double ms = 0;
@@ -153,7 +155,7 @@ class Grading {
   }
 
   void write_cusparse_cache(const PreparedCase& prepared) const {
-    const auto file = cusparse_cache(settings_, prepared.test_case.name);
+    const auto file = cache_file(settings_, prepared.test_case.name, ".cusparse-ms");
     if (!file || !prepared.cusparse_ms) return;
     std::ostringstream text;
     text.precision(17);
@@ -381,17 +383,59 @@ class Grading {
     return total;
   }
 
+  // Whether a row would take a runner kept from the case's row before
+  // (and hand its own on): its kernel failed its last row (tried first; a
+  // stub's rows), or it is likely short (correctness only): an earlier
+  // grading found it so, or else the case's last row timed here was.
+  bool keepable(const RowResult& row) {
+    if (kernels_failing_.count(row.kernel) != 0) return true;
+    if (const auto known = known_short(row.case_name, row.kernel)) return *known;
+    const auto last = last_short_.find(row.case_name);
+    return last != last_short_.end() && last->second;
+  }
+
   // Whether the row at `position` will likely take a kept runner (no
-  // runner started ahead for it): its kernel failed its last row, and so
-  // did an earlier row's of its case. If not, its runner starts at its turn.
-  bool likely_kept_runner(const std::vector<RowResult>& rows, std::size_t position) const {
-    const auto failing = [&](std::size_t at) { return kernels_failing_.count(rows[order_[at].row].kernel) != 0; };
-    if (!failing(position)) return false;
+  // runner started ahead for it): it is keepable, and so is the row before
+  // it in its case that needs a runner. If not, its runner starts at its
+  // turn.
+  bool likely_kept_runner(const std::vector<RowResult>& rows, std::size_t position) {
+    if (!keepable(rows[order_[position].row])) return false;
+    const std::size_t c = order_[position].case_index;
     for (std::size_t at = position; at-- > 0;) {
-      if (order_[at].case_index != order_[position].case_index) return false;
-      if (failing(at)) return true;
+      if (order_[at].case_index != c) return false;
+      const RowResult& before = rows[order_[at].row];
+      if (case_prepared(c)) {
+        const CaseState& state = case_state(rows, c);
+        if (state.prepared && decide_without_runner(before, *state.prepared)) continue;
+      }
+      return keepable(before);
     }
     return false;
+  }
+
+  // Whether the row of `kernel` on `case_name` is short (correctness only),
+  // as this grading or another of the class on the same GPU found it
+  // (the cache folder, as cuSPARSE's time); nullopt if none has graded it.
+  // A prediction only: the row's own pilot decides.
+  std::optional<bool> known_short(const std::string& case_name, const std::string& kernel) {
+    const auto key = std::make_pair(case_name, kernel);
+    if (const auto it = short_rows_.find(key); it != short_rows_.end()) return it->second;
+    const auto file = cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short");
+    if (!file) return std::nullopt;
+    std::ifstream in(*file);
+    int value = -1;
+    if (!(in >> value) || (value != 0 && value != 1)) return std::nullopt;
+    return short_rows_[key] = value == 1;
+  }
+
+  void note_short(const std::string& case_name, const std::string& kernel, bool is_short) {
+    last_short_[case_name] = is_short;
+    const auto key = std::make_pair(case_name, kernel);
+    if (const auto it = short_rows_.find(key); it != short_rows_.end() && it->second == is_short) return;
+    short_rows_[key] = is_short;
+    if (const auto file = cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short")) {
+      write_file_atomically(*file, is_short ? "1\n" : "0\n");
+    }
   }
 
   // Whether this row takes the kept runner: one of its case, and (with the
@@ -418,12 +462,15 @@ class Grading {
     RowResult& row = rows[index];
     PendingRunner pending;
     const bool tried_first = kernels_failing_.count(row.kernel) != 0;
-    const bool in_kept = tried_first && takes_kept_runner();
+    const bool in_kept = keepable(row) && takes_kept_runner();
     if (in_kept) {
       drop_started(index);
       pending.loaded = std::move(kept_->runner);
       pending.activity = std::move(kept_->activity);
       pending.log = kept_->log;
+      std::error_code error;
+      const auto size = std::filesystem::file_size(pending.log, error);
+      pending.log_offset = error ? 0 : size;
       kept_.reset();
     } else if (end_kept(); !started_.empty() && started_.front().index == index) {
       pending = std::move(started_.front().runner);
@@ -442,7 +489,8 @@ class Grading {
         settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
     plan.tried_first = tried_first;
-    plan.may_keep_runner = tried_first;
+    plan.may_keep_runner = true;
+    plan.log = log_of(row);
     const RowContext context{prepared,
                              plan.format,
                              settings_.timeout_s,
@@ -451,12 +499,20 @@ class Grading {
                              setup_.policy.min_reference_us};
     const RowResult unjudged = row;
     grade_and_judge(row, unjudged, plan, std::move(pending), context);
-    // A row that failed in the runner the row before left loaded is graded
-    // again in a runner of its own: that kernel may have corrupted the
-    // runner's memory or context. A pass there is this kernel's own: what
-    // the other left behind cannot make a result right for an x it has not
-    // seen (and a row tried first that passes is graded again in full).
-    if (in_kept && row.verdict != Verdict::kPass && row.verdict != Verdict::kNotImplemented) {
+    // A row that failed or was flagged in the runner the row before left
+    // loaded is graded again in a runner of its own: that kernel may have
+    // corrupted the runner's memory or context, or left work running in it.
+    // A clean pass there is this kernel's own: what the other left behind
+    // cannot make a result right for an x it has not seen (and a row tried
+    // first that passes is graded again in full).
+    // A kernel that timed out in a runner of its own has its later timeouts
+    // stand: each costs the whole limit, twice.
+    const auto hangs = [&] { return row.verdict == Verdict::kTimeout && hanging_kernels_.count(row.kernel) != 0; };
+    bool own_runner = !in_kept;
+    // With the GPU shared, the second look below is in a runner of its own.
+    if (in_kept && !runners_.shared() && row.verdict != Verdict::kNotImplemented &&
+        (row.verdict != Verdict::kPass || !row.flags.empty()) && !hangs()) {
+      own_runner = true;
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
       end_kept();
@@ -472,10 +528,10 @@ class Grading {
     // (gpu_share.hpp: its untimed work beside theirs) is graded again with
     // the GPU to itself, and that grading stands: another student's
     // submission, filling the GPU's memory or keeping it busy, cannot fail
-    // or flag this one's row. A kernel that timed out with the GPU to itself
-    // has its later timeouts stand: each costs the whole limit, twice.
-    const bool hangs = row.verdict == Verdict::kTimeout && hanging_kernels_.count(row.kernel) != 0;
-    if (runners_.shared() && needs_second_look(row) && !hangs) {
+    // or flag this one's row.
+    bool alone = !runners_.shared();
+    if (runners_.shared() && needs_second_look(row) && !hangs()) {
+      alone = own_runner = true;
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
       plan.alone = true;
@@ -484,10 +540,15 @@ class Grading {
       grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] = first_ms;
       row.detail =
-          "Graded again with the GPU to itself, after a first grading beside another grading on the "
-          "same GPU gave: " +
+          "Graded again with the GPU to itself, in a runner of its own, after a first grading beside another "
+          "grading on the same GPU gave: " +
           first + (row.detail.empty() ? "" : "\n" + row.detail);
-      if (row.verdict == Verdict::kTimeout) hanging_kernels_.insert(row.kernel);
+    }
+    if (row.verdict == Verdict::kTimeout && own_runner && alone) hanging_kernels_.insert(row.kernel);
+    // Short or not, for the rows of the same case and kernel to come (in
+    // other gradings of the class): known from a row that was timed.
+    if (row.verdict == Verdict::kPass && row.submission_ms) {
+      note_short(row.case_name, row.kernel, !row.correctness_only.empty());
     }
     if (row.verdict == Verdict::kPass) {
       kernels_failing_.erase(row.kernel);
@@ -531,8 +592,12 @@ class Grading {
     std::size_t case_index = 0;
   };
   std::optional<KeptRunner> kept_;
+  // Rows found short or not (known_short), by case and kernel.
+  std::map<std::pair<std::string, std::string>, bool> short_rows_;
+  std::map<std::string, bool> last_short_;  // by case: its last row timed here short or not
   std::size_t current_case_ = 0;
-  // Kernels that timed out with the GPU to themselves (graded again alone).
+  // Kernels that timed out in a runner of their own with the GPU to
+  // themselves (graded again alone, or not sharing the GPU).
   std::set<std::string> hanging_kernels_;
 };
 

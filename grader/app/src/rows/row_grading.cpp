@@ -101,6 +101,7 @@ class RowGrader {
         results_(std::make_shared<ResultMemory>(runner::result_area_bytes(prepared_.csr.rows))),
         reference_results_(runner::result_area_bytes(prepared_.csr.rows)) {
     record_.log_file = log_;
+    record_.log_offset = pending_.log_offset;
   }
 
   RowRecord grade() {
@@ -122,6 +123,7 @@ class RowGrader {
     if (plan_.measure_cusparse && !phase("cusparse", measure_cusparse())) return finish();
     if (!phase("reference_bursts", reference_setup()) || !correctness_runs()) return finish();
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
+      passed_ = true;
       phase("check", true);
       if (!phase("bursts", time_submission())) return finish();
       // The links' checks (the CPU's golden products) are done before the
@@ -172,10 +174,14 @@ class RowGrader {
   }
 
   RowRecord finish() {
-    // A row tried first whose kernel answered "not implemented" at a run (a
-    // stub's): its runner, well and loaded, goes to the next such row.
-    if (plan_.may_keep_runner && record_.refused == ReplyKind::kNotImplemented &&
-        record_.end.kind == RunnerEnd::Kind::kRunning && record_.stage >= Stage::kRun1 && active_.held()) {
+    // A runner that is well and loaded, after a kernel that answered "not
+    // implemented" at a run (a stub's) or a short row that passed, goes to
+    // the case's next such row (RowPlan::may_keep_runner).
+    const bool stub = record_.refused == ReplyKind::kNotImplemented && record_.stage >= Stage::kRun1;
+    const bool short_pass = record_.completed && passed_ && record_.timing.timed && record_.timing.short_row &&
+                            record_.timing.wrong_timed_launch.empty();
+    if (plan_.may_keep_runner && runner_ && (stub || short_pass) && record_.end.kind == RunnerEnd::Kind::kRunning &&
+        active_.held() && !alone_.held()) {
       record_.kept = std::move(runner_);
       record_.kept_activity = std::move(active_);
     }
@@ -232,6 +238,19 @@ class RowGrader {
       record_.grader_failure = "the submission's runner did not start (4 attempts in 4 s): " + why;
     }
     return false;
+  }
+
+  // The kept runner ended, and one of the row's own started in its place
+  // (into the row's own log); false if it does not start.
+  bool fresh_runner() {
+    retire_runner();
+    loaded_ = false;
+    log_ = plan_.log;
+    record_.log_file = log_;
+    record_.log_offset = 0;
+    pending_ = start_submission_runner(factory_, log_, true);
+    be_active();
+    return phase("start", start());
   }
 
   // A step of the submission's runner; false (and the record says why) if
@@ -336,6 +355,11 @@ class RowGrader {
       reservation_.release();
       return reference_warmup() && time_reference(reference_before_, nullptr) && phase("reference_bursts", true);
     }
+    // A runner kept from the case's row before has run this student's code:
+    // a row scored by speed needs one that has not (its calibration before
+    // the plugin's load, and the reference timed with nothing of the
+    // submission alive).
+    if (loaded_ && !fresh_runner()) return false;
     // The previous row's runner gone before anything is timed (its end
     // overlaps the pilot, which sets the links only).
     factory_.settle();
@@ -536,7 +560,7 @@ class RowGrader {
   bool time_reference_after() {
     if (short_row()) {
       quiet_.release();
-      retire_runner();
+      if (!plan_.may_keep_runner) retire_runner();  // else finish() keeps or retires it
       finish_timing();
       return true;
     }
@@ -620,7 +644,8 @@ class RowGrader {
     // and hold those bursts up; it waits for the row's next stretch without
     // timing instead.
     if (!on_device()) quiet_.release();
-    retire_runner();
+    // A short row's runner may go on to the case's next row (finish()).
+    if (!(plan_.may_keep_runner && short_row())) retire_runner();
     for (auto& check : deferred_checks_) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
       pending_checks_.push_back(std::async(std::launch::async, std::move(check)));
@@ -795,6 +820,7 @@ class RowGrader {
   bool short_by_pilot_ = false;  // under min_reference_us by the pilot already
   bool chained_ = false;         // the reference runner holds the row's bursts (kChain of links_)
   bool loaded_ = false;          // the runner came with the plugin loaded (PendingRunner::loaded)
+  bool passed_ = false;          // the three checked runs were correct
   Side reference_before_, reference_after_, submission_;
   QuietGpu::Hold quiet_;        // from the submission's bursts to the reference's after them
   QuietGpu::Hold reservation_;  // from the row's beginning to the reference's bursts before
