@@ -297,7 +297,11 @@ class Grading {
     next_to_start_ = next;
   }
 
-  // A row that needs no runner after all: the one started for it ends unused.
+  // A row that needs no runner after all: the one started for it ends
+  // unused. Its start may still be waiting for its turn on the GPU while
+  // this grading holds a kept runner: the share grants a start beside the
+  // member's own work (gpu_share.hpp), so this wait cannot hold up the
+  // other gradings' stretches, nor they it.
   void drop_started(std::size_t index) {
     const auto it =
         std::find_if(started_.begin(), started_.end(), [&](const StartedRow& s) { return s.index == index; });
@@ -356,6 +360,7 @@ class Grading {
       record = grade_row(plan, start_submission_runner(runners_, log_of(row), true), runners_);
       record.phase_ms["tried_first"] += tried_ms;
     }
+    graded_short_ = record.timing.timed ? std::optional<bool>(record.timing.short_row) : std::nullopt;
     row = unjudged;
     const auto judging = Clock::now();
     judge_row(row, record, context);
@@ -547,9 +552,7 @@ class Grading {
     if (row.verdict == Verdict::kTimeout && own_runner && alone) hanging_kernels_.insert(row.kernel);
     // Short or not, for the rows of the same case and kernel to come (in
     // other gradings of the class): known from a row that was timed.
-    if (row.verdict == Verdict::kPass && row.submission_ms) {
-      note_short(row.case_name, row.kernel, !row.correctness_only.empty());
-    }
+    if (row.verdict == Verdict::kPass && graded_short_) note_short(row.case_name, row.kernel, *graded_short_);
     if (row.verdict == Verdict::kPass) {
       kernels_failing_.erase(row.kernel);
     } else {
@@ -594,7 +597,8 @@ class Grading {
   std::optional<KeptRunner> kept_;
   // Rows found short or not (known_short), by case and kernel.
   std::map<std::pair<std::string, std::string>, bool> short_rows_;
-  std::map<std::string, bool> last_short_;  // by case: its last row timed here short or not
+  std::map<std::string, bool> last_short_;
+  std::optional<bool> graded_short_;  // the last row graded: short or not, if it was timed  // by case: its last row timed here short or not
   std::size_t current_case_ = 0;
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).

@@ -242,15 +242,21 @@ class RowGrader {
 
   // The kept runner ended, and one of the row's own started in its place
   // (into the row's own log); false if it does not start.
+  // Nothing is held while it starts, as at the row's beginning: a start
+  // waits for the others' timed stretches (a hold on the share would keep
+  // them waiting in turn) and for this row's reservation.
   bool fresh_runner() {
     retire_runner();
+    reservation_.release();
     loaded_ = false;
     log_ = plan_.log;
     record_.log_file = log_;
     record_.log_offset = 0;
     pending_ = start_submission_runner(factory_, log_, true);
+    if (!phase("start", start())) return false;
     be_active();
-    return phase("start", start());
+    reservation_ = factory_.reserve();
+    return phase("share", true);
   }
 
   // A step of the submission's runner; false (and the record says why) if
