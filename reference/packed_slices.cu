@@ -86,9 +86,10 @@ __device__ __forceinline__ float sum_row(const float* __restrict__ values, int w
 }
 
 // kLoads slots loaded together; kMinBlocks resident blocks asked of the
-// compiler (the 8-slot batch fits six blocks of 256 a SM in 40 registers,
-// and takes 56 when not asked for any; the 2-slot one fits eight in 32
-// registers), none spilling.
+// compiler (the 4-slot batch, the default, holds 32 registers whatever the
+// blocks asked: eight blocks of 256 a SM; the 8-slot one fits six in 40
+// registers, and takes 56 when not asked for any; the 2-slot one eight in
+// 30), none of these spilling.
 template <int kLoads, int kMinBlocks>
 __global__ void __launch_bounds__(kThreads, kMinBlocks)
     packed_slices_kernel(std::int32_t rows, std::int64_t slices, const plan::SliceHeader* __restrict__ headers,
@@ -160,7 +161,7 @@ cudaError_t enqueue_packed_slices(const PackedSlicesView& A, const float* x, flo
   const auto blocks = static_cast<unsigned int>((A.slices + kSlicesPerBlock - 1) / kSlicesPerBlock);
   // The plan picked the shape (plan::slice_kernel_for): slices of at most
   // a few slots (rows of one or two entries: bound by the x gathers) take
-  // the short batch, whose kernel keeps every thread of an SM resident.
+  // the short batch, the others the long one.
   SliceKernel kernel = find_kernel<tuning::kPlanSliceLoadChoices, tuning::kPlanSliceMinBlockChoices>(A.kernel);
   if (kernel == nullptr) {
     kernel = find_kernel<tuning::kPlanShortSliceLoadChoices, tuning::kPlanShortSliceMinBlockChoices>(A.kernel);

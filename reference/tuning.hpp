@@ -170,87 +170,146 @@ inline constexpr int kAutoMaxGroup = 8;
 // fastest cuSPARSE algorithm on each matrix, auto (the plan) was real
 // suite gm 1.178x, min 0.910x (rajat01), 1 behind; synthetic gm 1.262x,
 // min 0.939x (powerlaw), 1 behind; all 30 gm 1.200x, 2 behind (auto_csr,
-// the rule: gm 1.134x, 4 behind). The run of the plan as it is now
-// (--steps build,bench,small-tiles; powerlaw on the rule, kPlanSmallTiles
-// 128 x 3; 0 WRONG of 480 kernel runs): real gm 1.187x, min 1.045x;
-// synthetic gm 1.265x, min 1.002x (shortrows); all 30 gm 1.207x, 0 behind
-// (auto_csr gm 1.129x, 4 behind). The choices these runs measured are
-// recorded at each constant below; the thresholds themselves were not
-// varied (spmv-bench --candidates, whose rows auto=plan-slices,
-// auto=plan-tiles and auto=plan-rule time each kind of plan, forced, is
-// what would set them; docs/performance.md).
+// the rule: gm 1.134x, 4 behind). The run of the plan with the first
+// thresholds (--steps build,bench,small-tiles; powerlaw on the rule,
+// kPlanSmallTiles 128 x 3; 0 WRONG of 480 kernel runs): real gm 1.187x,
+// min 1.045x; synthetic gm 1.265x, min 1.002x (shortrows); all 30 gm
+// 1.207x, 0 behind (auto_csr gm 1.129x, 4 behind). The choices these runs
+// measured are recorded at each constant below. The first thresholds:
+// packed slices past 2^20 merge-path items, for a mean row of at most 32,
+// padding of at most 10% and at most 0.90 of CSR's bytes, the long slices'
+// kernel 8 loads x 6 blocks.
 //
 // The thresholds of the choice and the packed slices' kernel shapes are
 // plan::PlanSettings' defaults (plan_layout.hpp): spmv-bench
-// --sweep-thresholds (tools/bench-plan-check --steps thresholds) times
-// auto's plan at other values of each on generated matrices on either side
-// of it (docs/performance.md, "The threshold sweep"). Not yet run on a GPU.
+// --sweep-thresholds times auto's plan at several values of each on
+// generated matrices on either side of its default, both kinds of plan
+// timed on each matrix (docs/performance.md, "The threshold sweep"). Its
+// first run, on the H100 (tools/bench-plan-check --steps build,thresholds:
+// 180 s with the build, 317 kernel runs, 0 WRONG, every plan the one
+// expected), set the values below. At each value: its time over the
+// fastest plan of each matrix of the series and its speedup over the
+// fastest cuSPARSE algorithm, geometric means over the series' matrices.
+// Where packed slices were faster on every matrix tried, a bound stops at
+// the last matrix measured, not at the largest value tried; the sweep now
+// has matrices past each new bound (noted at each). The new values have
+// not yet been run through the suites (tools/bench-plan-check --steps
+// bench).
 //
-// Packed slices, where the plan now puts them (speedup over the fastest
-// cuSPARSE algorithm, the run of the plan as it is now; the first run
-// within 0.006x of these): stencil2d 1.293x, stencil27 1.756x, stencil7
-// 1.460x, banded 1.683x (100% diagonal slices; 131.7-176.3% of a
-// same-size copy's bandwidth), shortrows 440.93 us against sell_alg1's
-// 441.86 us, 1.002x (100% 32-bit slices, 8.25 bytes an entry; auto_csr
-// 0.956x). random keeps the rule's row blocks (kPlanSlicesMaxBytes),
-// 1.019x, and longrows the rule's csr_vector kernel, 1.144x (1.194x in the
-// first run). Every other real matrix keeps the rule, unchanged,
-// 1.045x-1.476x (bayer10 1.045x, bcspwr10 1.051x, Pd 1.057x).
+// Packed slices, where the first thresholds put them (speedup over the
+// fastest cuSPARSE algorithm, the second run above; the first within
+// 0.006x of these): stencil2d 1.293x, stencil27 1.756x, stencil7 1.460x,
+// banded 1.683x (100% diagonal slices; 131.7-176.3% of a same-size copy's
+// bandwidth), shortrows 440.93 us against sell_alg1's 441.86 us, 1.002x
+// (100% 32-bit slices, 8.25 bytes an entry; auto_csr 0.956x). random kept
+// the rule's row blocks (0.975 of CSR's bytes, past 0.90), 1.019x, and
+// longrows the rule's csr_vector kernel, 1.144x (1.194x in the first run).
+// Every other real matrix keeps the rule, unchanged, 1.045x-1.476x
+// (bayer10 1.045x, bcspwr10 1.051x, Pd 1.057x). With the values below
+// (spmv-bench --plans): random takes 32-bit slices, the four regular
+// matrices the 4 x 4 kernel instead of 8 x 6, shortrows keeps the 2 x 8
+// one; every real matrix keeps its plan (none has slices: all lie under
+// kPlanSlicesMinPath).
 //
-// Packed slices only past the small matrices: below kAutoSmallPath the
-// rule's single launches are 1.04-1.47x the fastest cuSPARSE algorithm
-// (all but rajat01 and EVA), and a plan of slices moves fewer bytes where
-// bytes matter little (4-7 us, mostly launch latency). To be set by
-// auto=plan-slices against auto=plan-rule on the real suite's small
-// regular matrices (jagmesh7, 3elt, Pd, delaunay_n16, luxembourg_osm), and
-// by the sweep's slices_min_path (2D and 3D stencils of merge paths from
-// 0.4M to 6.3M items).
-inline constexpr std::int64_t kPlanSlicesMinPath = kAutoSmallPath;
+// Packed slices past a merge path (rows + entries) of this many items.
+// First kAutoSmallPath (2^20): the rule's single launches are 1.04-1.47x
+// the fastest cuSPARSE algorithm there (all but rajat01 and EVA), and a
+// plan of slices moves fewer bytes where bytes matter little. The sweep's
+// slices_min_path (2D 5-point and 3D 7-point stencils, merge paths of
+// 0.39M-6.3M items; ms, packed slices against the rule): the rule faster
+// on s2d-256 (392,192 items, 0.0043 against 0.0044) and s2d-362 (784,816,
+// 0.0048 against 0.0049), packed slices on the other nine, from s3d7-40
+// (502,400, 0.0044 against 0.0045) up; at these sizes (4-6 us, launch
+// latency mostly) the timer's steps are about 0.0002 ms, so the change
+// lies around 2^19, within them. Fastest value 2^19: 1.0031x the fastest,
+// 1.150x cuSPARSE; 2^20 1.0113x, 1.141x; 0 and 2^18 1.0064x; 2^21-2^23
+// 1.051-1.102x. So packed slices now reach into the upper half of the
+// rule's small matrices (2^19 to kAutoSmallPath, single launches in the
+// rule; the slices are one launch too). The real suite's small regular
+// matrices (jagmesh7, 3elt, Pd, delaunay_n16, luxembourg_osm) stay below
+// it (delaunay_n16, the largest, 458,686 items). The sweep now has
+// stencils on either side of 2^19 (s2d-295 520,970 and s2d-296 524,512
+// items; s3d7-40 502,400 and s3d7-41 541,282).
+inline constexpr std::int64_t kPlanSlicesMinPath = std::int64_t{1} << 19;
 // Packed slices for a mean row of at most this: a thread per row walks its
-// slots kPlanSliceLoads at a time, which suits rows of 2-27 (stencils,
-// bands, short rows); longer rows keep the rule's groups of lanes
-// (longrows, rows of 2000: csr_vector's kernel, 8 lanes a row, 1.18x). To
-// be set by auto=plan-slices on banded matrices of growing half-bandwidth
-// (the sweep's slices_max_mean: means of 17 to 65).
-inline constexpr double kPlanSlicesMaxMean = 32.0;
+// slots kPlanSliceLoads at a time, where the rule gives long rows groups
+// of lanes (longrows, rows of 2000: csr_vector's kernel, 8 lanes a row,
+// 1.18x). First 32. The sweep's slices_max_mean (bands of 24M entries,
+// half-bandwidth 8-32, mean rows 17-65; the rule's csr_vector kernel, 8
+// lanes of 4 loads, on each): packed slices faster on every band, 1.59-1.83x
+// the rule (band-h32, mean 65: 0.0415 against 0.0758 ms). Fastest value
+// 128, the largest tried (every band on slices): 1.0000x the fastest,
+// 1.628x cuSPARSE; 64 (all but band-h32) 1.0783x, 1.510x; 32 1.3220x,
+// 1.231x. Set to 64, under the widest band measured rather than at the
+// largest value tried. The sweep now adds bands of half-bandwidth 31, 48,
+// 64, 96 and 128 (means 63, 97, 129, 193, 257) and values up to 512.
+inline constexpr double kPlanSlicesMaxMean = 64.0;
 // Packed slices when a sliced ELL of the rows (slices of 32, unsorted)
-// pads the entries by at most this fraction, the bound sell_params_for
-// uses for sigma = 1 (every regular suite matrix is within 2%). To be set
-// by auto=plan-slices on matrices of growing row-length spread (the sweep's
-// slices_max_padding: bands of rows of 16 +- 0..12 entries, and bands with
-// a share of their rows emptied).
-inline constexpr double kPlanSlicesMaxPadding = 0.10;
-// Packed slices, once laid out, only where a product through them moves at
-// most this share of the bytes a CSR product moves (x and y counted in
-// both; spmv-bench --plans computes both): where they save little, the
-// rule's measured kernel stays. random's 32-bit slices save 2.5% (0.975:
-// it keeps row blocks, 1.017x), shortrows' 12.5% (0.875), the stencils'
-// and the band's 45-49% (0.51-0.55). To be set by auto=plan-slices against
-// auto=plan-rule on random and shortrows (the sweep's slices_max_bytes:
-// random rows of 1-16 entries, and rows of 16 with a share of slices
-// within a 16-bit column window; ratios of 0.80 to 0.98).
-inline constexpr double kPlanSlicesMaxBytes = 0.90;
+// pads the entries by at most this fraction. First 0.10, the bound
+// sell_params_for uses for sigma = 1 (every regular suite matrix is within
+// 2%). The sweep's slices_max_padding (bands of rows of 16 +- 0..12
+// entries, padding 0-72.8%, and bands of 17 with 5, 10, 20% of their rows
+// emptied, 5.3-25.0%; the rule's csr_vector kernel on each): packed slices
+// faster on every matrix, by less as the padding grows (spread-s0 1.62x,
+// s4 1.37x, s8 1.22x, s12 at 72.8% 1.07x: 0.0683 against 0.0730 ms).
+// Fastest value 1, the largest tried (every matrix on slices): 1.0000x the
+// fastest, 1.497x cuSPARSE; 0.6 (all but spread-s12) 1.0061x, 1.488x; 0.10
+// 1.2238x, 1.224x. Set to 0.75, just past the most padded matrix measured.
+// Diagonal slices (4 bytes a slot) padded beyond about 100% move more
+// bytes than CSR (8 an entry, 4 a row), 32-bit ones (8 a slot) on rows of
+// 16 beyond 3%: there kPlanSlicesMaxBytes turns them down whatever this
+// bound. The sweep now adds spread bands of +- 14 and 16 (84.6%, 96.4%)
+// and bands with 40, 50, 60 and 65% of their rows emptied (66.7%, 100%,
+// 150%, 186%; the last two past CSR's bytes, so timed forced only), and
+// values up to 2.
+inline constexpr double kPlanSlicesMaxPadding = 0.75;
+// Packed slices, once laid out, only where a product through them moves
+// at most this share of the bytes a CSR product moves (x and y counted in
+// both; spmv-bench --plans computes both): where they would move more, the
+// rule's measured kernel stays. First 0.90. The sweep's slices_max_bytes
+// (random rows of 1, 2, 3, 4, 8, 16 entries, 32-bit slices at 0.825-0.975
+// of CSR's bytes; rows of 16 with 25, 50, 75% of the slices in a
+// 30,000-column window, 16-bit there, 0.918-0.804): packed slices faster on
+// every matrix, up to rand-k16 at 0.975 (0.2014 against the rule's row
+// blocks' 0.2053 ms, 1.02x). Fastest value 1, the largest tried (every
+// matrix on slices): 1.0000x the fastest, 1.043x cuSPARSE; 0.96 1.0021x;
+// 0.90 1.0346x, 1.008x. Set to 1: packed slices wherever they move no more
+// bytes than CSR. The sweep now adds random rows of 32 +- 1, 16 +- 1 and
+// 16 +- 2 entries, whose padding costs more than the row pointers save
+// (1.017, 1.032, 1.089 of CSR's bytes), and values up to 1.10.
+inline constexpr double kPlanSlicesMaxBytes = 1.0;
 // Slots a thread loads together (values and column words) before the x
-// gathers that use them, as csr_rows' kRowsLoads: a stencil row of 5 or 7
-// is one round trip of loads and one of gathers. To be set with
-// auto=plan-slices on stencil27 (rows of 27: four batches of 8), and by the
-// sweep's slice_kernel (every shape of kPlanSliceLoadChoices x
-// kPlanSliceMinBlockChoices on the stencils, a band, a spread band and
-// random rows of 8).
-inline constexpr int kPlanSliceLoads = 8;
-// Resident blocks of 256 asked for the kPlanSliceLoads kernel: six fit in
-// 40 registers without spilling (ptxas, sm_90); asked for none, the
-// compiler takes 56 (four blocks). Not measured on a GPU.
-inline constexpr int kPlanSliceMinBlocks = 6;
+// gathers that use them, and resident blocks of 256 asked of the compiler
+// for that kernel. First 8 x 6 (a stencil row of 5 or 7 in one round trip
+// of loads and one of gathers; six blocks in 40 registers). The sweep's
+// slice_kernel (the 9 shapes of kPlanSliceLoadChoices x
+// kPlanSliceMinBlockChoices, packed slices forced, on the suite's
+// stencil2d, stencil27 and stencil7, band-h12, spread-s4 and rand-k8:
+// slices 5-27 slots wide): 4 loads the fastest on all but rand-k8, 4 x 4
+// 1.0011x the fastest shape of each matrix and 1.583x cuSPARSE, 4 x 6
+// 1.0018x, 4 x 8 1.0027x, 8 x 6 1.1111x and 1.426x (ms, 4 x 4 against 8 x
+// 6: stencil2d 0.0539/0.0598, stencil27 0.0408/0.0462, stencil7
+// 0.0469/0.0520, band-h12 0.0374/0.0423, spread-s4 0.0440/0.0520, rand-k8
+// 0.2043/0.2052, where 16 x 4 took 0.2033); 8 x 4 1.24x, 16 x 4 1.20x, 16 x
+// 6 1.51x, 8 x 8 1.71x, 16 x 8 2.60x. The 4-load kernel holds 32 registers
+// whatever the blocks asked (ptxas, sm_90): every thread of an SM
+// resident, where 8 x 6 leaves 75%. 4 x 4, 4 x 6 and 4 x 8 build alike and
+// differ by under 0.2%, the timer's noise; 4 x 4, the fastest measured.
+inline constexpr int kPlanSliceLoads = 4;
+inline constexpr int kPlanSliceMinBlocks = 4;
 // Slices of at most kPlanShortSliceLoads slots (shortrows: rows of 2 random
 // columns, bound by the x gathers, where resident warps are what keeps
-// gathers in flight) take a kernel loading that many slots together, asked
-// for kPlanShortSliceMinBlocks resident blocks of 256: 32 registers without
-// spilling (ptxas, sm_90), every thread of an SM resident, where the 8-slot
-// kernel holds 40 registers (six blocks, 75%). To be set by auto=plan-slices
-// on shortrows against cuSPARSE's SELL ALG1, and by the sweep's
-// short_slice_kernel (every shape of kPlanShortSliceLoadChoices x
-// kPlanShortSliceMinBlockChoices on random rows of 1-4 entries).
+// gathers in flight) take a kernel loading that many slots together,
+// asked for kPlanShortSliceMinBlocks resident blocks of 256: 30 registers
+// without spilling (ptxas, sm_90), every thread of an SM resident. The
+// sweep's short_slice_kernel (the 6 shapes of kPlanShortSliceLoadChoices x
+// kPlanShortSliceMinBlockChoices, packed slices forced, on random rows of
+// 1, 2, 3 and 4 entries; slices wider than a shape's loads ran on the long
+// kernel, then 8 x 6): every shape within 0.15% (1 x 6 1.0001x the
+// fastest, 2 x 8 1.0011x, 4 x 8 1.0015x; 1.006-1.008x cuSPARSE), the
+// timer's noise, so 2 x 8 stays. With the long kernel now 4 x 4, at full
+// occupancy too, slices of 3 and 4 slots (and of 2 under a 1-load short
+// kernel) run on it: the next sweep times them so.
 inline constexpr int kPlanShortSliceLoads = 2;
 inline constexpr int kPlanShortSliceMinBlocks = 8;
 // The packed slices' kernel is built for these shapes (slots a batch x
@@ -262,7 +321,8 @@ inline constexpr int kPlanShortSliceMinBlocks = 8;
 // each block count; 8 loads 55/40/32 for 4/6/8 blocks, 8 blocks spilling
 // 168 bytes; 16 loads 64/40/32, 6 and 8 blocks spilling 208 and 372
 // bytes; 1 load 40/32 for 6/8 blocks (8 bytes spilled at 8); 2 loads 30.
-// Not measured on a GPU (the sweep's slice_kernel and short_slice_kernel).
+// Timed on the H100 by the sweep's slice_kernel and short_slice_kernel
+// (above).
 inline constexpr std::array<int, 3> kPlanSliceLoadChoices{4, 8, 16};
 inline constexpr std::array<int, 3> kPlanSliceMinBlockChoices{4, 6, 8};
 inline constexpr std::array<int, 3> kPlanShortSliceLoadChoices{1, 2, 4};

@@ -408,17 +408,18 @@ TEST(PlanChoice, RegularLargeMatricesGetPackedSlices) {
 }
 
 TEST(PlanChoice, PaddedLongOrSmallMatricesKeepTheRule) {
-  // Padding beyond kPlanSlicesMaxPadding (10%).
-  const RowLengthStats spread{2'000'000, 2'000'000, 20'000'000, 16, 1'999'000};
+  // Padding beyond kPlanSlicesMaxPadding (75%).
+  const RowLengthStats spread{2'000'000, 2'000'000, 20'000'000, 28, 1'999'000};
   const CsrAutoChoice rule = reference::choose_csr_kernel(spread);
-  EXPECT_EQ(plan::choose_plan(spread, rule, 22'000'000).kind, PlanKind::kSlices);
-  const plan::PlanChoice padded = plan::choose_plan(spread, rule, 22'000'032);
+  EXPECT_EQ(plan::choose_plan(spread, rule, 35'000'000).kind, PlanKind::kSlices);
+  const plan::PlanChoice padded = plan::choose_plan(spread, rule, 35'000'032);
   EXPECT_EQ(padded.kind, PlanKind::kRule);
   EXPECT_EQ(padded.rule, rule);
   // longrows: rows of 2000, beyond kPlanSlicesMaxMean.
   const RowLengthStats longrows{12'000, 1'000'000, 24'000'000, 2000, 999'000};
   EXPECT_EQ(plan::choose_plan(longrows, reference::choose_csr_kernel(longrows), 24'000'000).kind, PlanKind::kRule);
-  // delaunay_n16: small (a merge path under kAutoSmallPath), the rule's csr_rows.
+  // delaunay_n16: small (a merge path of 458,686 items, under
+  // kPlanSlicesMinPath's 2^19), the rule's csr_rows.
   const RowLengthStats delaunay{65'536, 65'536, 393'150, 17, 65'000};
   const plan::PlanChoice small = plan::choose_plan(delaunay, reference::choose_csr_kernel(delaunay), 400'000);
   EXPECT_EQ(small.kind, PlanKind::kRule);
@@ -508,14 +509,17 @@ TEST(PlanLayOut, PackedSlicesStayOnlyWhereTheySaveBytes) {
   ASSERT_TRUE(packed.has_value());
   EXPECT_EQ(plan::product_bytes(*packed), 412 + 40);
   EXPECT_EQ(plan::product_bytes(host_view(tridiagonal_5())), 104 + 24 + 40);
-  // Random columns, rows of 12, past the small matrices: 32-bit slices
-  // would move 0.97 of CSR's bytes; the rule stays. Rows of 2: 0.875, the
+  // Random columns past the small matrices, rows of 11 and 13 in turn:
+  // 32-bit slices 13 slots wide (8% padding) would move 1.04 of CSR's
+  // bytes; the rule stays. Rows of 12: 0.97, and rows of 2: 0.875, the
   // slices stay. Forced, the slices stay either way.
+  const CsrMatrix padded = rows_of_lengths(100'000, 100'000, {11, 13}, 3);
+  EXPECT_EQ(plan::choose_plan(host_view(padded)).kind, PlanKind::kSlices);
+  EXPECT_EQ(plan::lay_out_plan(host_view(padded)).choice.kind, PlanKind::kRule);
+  EXPECT_FALSE(plan::lay_out_plan(host_view(padded)).slices.has_value());
+  EXPECT_EQ(plan::lay_out_plan(host_view(padded), {PlanKind::kSlices, 0, 0}).choice.kind, PlanKind::kSlices);
   const CsrMatrix random = gen::uniform_random(100'000, 100'000, 12, 3);
-  EXPECT_EQ(plan::choose_plan(host_view(random)).kind, PlanKind::kSlices);
-  EXPECT_EQ(plan::lay_out_plan(host_view(random)).choice.kind, PlanKind::kRule);
-  EXPECT_FALSE(plan::lay_out_plan(host_view(random)).slices.has_value());
-  EXPECT_EQ(plan::lay_out_plan(host_view(random), {PlanKind::kSlices, 0, 0}).choice.kind, PlanKind::kSlices);
+  EXPECT_EQ(plan::lay_out_plan(host_view(random)).choice.kind, PlanKind::kSlices);
   const CsrMatrix pairs = gen::uniform_random(600'000, 600'000, 2, 3);
   EXPECT_EQ(plan::lay_out_plan(host_view(pairs)).choice.kind, PlanKind::kSlices);
 }
@@ -533,11 +537,11 @@ TEST(PlanLayOut, PaddingBitsInAValueFallBackToTheRuleUnlessSlicesAreForced) {
 
 TEST(PlanSettings, DefaultsAreTuningsValuesAndTheChoicesWithoutSettings) {
   const plan::PlanSettings defaults;
-  EXPECT_EQ(defaults.slices_min_path, std::int64_t{1} << 20);        // tuning::kPlanSlicesMinPath (kAutoSmallPath)
-  EXPECT_EQ(defaults.slices_max_mean, 32.0);                         // kPlanSlicesMaxMean
-  EXPECT_EQ(defaults.slices_max_padding, 0.10);                      // kPlanSlicesMaxPadding
-  EXPECT_EQ(defaults.slices_max_bytes, 0.90);                        // kPlanSlicesMaxBytes
-  EXPECT_EQ(defaults.slice_kernel, (plan::SliceKernelShape{8, 6}));  // kPlanSliceLoads x kPlanSliceMinBlocks
+  EXPECT_EQ(defaults.slices_min_path, std::int64_t{1} << 19);              // tuning::kPlanSlicesMinPath
+  EXPECT_EQ(defaults.slices_max_mean, 64.0);                               // kPlanSlicesMaxMean
+  EXPECT_EQ(defaults.slices_max_padding, 0.75);                            // kPlanSlicesMaxPadding
+  EXPECT_EQ(defaults.slices_max_bytes, 1.0);                               // kPlanSlicesMaxBytes
+  EXPECT_EQ(defaults.slice_kernel, (plan::SliceKernelShape{4, 4}));        // kPlanSliceLoads x kPlanSliceMinBlocks
   EXPECT_EQ(defaults.short_slice_kernel, (plan::SliceKernelShape{2, 8}));  // kPlanShortSlice...
   EXPECT_NO_THROW(plan::check_settings(defaults));
   // The defaults passed or left out: the same choice and layout on shapes
@@ -630,8 +634,8 @@ TEST(PlanSettings, TheBytesBoundKeepsOrDropsTheLaidOutSlices) {
   plan::PlanChoice slices;
   slices.kind = PlanKind::kSlices;
   const plan::PlanSettings defaults;
-  EXPECT_EQ(plan::laid_out_kind(slices, 900, 1000, defaults), PlanKind::kSlices);
-  EXPECT_EQ(plan::laid_out_kind(slices, 901, 1000, defaults), PlanKind::kRule);
+  EXPECT_EQ(plan::laid_out_kind(slices, 1000, 1000, defaults), PlanKind::kSlices);  // kPlanSlicesMaxBytes: 1
+  EXPECT_EQ(plan::laid_out_kind(slices, 1001, 1000, defaults), PlanKind::kRule);
   EXPECT_EQ(plan::laid_out_kind(slices, std::nullopt, 1000, defaults), PlanKind::kRule);
   plan::PlanChoice tiles;
   tiles.kind = PlanKind::kTiles;
@@ -647,7 +651,7 @@ TEST(PlanSettings, TheSlicesKernelShapeIsTheSettingsAndOnlyABuiltOne) {
   plan::PlanSettings settings;
   EXPECT_EQ(plan::slice_kernel_for(0, settings), (Shape{2, 8}));
   EXPECT_EQ(plan::slice_kernel_for(2, settings), (Shape{2, 8}));
-  EXPECT_EQ(plan::slice_kernel_for(3, settings), (Shape{8, 6}));
+  EXPECT_EQ(plan::slice_kernel_for(3, settings), (Shape{4, 4}));
   settings.short_slice_kernel = {4, 6};
   settings.slice_kernel = {16, 4};
   EXPECT_EQ(plan::slice_kernel_for(4, settings), (Shape{4, 6}));
@@ -657,13 +661,13 @@ TEST(PlanSettings, TheSlicesKernelShapeIsTheSettingsAndOnlyABuiltOne) {
   // short one unless its loads are fewer than 2.
   const CsrMatrix stencil = gen::stencil_2d_5pt(512, 512, 7);
   const CsrMatrix pairs = gen::uniform_random(600'000, 600'000, 2, 3);
-  EXPECT_EQ(plan::lay_out_plan(host_view(stencil)).slice_kernel, (Shape{8, 6}));
+  EXPECT_EQ(plan::lay_out_plan(host_view(stencil)).slice_kernel, (Shape{4, 4}));
   EXPECT_EQ(plan::lay_out_plan(host_view(pairs)).slice_kernel, (Shape{2, 8}));
   EXPECT_EQ(plan::lay_out_plan(host_view(stencil), {}, settings).slice_kernel, (Shape{16, 4}));
   EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {}, settings).slice_kernel, (Shape{4, 6}));
   plan::PlanSettings one_load;
   one_load.short_slice_kernel = {1, 8};
-  EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {}, one_load).slice_kernel, (Shape{8, 6}));
+  EXPECT_EQ(plan::lay_out_plan(host_view(pairs), {}, one_load).slice_kernel, (Shape{4, 4}));
   EXPECT_EQ(plan::lay_out_plan(host_view(gen::stencil_2d_5pt(64, 64, 7))).slice_kernel, (Shape{}))
       << "no slices, no kernel shape";
 

@@ -79,21 +79,45 @@ void draw_distinct(std::mt19937_64& rng, index_t count, index_t low, index_t hig
 
 }  // namespace
 
-CsrMatrix spread_band(index_t rows, index_t mean, index_t spread, std::uint64_t seed) {
-  if (rows < 1 || mean < 1 || spread < 0 || spread > mean) {
-    throw std::invalid_argument("spread_band: needs rows >= 1 and 0 <= spread <= mean");
-  }
-  const index_t cols = rows;
-  std::mt19937_64 rng(seed);
+namespace {
+
+// Rows of mean - spread .. mean + spread entries (uniform, at most cols).
+std::vector<index_t> spread_lengths(index_t rows, index_t cols, index_t mean, index_t spread, std::mt19937_64& rng) {
   std::uniform_int_distribution<index_t> length(mean - spread, mean + spread);
   std::vector<index_t> lengths(static_cast<std::size_t>(rows));
   for (index_t& row_length : lengths) row_length = std::min(length(rng), cols);
+  return lengths;
+}
+
+void check_spread(const char* generator, index_t rows, index_t mean, index_t spread) {
+  if (rows < 1 || mean < 1 || spread < 0 || spread > mean) {
+    throw std::invalid_argument(std::string(generator) + ": needs rows >= 1 and 0 <= spread <= mean");
+  }
+}
+
+}  // namespace
+
+CsrMatrix spread_band(index_t rows, index_t mean, index_t spread, std::uint64_t seed) {
+  check_spread("spread_band", rows, mean, spread);
+  const index_t cols = rows;
+  std::mt19937_64 rng(seed);
   return assemble(
-      rows, cols, lengths,
+      rows, cols, spread_lengths(rows, cols, mean, spread, rng),
       [cols](index_t row, index_t row_length, std::vector<index_t>& out) {
         const index_t first = std::clamp(row - row_length / 2, 0, cols - row_length);
         for (index_t k = 0; k < row_length; ++k) out.push_back(first + k);
       },
+      seed);
+}
+
+CsrMatrix spread_random(index_t rows, index_t cols, index_t mean, index_t spread, std::uint64_t seed) {
+  check_spread("spread_random", rows, mean, spread);
+  if (mean + spread > cols) throw std::invalid_argument("spread_random: needs mean + spread <= cols");
+  std::mt19937_64 rng(seed);
+  const std::vector<index_t> lengths = spread_lengths(rows, cols, mean, spread, rng);
+  return assemble(
+      rows, cols, lengths,
+      [&](index_t, index_t row_length, std::vector<index_t>& out) { draw_distinct(rng, row_length, 0, cols, out); },
       seed);
 }
 
@@ -246,6 +270,18 @@ MatrixSource emptied_band_source(Scale scale, const char* fraction) {
                                                            " empty_fraction=" + fraction);
 }
 
+// Square, but at least 2^17 columns: 32-bit slices with --quick too.
+MatrixSource spread_random_source(Scale scale, int mean, int spread) {
+  const index_t rows = scale.rows(kEntries / mean);
+  const index_t cols = std::max(rows, index_t{1} << 17);
+  MatrixSource source =
+      spec_source("rand-k" + std::to_string(mean) + "s" + std::to_string(spread),
+                  "spread_random rows=" + std::to_string(rows) + " cols=" + std::to_string(cols) +
+                      " mean=" + std::to_string(mean) + " spread=" + std::to_string(spread) + " seed=1");
+  source.generate = [rows, cols, mean, spread] { return spread_random(rows, cols, mean, spread, 1); };
+  return source;
+}
+
 MatrixSource random_source(Scale scale, int per_row) {
   const index_t rows = scale.rows(kEntries / per_row);
   return spec_source(
@@ -288,27 +324,41 @@ std::vector<MatrixSource> matrices_of(Threshold threshold, Scale scale) {
   std::vector<MatrixSource> matrices;
   switch (threshold) {
     case Threshold::kSlicesMinPath:
-      // Merge paths from 0.4M to 6.3M items; s2d-418 and s2d-419, s3d7-51
-      // and s3d7-52 lie on either side of 2^20.
-      for (const int n : {256, 362, 418, 419, 512, 724, 1024}) matrices.push_back(stencil2d_source(n));
-      for (const int n : {40, 51, 52, 64}) matrices.push_back(stencil7_source(n));
+      // Merge paths from 0.4M to 6.3M items; s2d-295 and s2d-296, s3d7-40
+      // and s3d7-41 lie on either side of 2^19, s2d-418 and s2d-419,
+      // s3d7-51 and s3d7-52 on either side of 2^20.
+      for (const int n : {256, 295, 296, 362, 418, 419, 512, 724, 1024}) matrices.push_back(stencil2d_source(n));
+      for (const int n : {40, 41, 51, 52, 64}) matrices.push_back(stencil7_source(n));
       break;
     case Threshold::kSlicesMaxMean:
-      // Mean rows just under 2h + 1: 17, 25, 29, 31, 33, 37, 49, 65.
-      for (const int h : {8, 12, 14, 15, 16, 18, 24, 32}) matrices.push_back(banded_source(scale, h));
+      // Mean rows just under 2h + 1: 17, 25, 29, 31, 33, 37, 49, 63, 65,
+      // 97, 129, 193, 257.
+      for (const int h : {8, 12, 14, 15, 16, 18, 24, 31, 32, 48, 64, 96, 128}) {
+        matrices.push_back(banded_source(scale, h));
+      }
       break;
     case Threshold::kSlicesMaxPadding:
-      // Padding about spread / 16 (0-75%), and f / (1 - f) for a share f
-      // of a band's rows emptied (5-25%).
-      for (const int spread : {0, 1, 2, 3, 4, 6, 8, 12}) matrices.push_back(spread_source(scale, spread));
-      for (const char* fraction : {"0.05", "0.1", "0.2"}) matrices.push_back(emptied_band_source(scale, fraction));
+      // Padding about spread / 16 (0-100%), and f / (1 - f) for a share f
+      // of a band's rows emptied (5-186%). Diagonal slices padded beyond
+      // about 100% move more bytes than CSR: there slices_max_bytes turns
+      // them down whatever this threshold, and only their forced time says
+      // what they would cost.
+      for (const int spread : {0, 1, 2, 3, 4, 6, 8, 12, 14, 16}) matrices.push_back(spread_source(scale, spread));
+      for (const char* fraction : {"0.05", "0.1", "0.2", "0.4", "0.5", "0.6", "0.65"}) {
+        matrices.push_back(emptied_band_source(scale, fraction));
+      }
       break;
     case Threshold::kSlicesMaxBytes:
       // 32-bit slices of random rows of k: (8k + 8.5) / (8k + 12) of CSR's
       // bytes, 0.83 (k = 1) to 0.98 (k = 16); rows of 16 with a share of
-      // 16-bit slices: 0.92, 0.86, 0.80.
+      // 16-bit slices: 0.92, 0.86, 0.80; random rows of 32 +- 1 and 16 +- 1
+      // or 2 entries, whose padding costs more than the row pointers save:
+      // just above 1.
       for (const int per_row : {1, 2, 3, 4, 8, 16}) matrices.push_back(random_source(scale, per_row));
       for (const char* share : {"0.25", "0.5", "0.75"}) matrices.push_back(window_source(scale, share));
+      matrices.push_back(spread_random_source(scale, 32, 1));
+      matrices.push_back(spread_random_source(scale, 16, 1));
+      matrices.push_back(spread_random_source(scale, 16, 2));
       break;
     case Threshold::kSliceKernel:
       // Slices of 5 to 27 slots, diagonal, 32-bit; all wider than the short
@@ -382,11 +432,14 @@ std::vector<Value> values_of(Threshold threshold) {
   switch (threshold) {
     case Threshold::kSlicesMinPath:
       return switch_values(threshold, {0, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 23});
-    case Threshold::kSlicesMaxMean: return switch_values(threshold, {16, 20, 28, 30, 32, 36, 48, 64, 128});
+    case Threshold::kSlicesMaxMean:
+      return switch_values(threshold, {16, 20, 28, 30, 32, 36, 48, 64, 96, 128, 192, 256, 512});
     case Threshold::kSlicesMaxPadding:
-      return switch_values(threshold, {0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.40, 0.60, 1.00});
+      return switch_values(
+          threshold, {0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.40, 0.60, 0.75, 0.90, 1.00, 1.25, 1.50, 2.00});
     case Threshold::kSlicesMaxBytes:
-      return switch_values(threshold, {0.75, 0.80, 0.85, 0.88, 0.90, 0.91, 0.92, 0.94, 0.96, 1.00});
+      return switch_values(threshold,
+                           {0.75, 0.80, 0.85, 0.88, 0.90, 0.91, 0.92, 0.94, 0.96, 0.98, 1.00, 1.02, 1.05, 1.10});
     case Threshold::kSliceKernel:
     case Threshold::kShortSliceKernel: return shape_values(threshold);
   }

@@ -86,6 +86,12 @@ double value_in(Threshold threshold, const plan::PlanSettings& settings);
 // at the edges): a band whose rows' lengths vary, so that a sliced ELL
 // pads it by about spread / mean while its slices stay diagonal.
 CsrMatrix spread_band(index_t rows, index_t mean, index_t spread, std::uint64_t seed);
+// Rows of mean - spread .. mean + spread distinct random columns anywhere
+// in `cols` (32-bit slices once they pass the 16-bit span): a sliced ELL pads
+// them by about spread / mean, so that past a few percent their packed
+// slices move more bytes than CSR (a padding slot costs 8 bytes, as an
+// entry does, and the row pointers they save are 4 bytes a row).
+CsrMatrix spread_random(index_t rows, index_t cols, index_t mean, index_t spread, std::uint64_t seed);
 // Rows of per_row distinct random columns; in a share `narrow_share` of
 // the slices of 32 rows (spread evenly) the columns lie within a window of
 // kWindow columns around the row (16-bit slices), elsewhere anywhere
