@@ -240,10 +240,13 @@ inline constexpr std::int64_t kPlanSlicesMinPath = std::int64_t{1} << 19;
 // the rule (band-h32, mean 65: 0.0415 against 0.0758 ms). Fastest value
 // 128, the largest tried (every band on slices): 1.0000x the fastest,
 // 1.628x cuSPARSE; 64 (all but band-h32) 1.0783x, 1.510x; 32 1.3220x,
-// 1.231x. Set to 64, under the widest band measured rather than at the
-// largest value tried. The sweep now adds bands of half-bandwidth 31, 48,
-// 64, 96 and 128 (means 63, 97, 129, 193, 257) and values up to 512.
-inline constexpr double kPlanSlicesMaxMean = 64.0;
+// 1.231x. Then 64, under the widest band measured. The second sweep
+// (bands of half-bandwidth 8-128, means 17-257; H100, the run below
+// kPlanSlicesMaxPadding's) found packed slices faster on every band again,
+// and the rule behind cuSPARSE from mean 97 on: band-h48 (mean 97) slices
+// 0.0384 ms, rule 0.0792, cuSPARSE SELL 0.0693; band-h128 (mean 257)
+// 0.0476, 0.0825, 0.0708. Set to 256, the widest band measured.
+inline constexpr double kPlanSlicesMaxMean = 256.0;
 // Packed slices when a sliced ELL of the rows (slices of 32, unsorted)
 // pads the entries by at most this fraction. First 0.10, the bound
 // sell_params_for uses for sigma = 1 (every regular suite matrix is within
@@ -254,15 +257,20 @@ inline constexpr double kPlanSlicesMaxMean = 64.0;
 // s4 1.37x, s8 1.22x, s12 at 72.8% 1.07x: 0.0683 against 0.0730 ms).
 // Fastest value 1, the largest tried (every matrix on slices): 1.0000x the
 // fastest, 1.497x cuSPARSE; 0.6 (all but spread-s12) 1.0061x, 1.488x; 0.10
-// 1.2238x, 1.224x. Set to 0.75, just past the most padded matrix measured.
+// 1.2238x, 1.224x. Then 0.75, just past the most padded matrix measured.
 // Diagonal slices (4 bytes a slot) padded beyond about 100% move more
 // bytes than CSR (8 an entry, 4 a row), 32-bit ones (8 a slot) on rows of
 // 16 beyond 3%: there kPlanSlicesMaxBytes turns them down whatever this
-// bound. The sweep now adds spread bands of +- 14 and 16 (84.6%, 96.4%)
-// and bands with 40, 50, 60 and 65% of their rows emptied (66.7%, 100%,
-// 150%, 186%; the last two past CSR's bytes, so timed forced only), and
-// values up to 2.
-inline constexpr double kPlanSlicesMaxPadding = 0.75;
+// bound. The second sweep (tools/bench-plan-check --steps thresholds on
+// the H100; cut short by the call's time limit after these thresholds,
+// its rows in the CSV) added spread bands of +- 14 and 16 (84.6%, 96.4%)
+// and bands with 40-65% of their rows emptied (66.7-186%): packed slices
+// faster wherever the bytes bound let them be built, up to 100% (spread-s16
+// 0.0675 against 0.0757 ms; band-e0.5, 100%, 0.0381 against 0.0491, where
+// the rule is behind cuSPARSE's 0.0466); band-e0.6 and e0.65 (150%, 186%)
+// keep the rule by the bytes bound. Set to 1.0, the most padded matrix
+// measured with slices built.
+inline constexpr double kPlanSlicesMaxPadding = 1.0;
 // Packed slices, once laid out, only where a product through them moves
 // at most this share of the bytes a CSR product moves (x and y counted in
 // both; spmv-bench --plans computes both): where they would move more, the
