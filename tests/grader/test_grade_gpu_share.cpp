@@ -216,6 +216,25 @@ TEST_F(GpuShareTest, ARunnersStartWaitsForItsOwnMembersStretchToo) {
   EXPECT_FALSE(a.try_active(true).held()) << "a start began in another's stretch";
 }
 
+// A member holding work (a runner kept for its next row) may wait for a
+// runner's start of its own: the start is granted beside that work while
+// another member only waits to be alone (which that work holds up anyway),
+// so the two never wait for each other. Its other new work still waits.
+TEST_F(GpuShareTest, AStartBesideAMembersOwnWorkIsGrantedWhileAnotherOnlyWaits) {
+  GpuShare a(file()), b(file());
+  GpuShare::Hold kept = a.active();
+  auto waiting = std::async(std::launch::async, [&] {
+    const auto alone = b.alone();
+    return 0;
+  });
+  std::this_thread::sleep_for(50ms);
+  EXPECT_TRUE(a.try_active(true).held()) << "a start beside the member's own work was held back";
+  EXPECT_FALSE(a.try_active().held()) << "other new work of the member began while another waited";
+  kept.release();
+  ASSERT_EQ(waiting.wait_for(5s), std::future_status::ready) << "the waiting member was never alone";
+  EXPECT_TRUE(a.try_active(true).held()) << "refused with no one else on the GPU";
+}
+
 TEST_F(GpuShareTest, WithoutAFileEveryHoldIsGrantedAtOnce) {
   GpuShare own;
   EXPECT_FALSE(own.shared());

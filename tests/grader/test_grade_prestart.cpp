@@ -20,6 +20,7 @@ namespace {
 using grade::Json;
 
 const std::filesystem::path kRowFaultsPlugin = SPMV_ROW_FAULTS_PLUGIN;
+const std::filesystem::path kStubFaultsPlugin = SPMV_STUB_FAULTS_PLUGIN;
 // The exit status of a child that finds its start channel closed.
 constexpr int kNeverStartedStatus = 70;
 
@@ -98,9 +99,21 @@ std::set<pid_t> children_of(pid_t parent) {
 
 class Prestart : public GradeEndToEnd {
  protected:
-  // The rows of a run with --prestart N, each as its signature, in order.
+  // A policy whose rows are all short (correctness only; their runners may
+  // be kept for the case's next rows) or all scored by speed (a runner
+  // each, but a stub's): on the host path, whether a row is short depends
+  // on its times.
+  std::string policy(bool all_short) {
+    const auto file = scratch_ / (all_short ? "all-short.ini" : "all-scored.ini");
+    write_text(file, std::string("[timing]\nmin_reference_us = ") + (all_short ? "1e9" : "0") + "\n");
+    return file.string();
+  }
+
+  // The rows of a run with --prestart N, each as its signature, in order;
+  // every row scored by speed (policy(false)) unless `more` names a policy.
   std::vector<std::string> signatures(const std::filesystem::path& submission, int prestart,
                                       std::vector<std::string> more) {
+    if (std::find(more.begin(), more.end(), "--policy") == more.end()) more.insert(more.end(), {"--policy", policy(false)});
     more.insert(more.end(), {"--prestart", std::to_string(prestart)});
     last_run_ = grade(submission, std::move(more));
     std::vector<std::string> all;
@@ -194,6 +207,124 @@ TEST_F(Prestart, AKernelThatFailedHasItsNextRowTriedFirst) {
   EXPECT_TRUE(phases(recovered).contains("bursts")) << "its launches were not checked in bursts as any passing row's";
 }
 
+// A stub's rows: once each kernel has answered "not implemented", a case's
+// rows share one runner (the first row's, its plugin loaded: its log is
+// theirs), and get the verdicts they get with a runner each.
+TEST_F(Prestart, AStubsRowsOfACaseShareARunner) {
+  const auto each = signatures(fake("not_implemented"), 0, {"--timeout", "30"});
+  const auto kept = signatures(fake("not_implemented"), 2, {"--timeout", "30"});
+  ASSERT_EQ(kept.size(), each.size()) << context_;
+  std::map<std::string, std::set<std::string>> logs_by_case;
+  for (const auto& row : rows()) {
+    EXPECT_EQ(verdict_of(row), "not_implemented") << row.at("summary").get<std::string>();
+    logs_by_case[row.at("case").get<std::string>()].insert(row.at("log_file").get<std::string>());
+  }
+  ASSERT_EQ(logs_by_case.size(), 2U) << context_;
+  // Cases in order: the first's rows each have a runner (no kernel has
+  // failed yet), the second's share one.
+  EXPECT_EQ(logs_by_case["mixed_rows"].size(), 6U);
+  EXPECT_EQ(logs_by_case["tiny_wide"].size(), 1U);
+  for (std::size_t i = 0; i < kept.size(); ++i)
+    EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file=")))
+        << "row " << i;
+}
+
+// Short rows (correctness only) of a case share a runner: once a row of
+// the case was short, the next rows take the runner it left loaded. The
+// stub-faults plugin in mixed_rows: coo is not implemented (its runner is
+// kept, but csr_scalar is not yet known short: a runner of its own);
+// csr_vector, wrong in csr_scalar's runner, is graded again in one of its
+// own; ell starts another and prints once; hyb and jds take ell's runner
+// and show only their own output. Rows scored by speed each have a runner.
+TEST_F(Prestart, ShortRowsOfACaseShareARunner) {
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(true)});
+  std::map<std::string, Json> by_kernel;
+  for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()] = row;
+  ASSERT_EQ(by_kernel.size(), 6U) << context_;
+  const auto log = [&](const std::string& kernel) {
+    return std::filesystem::path(by_kernel[kernel].at("log_file").get<std::string>()).filename().string();
+  };
+  const auto output = [&](const std::string& kernel) {
+    return by_kernel[kernel].at("submission_output").get<std::string>();
+  };
+  for (const auto& [kernel, row] : by_kernel) {
+    const std::string expected = kernel == "coo" ? "not_implemented" : kernel == "csr_vector" ? "wrong" : "pass";
+    EXPECT_EQ(verdict_of(row), expected) << kernel << ": " << row.at("summary").get<std::string>();
+    if (expected == "pass") {
+      EXPECT_FALSE(row.at("correctness_only").get<std::string>().empty()) << kernel;
+    }
+  }
+  EXPECT_EQ(log("csr_scalar"), "csr_scalar__mixed_rows.log");
+  EXPECT_EQ(log("csr_vector"), "csr_vector__mixed_rows.log") << "graded again in a runner of its own";
+  EXPECT_EQ(by_kernel["csr_vector"].at("detail").get<std::string>().find("Graded again in a runner of its own"), 0U)
+      << by_kernel["csr_vector"].at("detail").get<std::string>();
+  EXPECT_EQ(log("ell"), "ell__mixed_rows.log");
+  EXPECT_EQ(log("hyb"), "ell__mixed_rows.log") << "hyb did not take ell's runner";
+  EXPECT_EQ(log("jds"), "ell__mixed_rows.log") << "jds did not take ell's runner";
+  EXPECT_NE(output("ell").find("ell was here"), std::string::npos) << output("ell");
+  EXPECT_EQ(output("hyb").find("ell was here"), std::string::npos) << "hyb shows ell's output: " << output("hyb");
+  EXPECT_EQ(output("jds").find("ell was here"), std::string::npos) << "jds shows ell's output: " << output("jds");
+
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false)});
+  for (const auto& row : rows()) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
+              kernel + "__mixed_rows.log")
+        << kernel << ": a row scored by speed did not have a runner of its own";
+  }
+}
+
+// A row predicted short (an earlier grading's cache says so) that its own
+// pilot finds scored by speed does not use the runner kept for it: one of
+// its own is started, the row is scored, and its log is its own.
+TEST_F(Prestart, ARowPredictedShortButScoredStartsARunnerOfItsOwn) {
+  const auto cache = scratch_ / "cache";
+  std::filesystem::create_directories(cache);
+  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
+  for (const char* kernel : {"coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"}) {
+    write_text(cache / (std::string("mixed_rows__") + kernel + ".short"), "1\n");
+  }
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false), "--cusparse-cache",
+                            cache.string()});
+  const auto all = rows();
+  ASSERT_EQ(all.size(), 6U) << context_;
+  for (const auto& row : all) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    if (kernel == "coo" || kernel == "csr_vector") continue;
+    EXPECT_EQ(verdict_of(row), "pass") << kernel << ": " << row.at("summary").get<std::string>();
+    EXPECT_TRUE(row.at("phase_ms").contains("submission_calibration")) << kernel << " was not timed as a scored row";
+    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
+              kernel + "__mixed_rows.log")
+        << kernel;
+  }
+  // The rows' own findings replace the prediction.
+  std::ifstream csr_scalar(cache / "mixed_rows__csr_scalar.short");
+  int value = -1;
+  csr_scalar >> value;
+  EXPECT_EQ(value, 0);
+}
+
+// A row that fails in a runner kept from another kernel's row (coo, not
+// implemented, then csr_vector, wrong, in the second case) is graded again
+// in a runner of its own, and keeps its verdict; the stub's row is graded
+// once.
+TEST_F(Prestart, ARowFailingInAKeptRunnerIsGradedAgainInItsOwn) {
+  grade(kStubFaultsPlugin, {"--kernel", "coo,csr_vector", "--timeout", "30"});
+  const auto all = rows();
+  ASSERT_EQ(all.size(), 4U) << context_;
+  for (const auto& row : all) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    EXPECT_EQ(verdict_of(row), kernel == "coo" ? "not_implemented" : "wrong") << row.at("summary").get<std::string>();
+  }
+  // Rows in order: coo and csr_vector of mixed_rows, then of tiny_wide.
+  const std::string again = "Graded again in a runner of its own";
+  EXPECT_EQ(all[3].at("detail").get<std::string>().find(again), 0U) << all[3].at("detail").get<std::string>();
+  EXPECT_NE(all[3].at("log_file"), all[2].at("log_file")) << "the row graded again kept the other's log";
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(all[i].at("detail").get<std::string>().find(again), std::string::npos) << i;
+  }
+}
+
 // Two gradings sharing the GPU (--gpu-share, as tools/grade-class runs
 // them), at the same time: the row-faults plugin's rows get the verdicts
 // they get alone, each row that failed was graded again with the GPU to
@@ -236,6 +367,39 @@ TEST_F(Prestart, GradingsSharingTheGpuGradeFailingRowsAgainAlone) {
   }
   for (const auto& row : read_json_lines(scratch_ / "correct-out" / "rows.jsonl")) {
     EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
+  }
+}
+
+// Gradings sharing the GPU while two of them keep runners for their next
+// rows (every row short, runners started ahead) and a third times every
+// row alone: none waits for another for ever (a runner's start waited for
+// while a kept runner holds the share), and each gets its verdicts.
+TEST_F(Prestart, GradingsKeepingRunnersShareTheGpuWithoutStalling) {
+  const auto share = scratch_ / "gpu.share";
+  const auto run_args = [&](const std::filesystem::path& submission, const std::string& name, bool all_short) {
+    std::filesystem::create_directories(scratch_ / name);
+    auto all = args(submission, {"--timeout", "30", "--prestart", "2", "--gpu-share", share.string(), "--policy",
+                                 policy(all_short)});
+    *(std::find(all.begin(), all.end(), "--output-dir") + 1) = (scratch_ / (name + "-out")).string();
+    return all;
+  };
+  GradeProcess stubs(run_args(kStubFaultsPlugin, "stubs", true), scratch_ / "stubs");
+  GradeProcess correct(run_args(fake("correct"), "correct", true), scratch_ / "correct");
+  GradeProcess scored(run_args(fake("correct"), "scored", false), scratch_ / "scored");
+  EXPECT_EQ(stubs.wait(120), 1) << stubs.err();
+  EXPECT_EQ(correct.wait(120), 0) << correct.err();
+  EXPECT_EQ(scored.wait(120), 0) << scored.err();
+  const auto stub_rows = read_json_lines(scratch_ / "stubs-out" / "rows.jsonl");
+  EXPECT_EQ(stub_rows.size(), 12U);
+  for (const auto& row : stub_rows) {
+    const std::string kernel = row.at("kernel").get<std::string>();
+    const std::string expected = kernel == "coo" ? "not_implemented" : kernel == "csr_vector" ? "wrong" : "pass";
+    EXPECT_EQ(verdict_of(row), expected) << kernel << ": " << row.at("summary").get<std::string>();
+  }
+  for (const char* name : {"correct-out", "scored-out"}) {
+    const auto all = read_json_lines(scratch_ / name / "rows.jsonl");
+    EXPECT_EQ(all.size(), 12U) << name;
+    for (const auto& row : all) EXPECT_EQ(verdict_of(row), "pass") << name << ": " << row.at("summary").get<std::string>();
   }
 }
 

@@ -39,14 +39,16 @@ struct Decision {
 };
 
 // In CTest mode a case's rows may be graded by several runs (one per GPU,
-// and a kernel's own run for rows left over): cuSPARSE's time on a case,
-// measured by the first, is kept beside the journals for the others
-// (context only: it earns nothing). So are a class's on one GPU, in
-// --cusparse-cache (tools/grade-class).
-std::optional<std::filesystem::path> cusparse_cache(const RowLoopSettings& settings, const std::string& case_name) {
+// and a kernel's own run for rows left over): what the first measured of a
+// case, cuSPARSE's time (context only: it earns nothing) and which of its
+// rows are short (a prediction, Grading::known_short), is kept beside the
+// journals for the others. So is a class's on one GPU, in --cusparse-cache
+// (tools/grade-class). The file of `case_name` ending in `suffix`.
+std::optional<std::filesystem::path> cache_file(const RowLoopSettings& settings, const std::string& case_name,
+                                                const std::string& suffix) {
   const auto& folder = settings.cusparse_cache ? settings.cusparse_cache : settings.journal;
   if (!folder) return std::nullopt;
-  return *folder / (file_name_part(case_name) + ".cusparse-ms");
+  return *folder / (file_name_part(case_name) + suffix);
 }
 
 // Cases prepared by other threads while one is graded (GPU gradings only).
@@ -87,6 +89,7 @@ class Grading {
 
   // Runners started ahead and never used end as work on the GPU.
   ~Grading() {
+    end_kept();
     try {
       const GpuShare::Hold ending = runners_.active();
       started_.clear();
@@ -144,7 +147,7 @@ class Grading {
   }
 
   void read_cusparse_cache(PreparedCase& prepared) const {
-    const auto file = cusparse_cache(settings_, prepared.test_case.name);
+    const auto file = cache_file(settings_, prepared.test_case.name, ".cusparse-ms");
     if (!file || prepared.cusparse_ms) return;
     std::ifstream in(*file);
     double ms = 0;
@@ -152,7 +155,7 @@ class Grading {
   }
 
   void write_cusparse_cache(const PreparedCase& prepared) const {
-    const auto file = cusparse_cache(settings_, prepared.test_case.name);
+    const auto file = cache_file(settings_, prepared.test_case.name, ".cusparse-ms");
     if (!file || !prepared.cusparse_ms) return;
     std::ostringstream text;
     text.precision(17);
@@ -196,6 +199,7 @@ class Grading {
     const CaseEntry& entry = setup_.cases[c];
     const std::vector<std::size_t>& indices = case_rows_[c];
     CaseState& state = case_state(rows, c);
+    current_case_ = c;
     prepare_ahead(rows, c);
     if (!state.prepared) {
       finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
@@ -233,6 +237,7 @@ class Grading {
         check_gpu_health(rows[i]);
       }
     }
+    end_kept();
     cases_.erase(c);
   }
 
@@ -285,13 +290,18 @@ class Grading {
         const CaseState& state = case_state(rows, turn.case_index);
         if (!state.prepared || decide_without_runner(rows[turn.row], *state.prepared)) continue;
       }
+      if (likely_kept_runner(rows, next)) continue;
       started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
       ++waiting;
     }
     next_to_start_ = next;
   }
 
-  // A row that needs no runner after all: the one started for it ends unused.
+  // A row that needs no runner after all: the one started for it ends
+  // unused. Its start may still be waiting for its turn on the GPU while
+  // this grading holds a kept runner: the share grants a start beside the
+  // member's own work (gpu_share.hpp), so this wait cannot hold up the
+  // other gradings' stretches, nor they it.
   void drop_started(std::size_t index) {
     const auto it =
         std::find_if(started_.begin(), started_.end(), [&](const StartedRow& s) { return s.index == index; });
@@ -341,12 +351,16 @@ class Grading {
   void grade_and_judge(RowResult& row, const RowResult& unjudged, RowPlan plan, PendingRunner pending,
                        const RowContext& context) {
     RowRecord record = grade_row(plan, std::move(pending), runners_);
+    if (record.kept) {
+      kept_ = KeptRunner{std::move(record.kept), std::move(record.kept_activity), record.log_file, current_case_};
+    }
     if (record.passed_when_tried) {
       const double tried_ms = total_ms(record.phase_ms);
       plan.tried_first = false;
       record = grade_row(plan, start_submission_runner(runners_, log_of(row), true), runners_);
       record.phase_ms["tried_first"] += tried_ms;
     }
+    graded_short_ = record.timing.timed ? std::optional<bool>(record.timing.short_row) : std::nullopt;
     row = unjudged;
     const auto judging = Clock::now();
     judge_row(row, record, context);
@@ -374,6 +388,76 @@ class Grading {
     return total;
   }
 
+  // Whether a row would take a runner kept from the case's row before
+  // (and hand its own on): its kernel failed its last row (tried first; a
+  // stub's rows), or it is likely short (correctness only): an earlier
+  // grading found it so, or else the case's last row timed here was.
+  bool keepable(const RowResult& row) {
+    if (kernels_failing_.count(row.kernel) != 0) return true;
+    if (const auto known = known_short(row.case_name, row.kernel)) return *known;
+    const auto last = last_short_.find(row.case_name);
+    return last != last_short_.end() && last->second;
+  }
+
+  // Whether the row at `position` will likely take a kept runner (no
+  // runner started ahead for it): it is keepable, and so is the row before
+  // it in its case that needs a runner. If not, its runner starts at its
+  // turn.
+  bool likely_kept_runner(const std::vector<RowResult>& rows, std::size_t position) {
+    if (!keepable(rows[order_[position].row])) return false;
+    const std::size_t c = order_[position].case_index;
+    for (std::size_t at = position; at-- > 0;) {
+      if (order_[at].case_index != c) return false;
+      const RowResult& before = rows[order_[at].row];
+      if (case_prepared(c)) {
+        const CaseState& state = case_state(rows, c);
+        if (state.prepared && decide_without_runner(before, *state.prepared)) continue;
+      }
+      return keepable(before);
+    }
+    return false;
+  }
+
+  // Whether the row of `kernel` on `case_name` is short (correctness only),
+  // as this grading or another of the class on the same GPU found it
+  // (the cache folder, as cuSPARSE's time); nullopt if none has graded it.
+  // A prediction only: the row's own pilot decides.
+  std::optional<bool> known_short(const std::string& case_name, const std::string& kernel) {
+    const auto key = std::make_pair(case_name, kernel);
+    if (const auto it = short_rows_.find(key); it != short_rows_.end()) return it->second;
+    const auto file = cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short");
+    if (!file) return std::nullopt;
+    std::ifstream in(*file);
+    int value = -1;
+    if (!(in >> value) || (value != 0 && value != 1)) return std::nullopt;
+    return short_rows_[key] = value == 1;
+  }
+
+  void note_short(const std::string& case_name, const std::string& kernel, bool is_short) {
+    last_short_[case_name] = is_short;
+    const auto key = std::make_pair(case_name, kernel);
+    if (const auto it = short_rows_.find(key); it != short_rows_.end() && it->second == is_short) return;
+    short_rows_[key] = is_short;
+    if (const auto file = cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short")) {
+      write_file_atomically(*file, is_short ? "1\n" : "0\n");
+    }
+  }
+
+  // Whether this row takes the kept runner: one of its case, and (with the
+  // GPU shared) the others' work is not waiting for this grading's to end:
+  // a kept runner is work on the GPU for as long as it lives.
+  bool takes_kept_runner() {
+    if (!kept_ || kept_->case_index != current_case_) return false;
+    return !runners_.shared() || runners_.try_active().held();
+  }
+
+  // The kept runner ended (in the background, its hold with it).
+  void end_kept() {
+    if (!kept_) return;
+    runners_.retire(std::move(kept_->runner), std::move(kept_->activity));
+    kept_.reset();
+  }
+
   std::size_t position_of(std::size_t row) const {
     const auto it = std::find_if(order_.begin(), order_.end(), [&](const Turn& turn) { return turn.row == row; });
     return static_cast<std::size_t>(it - order_.begin());
@@ -382,7 +466,18 @@ class Grading {
   void run_row(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
     RowResult& row = rows[index];
     PendingRunner pending;
-    if (!started_.empty() && started_.front().index == index) {
+    const bool tried_first = kernels_failing_.count(row.kernel) != 0;
+    const bool in_kept = keepable(row) && takes_kept_runner();
+    if (in_kept) {
+      drop_started(index);
+      pending.loaded = std::move(kept_->runner);
+      pending.activity = std::move(kept_->activity);
+      pending.log = kept_->log;
+      std::error_code error;
+      const auto size = std::filesystem::file_size(pending.log, error);
+      pending.log_offset = error ? 0 : size;
+      kept_.reset();
+    } else if (end_kept(); !started_.empty() && started_.front().index == index) {
       pending = std::move(started_.front().runner);
       started_.pop_front();
     } else {
@@ -398,7 +493,9 @@ class Grading {
     plan.measure_cusparse =
         settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
-    plan.tried_first = kernels_failing_.count(row.kernel) != 0;
+    plan.tried_first = tried_first;
+    plan.may_keep_runner = true;
+    plan.log = log_of(row);
     const RowContext context{prepared,
                              plan.format,
                              settings_.timeout_s,
@@ -407,25 +504,55 @@ class Grading {
                              setup_.policy.min_reference_us};
     const RowResult unjudged = row;
     grade_and_judge(row, unjudged, plan, std::move(pending), context);
+    // A row that failed or was flagged in the runner the row before left
+    // loaded is graded again in a runner of its own: that kernel may have
+    // corrupted the runner's memory or context, or left work running in it.
+    // A clean pass there is this kernel's own: what the other left behind
+    // cannot make a result right for an x it has not seen (and a row tried
+    // first that passes is graded again in full).
+    // A kernel that timed out in a runner of its own has its later timeouts
+    // stand: each costs the whole limit, twice.
+    const auto hangs = [&] { return row.verdict == Verdict::kTimeout && hanging_kernels_.count(row.kernel) != 0; };
+    bool own_runner = !in_kept;
+    // With the GPU shared, the second look below is in a runner of its own.
+    if (in_kept && !runners_.shared() && row.verdict != Verdict::kNotImplemented &&
+        (row.verdict != Verdict::kPass || !row.flags.empty()) && !hangs()) {
+      own_runner = true;
+      const std::string first = row.summary;
+      const double first_ms = total_ms(row.phase_ms);
+      end_kept();
+      plan.may_keep_runner = false;
+      grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
+      row.phase_ms["first_attempt"] += first_ms;
+      row.detail =
+          "Graded again in a runner of its own, after a first grading in a runner another kernel's row "
+          "had used gave: " +
+          first + (row.detail.empty() ? "" : "\n" + row.detail);
+    }
     // A row that did not pass cleanly while other gradings shared the GPU
     // (gpu_share.hpp: its untimed work beside theirs) is graded again with
     // the GPU to itself, and that grading stands: another student's
     // submission, filling the GPU's memory or keeping it busy, cannot fail
-    // or flag this one's row. A kernel that timed out with the GPU to itself
-    // has its later timeouts stand: each costs the whole limit, twice.
-    const bool hangs = row.verdict == Verdict::kTimeout && hanging_kernels_.count(row.kernel) != 0;
-    if (runners_.shared() && needs_second_look(row) && !hangs) {
+    // or flag this one's row.
+    bool alone = !runners_.shared();
+    if (runners_.shared() && needs_second_look(row) && !hangs()) {
+      alone = own_runner = true;
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
       plan.alone = true;
+      plan.may_keep_runner = false;
+      end_kept();
       grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] = first_ms;
       row.detail =
-          "Graded again with the GPU to itself, after a first grading beside another grading on the "
-          "same GPU gave: " +
+          "Graded again with the GPU to itself, in a runner of its own, after a first grading beside another "
+          "grading on the same GPU gave: " +
           first + (row.detail.empty() ? "" : "\n" + row.detail);
-      if (row.verdict == Verdict::kTimeout) hanging_kernels_.insert(row.kernel);
     }
+    if (row.verdict == Verdict::kTimeout && own_runner && alone) hanging_kernels_.insert(row.kernel);
+    // Short or not, for the rows of the same case and kernel to come (in
+    // other gradings of the class): known from a row that was timed.
+    if (row.verdict == Verdict::kPass && graded_short_) note_short(row.case_name, row.kernel, *graded_short_);
     if (row.verdict == Verdict::kPass) {
       kernels_failing_.erase(row.kernel);
     } else {
@@ -459,7 +586,22 @@ class Grading {
   // Kernels whose last row graded did not pass: their next row is tried
   // first (RowPlan::tried_first).
   std::set<std::string> kernels_failing_;
-  // Kernels that timed out with the GPU to themselves (graded again alone).
+  // The runner of the case's last row tried first, kept loaded for its next
+  // one (a stub's rows: a runner a case instead of a row).
+  struct KeptRunner {
+    std::unique_ptr<Runner> runner;
+    GpuShare::Hold activity;
+    std::filesystem::path log;  // the row's that started it: the runner writes there
+    std::size_t case_index = 0;
+  };
+  std::optional<KeptRunner> kept_;
+  // Rows found short or not (known_short), by case and kernel.
+  std::map<std::pair<std::string, std::string>, bool> short_rows_;
+  std::map<std::string, bool> last_short_;
+  std::optional<bool> graded_short_;  // the last row graded: short or not, if it was timed  // by case: its last row timed here short or not
+  std::size_t current_case_ = 0;
+  // Kernels that timed out in a runner of their own with the GPU to
+  // themselves (graded again alone, or not sharing the GPU).
   std::set<std::string> hanging_kernels_;
 };
 

@@ -49,6 +49,7 @@ class GradingRunners final : public RunnerFactory {
   QuietGpu::Hold reserve() override { return quiet_.reserve(); }
   GpuShare::Hold active() override { return share_->active(); }
   GpuShare::Hold alone() override { return share_->alone(); }
+  GpuShare::Hold try_active() { return share_->try_active(); }
   [[nodiscard]] bool shared() const override { return share_->shared(); }
 
   GradingRunners(const GradingRunners&) = delete;

@@ -101,6 +101,7 @@ class RowGrader {
         results_(std::make_shared<ResultMemory>(runner::result_area_bytes(prepared_.csr.rows))),
         reference_results_(runner::result_area_bytes(prepared_.csr.rows)) {
     record_.log_file = log_;
+    record_.log_offset = pending_.log_offset;
   }
 
   RowRecord grade() {
@@ -122,6 +123,7 @@ class RowGrader {
     if (plan_.measure_cusparse && !phase("cusparse", measure_cusparse())) return finish();
     if (!phase("reference_bursts", reference_setup()) || !correctness_runs()) return finish();
     if (evaluate_correctness(prepared_, *record_.results, record_.modified_inputs).passed) {
+      passed_ = true;
       phase("check", true);
       if (!phase("bursts", time_submission())) return finish();
       // The links' checks (the CPU's golden products) are done before the
@@ -153,7 +155,8 @@ class RowGrader {
   // The submission's load, set-up and checked runs, its results kept; false
   // (the record says why) if a step failed.
   bool correctness_runs() {
-    if (!phase("load", load()) || !phase("setup", setup())) return false;
+    // A runner kept from the row before has the plugin loaded.
+    if (!phase("load", loaded_ || load()) || !phase("setup", setup())) return false;
     for (int run = 0; run < kRunsPerRow; ++run) {
       if (!run_once(run)) return false;
     }
@@ -171,6 +174,17 @@ class RowGrader {
   }
 
   RowRecord finish() {
+    // A runner that is well and loaded, after a kernel that answered "not
+    // implemented" at a run (a stub's) or a short row that passed, goes to
+    // the case's next such row (RowPlan::may_keep_runner).
+    const bool stub = record_.refused == ReplyKind::kNotImplemented && record_.stage >= Stage::kRun1;
+    const bool short_pass = record_.completed && passed_ && record_.timing.timed && record_.timing.short_row &&
+                            record_.timing.wrong_timed_launch.empty();
+    if (plan_.may_keep_runner && runner_ && (stub || short_pass) && record_.end.kind == RunnerEnd::Kind::kRunning &&
+        active_.held() && !alone_.held()) {
+      record_.kept = std::move(runner_);
+      record_.kept_activity = std::move(active_);
+    }
     // A runner that finished its row, or answered that its kernel is not
     // implemented (a stub's every row), ends in the background; any other
     // is ended now, for how it ended.
@@ -198,6 +212,14 @@ class RowGrader {
   // gone); the row is the grader's failure only if every attempt fails.
   bool start() {
     record_.stage = Stage::kStarting;
+    // A runner kept from the row before: loaded, its hold on the share
+    // kept with it.
+    if (pending_.loaded) {
+      runner_ = pending_.take();
+      active_ = std::move(pending_.activity);
+      loaded_ = true;
+      return true;
+    }
     // The runner started ahead, if it is still starting (runners start one
     // or two at a time, beside the rows).
     runner_ = pending_.take();
@@ -216,6 +238,25 @@ class RowGrader {
       record_.grader_failure = "the submission's runner did not start (4 attempts in 4 s): " + why;
     }
     return false;
+  }
+
+  // The kept runner ended, and one of the row's own started in its place
+  // (into the row's own log); false if it does not start.
+  // Nothing is held while it starts, as at the row's beginning: a start
+  // waits for the others' timed stretches (a hold on the share would keep
+  // them waiting in turn) and for this row's reservation.
+  bool fresh_runner() {
+    retire_runner();
+    reservation_.release();
+    loaded_ = false;
+    log_ = plan_.log;
+    record_.log_file = log_;
+    record_.log_offset = 0;
+    pending_ = start_submission_runner(factory_, log_, true);
+    if (!phase("start", start())) return false;
+    be_active();
+    reservation_ = factory_.reserve();
+    return phase("share", true);
   }
 
   // A step of the submission's runner; false (and the record says why) if
@@ -320,6 +361,11 @@ class RowGrader {
       reservation_.release();
       return reference_warmup() && time_reference(reference_before_, nullptr) && phase("reference_bursts", true);
     }
+    // A runner kept from the case's row before has run this student's code:
+    // a row scored by speed needs one that has not (its calibration before
+    // the plugin's load, and the reference timed with nothing of the
+    // submission alive).
+    if (loaded_ && !fresh_runner()) return false;
     // The previous row's runner gone before anything is timed (its end
     // overlaps the pilot, which sets the links only).
     factory_.settle();
@@ -520,7 +566,7 @@ class RowGrader {
   bool time_reference_after() {
     if (short_row()) {
       quiet_.release();
-      retire_runner();
+      if (!plan_.may_keep_runner) retire_runner();  // else finish() keeps or retires it
       finish_timing();
       return true;
     }
@@ -604,7 +650,8 @@ class RowGrader {
     // and hold those bursts up; it waits for the row's next stretch without
     // timing instead.
     if (!on_device()) quiet_.release();
-    retire_runner();
+    // A short row's runner may go on to the case's next row (finish()).
+    if (!(plan_.may_keep_runner && short_row())) retire_runner();
     for (auto& check : deferred_checks_) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
       pending_checks_.push_back(std::async(std::launch::async, std::move(check)));
@@ -778,6 +825,8 @@ class RowGrader {
   double pilot_link_ms_ = 0;     // a link of the reference's pilot bursts (choose_links)
   bool short_by_pilot_ = false;  // under min_reference_us by the pilot already
   bool chained_ = false;         // the reference runner holds the row's bursts (kChain of links_)
+  bool loaded_ = false;          // the runner came with the plugin loaded (PendingRunner::loaded)
+  bool passed_ = false;          // the three checked runs were correct
   Side reference_before_, reference_after_, submission_;
   QuietGpu::Hold quiet_;        // from the submission's bursts to the reference's after them
   QuietGpu::Hold reservation_;  // from the row's beginning to the reference's bursts before

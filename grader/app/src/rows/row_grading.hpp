@@ -23,6 +23,8 @@
 //      calibration (timing_checks.hpp checks them).
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <future>
 #include <memory>
@@ -59,6 +61,15 @@ struct RowPlan {
   // set-up and timing). One whose runs are correct is graded again from
   // the start (RowRecord::passed_when_tried).
   bool tried_first = false;
+  // The row may hand its runner on, loaded, to the case's next row
+  // (RowRecord::kept): when its kernel answered "not implemented" at a run
+  // (a stub's), or it passed as a short row (correctness only), and the
+  // runner is well. A row scored by speed never does: its runner must not
+  // have run anything of the submission before the reference's bursts.
+  bool may_keep_runner = false;
+  // The row's own log: a row given a kept runner (PendingRunner::loaded)
+  // that turns out to be scored by speed starts a fresh runner into it.
+  std::filesystem::path log;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.
@@ -100,7 +111,14 @@ class RunnerFactory {
 struct PendingRunner {
   std::future<std::unique_ptr<Runner>> starting;
   std::filesystem::path log;
-  std::unique_ptr<Runner> take() { return starting.get(); }
+  // Or a runner whose plugin is loaded already, kept from the row before
+  // (RowRecord::kept), with its hold on the GPU's share.
+  std::unique_ptr<Runner> loaded;
+  GpuShare::Hold activity;
+  // Where this row's output begins in `log` (a kept runner's log holds the
+  // rows before too).
+  std::uintmax_t log_offset = 0;
+  std::unique_ptr<Runner> take() { return loaded ? std::move(loaded) : starting.get(); }
 };
 PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log,
                                       bool append_log = false);

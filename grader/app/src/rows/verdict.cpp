@@ -194,7 +194,7 @@ void set_verdict(RowResult& row, Verdict verdict, const std::string& cause, cons
 void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
   row.log_file = record.log_file.string();
   row.phase_ms = record.phase_ms;
-  row.submission_output = log_excerpt(record.log_file);
+  row.submission_output = log_excerpt(record.log_file, 2000, record.log_offset);
   row.compulsory_bytes = static_cast<std::int64_t>(compulsory_bytes(context.prepared, context.format));
   if (record.cusparse_ms) row.cusparse_ms = record.cusparse_ms;
   if (!row.cusparse_ms) row.cusparse_ms = context.prepared.cusparse_ms;
@@ -234,16 +234,18 @@ void judge_row(RowResult& row, RowRecord& record, const RowContext& context) {
   }
 }
 
-std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_bytes) {
+std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_bytes, std::uintmax_t offset) {
   std::ifstream file(log_file, std::ios::binary);
+  if (!file) return {};
+  file.seekg(static_cast<std::streamoff>(offset));
   if (!file) return {};
   std::string text(max_bytes, '\0');
   file.read(text.data(), static_cast<std::streamsize>(max_bytes));
   text.resize(static_cast<std::size_t>(file.gcount()));
   std::error_code error;
   const auto size = std::filesystem::file_size(log_file, error);
-  if (!error && size > text.size()) {
-    text += "\n... (" + std::to_string(size - text.size()) + " more bytes in the row's log, " +
+  if (!error && size > offset + text.size()) {
+    text += "\n... (" + std::to_string(size - offset - text.size()) + " more bytes in the row's log, " +
             log_file.filename().string() + ")";
   }
   return text;

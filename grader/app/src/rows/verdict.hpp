@@ -3,6 +3,7 @@
 // wrote, and the timing with the grader's checks.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -31,7 +32,9 @@ void judge_row(RowResult& row, RowRecord& record, const RowContext& context);
 // skipped, ...).
 void set_verdict(RowResult& row, Verdict verdict, const std::string& cause, const std::string& explanation);
 
-// The beginning of a log file, for reports ("" if empty or unreadable).
-std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_bytes = 2000);
+// The beginning of a log file from `offset` (a row's output in a runner kept
+// for several rows), for reports ("" if empty or unreadable).
+std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_bytes = 2000,
+                        std::uintmax_t offset = 0);
 
 }  // namespace spmv::grade

@@ -194,12 +194,19 @@ GpuShare::Hold GpuShare::wait_for(Kind kind, std::chrono::milliseconds patience,
   const auto granted = [&](Table& table) {
     Slot& mine = table.slots[me];
     if (kind == Kind::kActive) {
-      bool others_timing = false;
+      bool others_timing = false, others_alone = false;
       for (std::size_t k = 0; k < table.slots.size(); ++k) {
         const Slot& slot = table.slots[k];
-        if (k != me && slot.pid != 0 && (slot.alone > 0 || slot.waiting != 0)) others_timing = true;
+        if (k == me || slot.pid == 0) continue;
+        if (slot.alone > 0 || slot.waiting != 0) others_timing = true;
+        if (slot.alone > 0) others_alone = true;
       }
-      if (start ? mine.alone == 0 && !others_timing : mine.alone > 0 || !others_timing) {
+      // A start beside this member's own work holds no one up longer than
+      // that work does (no one is alone while it lasts), and a grading may
+      // have to wait for a start while it holds something (a runner kept
+      // for its next row): it is granted while no other member is alone.
+      const bool start_granted = mine.alone == 0 && (!others_timing || (mine.active > 0 && !others_alone));
+      if (start ? start_granted : mine.alone > 0 || !others_timing) {
         ++mine.active;
         return true;
       }

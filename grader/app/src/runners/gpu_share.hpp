@@ -91,7 +91,10 @@ class GpuShare {
   // active() if granted now, else an empty Hold (a caller that must not
   // wait while it holds something else). A runner's start (`start`) is
   // not granted beside this member's own stretch either: it would lengthen
-  // the stretch, which the others wait for.
+  // the stretch, which the others wait for. It is granted beside this
+  // member's own work while no other member is alone, even if one waits to
+  // be (that work holds it up anyway): a grading holding a runner for its
+  // next row may wait for a start.
   Hold try_active(bool start = false);
   static constexpr std::chrono::microseconds kPoll{500};
 
