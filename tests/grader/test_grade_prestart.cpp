@@ -113,7 +113,8 @@ class Prestart : public GradeEndToEnd {
   // every row scored by speed (policy(false)) unless `more` names a policy.
   std::vector<std::string> signatures(const std::filesystem::path& submission, int prestart,
                                       std::vector<std::string> more) {
-    if (std::find(more.begin(), more.end(), "--policy") == more.end()) more.insert(more.end(), {"--policy", policy(false)});
+    if (std::find(more.begin(), more.end(), "--policy") == more.end())
+      more.insert(more.end(), {"--policy", policy(false)});
     more.insert(more.end(), {"--prestart", std::to_string(prestart)});
     last_run_ = grade(submission, std::move(more));
     std::vector<std::string> all;
@@ -284,8 +285,8 @@ TEST_F(Prestart, ARowPredictedShortButScoredStartsARunnerOfItsOwn) {
   for (const char* kernel : {"coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"}) {
     write_text(cache / (std::string("mixed_rows__") + kernel + ".short"), "1\n");
   }
-  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false), "--cusparse-cache",
-                            cache.string()});
+  grade(kStubFaultsPlugin,
+        {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false), "--cusparse-cache", cache.string()});
   const auto all = rows();
   ASSERT_EQ(all.size(), 6U) << context_;
   for (const auto& row : all) {
@@ -399,7 +400,8 @@ TEST_F(Prestart, GradingsKeepingRunnersShareTheGpuWithoutStalling) {
   for (const char* name : {"correct-out", "scored-out"}) {
     const auto all = read_json_lines(scratch_ / name / "rows.jsonl");
     EXPECT_EQ(all.size(), 12U) << name;
-    for (const auto& row : all) EXPECT_EQ(verdict_of(row), "pass") << name << ": " << row.at("summary").get<std::string>();
+    for (const auto& row : all)
+      EXPECT_EQ(verdict_of(row), "pass") << name << ": " << row.at("summary").get<std::string>();
   }
 }
 

@@ -597,8 +597,8 @@ class Grading {
   std::optional<KeptRunner> kept_;
   // Rows found short or not (known_short), by case and kernel.
   std::map<std::pair<std::string, std::string>, bool> short_rows_;
-  std::map<std::string, bool> last_short_;
-  std::optional<bool> graded_short_;  // the last row graded: short or not, if it was timed  // by case: its last row timed here short or not
+  std::map<std::string, bool> last_short_;  // by case: its last row timed here short or not
+  std::optional<bool> graded_short_;        // the last row graded: short or not, if it was timed
   std::size_t current_case_ = 0;
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).

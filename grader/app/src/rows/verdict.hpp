@@ -34,7 +34,6 @@ void set_verdict(RowResult& row, Verdict verdict, const std::string& cause, cons
 
 // The beginning of a log file from `offset` (a row's output in a runner kept
 // for several rows), for reports ("" if empty or unreadable).
-std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_bytes = 2000,
-                        std::uintmax_t offset = 0);
+std::string log_excerpt(const std::filesystem::path& log_file, std::size_t max_bytes = 2000, std::uintmax_t offset = 0);
 
 }  // namespace spmv::grade
