@@ -331,9 +331,10 @@ std::vector<MatrixSource> matrices_of(Threshold threshold, Scale scale) {
       for (const int n : {40, 41, 51, 52, 64}) matrices.push_back(stencil7_source(n));
       break;
     case Threshold::kSlicesMaxMean:
-      // Mean rows just under 2h + 1: 17, 25, 29, 31, 33, 37, 49, 63, 65,
-      // 97, 129, 193, 257.
-      for (const int h : {8, 12, 14, 15, 16, 18, 24, 31, 32, 48, 64, 96, 128}) {
+      // Mean rows just under 2h + 1: 17, 33, 49, 65, 97, 129, 193, 255,
+      // 261, 321 (band-h127 and band-h130 on either side of 256, with
+      // --quick too).
+      for (const int h : {8, 16, 24, 32, 48, 64, 96, 127, 130, 160}) {
         matrices.push_back(banded_source(scale, h));
       }
       break;
@@ -432,8 +433,7 @@ std::vector<Value> values_of(Threshold threshold) {
   switch (threshold) {
     case Threshold::kSlicesMinPath:
       return switch_values(threshold, {0, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 23});
-    case Threshold::kSlicesMaxMean:
-      return switch_values(threshold, {16, 20, 28, 30, 32, 36, 48, 64, 96, 128, 192, 256, 512});
+    case Threshold::kSlicesMaxMean: return switch_values(threshold, {16, 32, 48, 64, 96, 128, 192, 256, 320, 512});
     case Threshold::kSlicesMaxPadding:
       return switch_values(
           threshold, {0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.40, 0.60, 0.75, 0.90, 1.00, 1.25, 1.50, 2.00});
