@@ -408,11 +408,11 @@ TEST(PlanChoice, RegularLargeMatricesGetPackedSlices) {
 }
 
 TEST(PlanChoice, PaddedLongOrSmallMatricesKeepTheRule) {
-  // Padding beyond kPlanSlicesMaxPadding (100%).
+  // Padding beyond kPlanSlicesMaxPadding (105%).
   const RowLengthStats spread{2'000'000, 2'000'000, 20'000'000, 28, 1'999'000};
   const CsrAutoChoice rule = reference::choose_csr_kernel(spread);
-  EXPECT_EQ(plan::choose_plan(spread, rule, 40'000'000).kind, PlanKind::kSlices);
-  const plan::PlanChoice padded = plan::choose_plan(spread, rule, 40'000'032);
+  EXPECT_EQ(plan::choose_plan(spread, rule, 41'000'000).kind, PlanKind::kSlices);
+  const plan::PlanChoice padded = plan::choose_plan(spread, rule, 41'000'032);
   EXPECT_EQ(padded.kind, PlanKind::kRule);
   EXPECT_EQ(padded.rule, rule);
   // longrows: rows of 2000, beyond kPlanSlicesMaxMean.
@@ -538,8 +538,8 @@ TEST(PlanLayOut, PaddingBitsInAValueFallBackToTheRuleUnlessSlicesAreForced) {
 TEST(PlanSettings, DefaultsAreTuningsValuesAndTheChoicesWithoutSettings) {
   const plan::PlanSettings defaults;
   EXPECT_EQ(defaults.slices_min_path, std::int64_t{1} << 19);              // tuning::kPlanSlicesMinPath
-  EXPECT_EQ(defaults.slices_max_mean, 256.0);                              // kPlanSlicesMaxMean
-  EXPECT_EQ(defaults.slices_max_padding, 1.0);                             // kPlanSlicesMaxPadding
+  EXPECT_EQ(defaults.slices_max_mean, 260.0);                              // kPlanSlicesMaxMean
+  EXPECT_EQ(defaults.slices_max_padding, 1.05);                            // kPlanSlicesMaxPadding
   EXPECT_EQ(defaults.slices_max_bytes, 1.0);                               // kPlanSlicesMaxBytes
   EXPECT_EQ(defaults.slice_kernel, (plan::SliceKernelShape{4, 4}));        // kPlanSliceLoads x kPlanSliceMinBlocks
   EXPECT_EQ(defaults.short_slice_kernel, (plan::SliceKernelShape{2, 8}));  // kPlanShortSlice...

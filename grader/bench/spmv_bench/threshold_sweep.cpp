@@ -332,9 +332,9 @@ std::vector<MatrixSource> matrices_of(Threshold threshold, Scale scale) {
       break;
     case Threshold::kSlicesMaxMean:
       // Mean rows just under 2h + 1: 17, 33, 49, 65, 97, 129, 193, 255,
-      // 261, 321 (band-h127 and band-h130 on either side of 256, with
+      // 259, 267, 321 (band-h129 and band-h133 on either side of 260, with
       // --quick too).
-      for (const int h : {8, 16, 24, 32, 48, 64, 96, 127, 130, 160}) {
+      for (const int h : {8, 16, 24, 32, 48, 64, 96, 127, 129, 133, 160}) {
         matrices.push_back(banded_source(scale, h));
       }
       break;
@@ -433,10 +433,10 @@ std::vector<Value> values_of(Threshold threshold) {
   switch (threshold) {
     case Threshold::kSlicesMinPath:
       return switch_values(threshold, {0, 1 << 18, 1 << 19, 1 << 20, 1 << 21, 1 << 22, 1 << 23});
-    case Threshold::kSlicesMaxMean: return switch_values(threshold, {16, 32, 48, 64, 96, 128, 192, 256, 320, 512});
+    case Threshold::kSlicesMaxMean: return switch_values(threshold, {16, 32, 48, 64, 96, 128, 192, 256, 260, 320, 512});
     case Threshold::kSlicesMaxPadding:
-      return switch_values(
-          threshold, {0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.40, 0.60, 0.75, 0.90, 1.00, 1.25, 1.50, 2.00});
+      return switch_values(threshold, {0, 0.05, 0.08, 0.10, 0.12, 0.15, 0.20, 0.30, 0.40, 0.60, 0.75, 0.90, 1.00, 1.05,
+                                       1.25, 1.50, 2.00});
     case Threshold::kSlicesMaxBytes:
       return switch_values(threshold,
                            {0.75, 0.80, 0.85, 0.88, 0.90, 0.91, 0.92, 0.94, 0.96, 0.98, 1.00, 1.02, 1.05, 1.10});
