@@ -15,6 +15,10 @@ import subprocess
 import time
 
 
+# Seconds a screenshot may take (Page.screenshot) before it is skipped.
+SCREENSHOT_TIMEOUT = 240
+
+
 class BrowserError(Exception):
     pass
 
@@ -93,13 +97,13 @@ class Browser:
         message, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(message)
 
-    def call(self, method, params=None, session=None):
+    def call(self, method, params=None, session=None, timeout=None):
         self.next_id += 1
         message = {"id": self.next_id, "method": method, "params": params or {}}
         if session:
             message["sessionId"] = session
         os.write(self.to_browser, json.dumps(message).encode("utf-8") + b"\0")
-        deadline = time.monotonic() + self.timeout
+        deadline = time.monotonic() + (timeout or self.timeout)
         while True:
             reply = self._receive(deadline)
             if reply.get("id") == self.next_id:
@@ -192,6 +196,17 @@ class Page:
             params["captureBeyondViewport"] = True
             size = self.call("Page.getLayoutMetrics")["cssContentSize"]
             params["clip"] = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
-        data = self.call("Page.captureScreenshot", params)["data"]
+        # A picture for people to look at, asserted on by nothing: on a
+        # loaded two-core machine Chromium has taken over two minutes to
+        # paint the class page of 200 students. One that does not come in
+        # time is said and skipped; its late answer is set aside by call().
+        try:
+            data = self.browser.call("Page.captureScreenshot", params, self.session, timeout=SCREENSHOT_TIMEOUT)["data"]
+        except BrowserError as error:
+            if "in time" not in str(error):
+                raise
+            print(f"screenshot {path} skipped: {error} ({SCREENSHOT_TIMEOUT} s)")
+            return False
         with open(path, "wb") as handle:
             handle.write(base64.b64decode(data))
+        return True

@@ -272,7 +272,7 @@ def main(argv):
     finally:
         browser.close()
 
-    if screenshot_to is not None:
+    if screenshot_to is not None and (work / "index.png").exists():
         shutil.copyfile(work / "index.png", screenshot_to)
     print(f"screenshots: {work / 'index.png'}, {work / 'index-grid.png'}, {work / 'index-review.png'}, "
           f"{work / 'leaderboard.png'}")
