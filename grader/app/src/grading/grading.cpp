@@ -347,9 +347,10 @@ class Grading {
 
   // A row graded by `plan` and judged into `row` (as `unjudged` was before
   // any grading): a row tried first whose runs were correct is graded
-  // again in full, the try a phase of its time.
-  void grade_and_judge(RowResult& row, const RowResult& unjudged, RowPlan plan, PendingRunner pending,
-                       const RowContext& context) {
+  // again in full, the try a phase of its time. Returns whether the row was
+  // short, if it was timed.
+  std::optional<bool> grade_and_judge(RowResult& row, const RowResult& unjudged, RowPlan plan, PendingRunner pending,
+                                      const RowContext& context) {
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     if (record.kept) {
       kept_ = KeptRunner{std::move(record.kept), std::move(record.kept_activity), record.log_file, current_case_};
@@ -360,11 +361,11 @@ class Grading {
       record = grade_row(plan, start_submission_runner(runners_, log_of(row), true), runners_);
       record.phase_ms["tried_first"] += tried_ms;
     }
-    graded_short_ = record.timing.timed ? std::optional<bool>(record.timing.short_row) : std::nullopt;
     row = unjudged;
     const auto judging = Clock::now();
     judge_row(row, record, context);
     row.phase_ms["judge"] = std::chrono::duration<double, std::milli>(Clock::now() - judging).count();
+    return record.timing.timed ? std::optional<bool>(record.timing.short_row) : std::nullopt;
   }
 
   // Whether a row's verdict or flags might come from another grading's
@@ -425,7 +426,7 @@ class Grading {
   std::optional<bool> known_short(const std::string& case_name, const std::string& kernel) {
     const auto key = std::make_pair(case_name, kernel);
     if (const auto it = short_rows_.find(key); it != short_rows_.end()) return it->second;
-    const auto file = cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short");
+    const auto file = short_file(case_name, kernel);
     if (!file) return std::nullopt;
     std::ifstream in(*file);
     int value = -1;
@@ -433,12 +434,16 @@ class Grading {
     return short_rows_[key] = value == 1;
   }
 
+  std::optional<std::filesystem::path> short_file(const std::string& case_name, const std::string& kernel) const {
+    return cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short");
+  }
+
   void note_short(const std::string& case_name, const std::string& kernel, bool is_short) {
     last_short_[case_name] = is_short;
     const auto key = std::make_pair(case_name, kernel);
     if (const auto it = short_rows_.find(key); it != short_rows_.end() && it->second == is_short) return;
     short_rows_[key] = is_short;
-    if (const auto file = cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short")) {
+    if (const auto file = short_file(case_name, kernel)) {
       write_file_atomically(*file, is_short ? "1\n" : "0\n");
     }
   }
@@ -503,7 +508,7 @@ class Grading {
                              setup_.policy.speedup_review,
                              setup_.policy.min_reference_us};
     const RowResult unjudged = row;
-    grade_and_judge(row, unjudged, plan, std::move(pending), context);
+    std::optional<bool> graded_short = grade_and_judge(row, unjudged, plan, std::move(pending), context);
     // A row that failed or was flagged in the runner the row before left
     // loaded is graded again in a runner of its own: that kernel may have
     // corrupted the runner's memory or context, or left work running in it.
@@ -522,7 +527,8 @@ class Grading {
       const double first_ms = total_ms(row.phase_ms);
       end_kept();
       plan.may_keep_runner = false;
-      grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
+      graded_short =
+          grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] += first_ms;
       row.detail =
           "Graded again in a runner of its own, after a first grading in a runner another kernel's row "
@@ -542,7 +548,8 @@ class Grading {
       plan.alone = true;
       plan.may_keep_runner = false;
       end_kept();
-      grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
+      graded_short =
+          grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] = first_ms;
       row.detail =
           "Graded again with the GPU to itself, in a runner of its own, after a first grading beside another "
@@ -552,7 +559,7 @@ class Grading {
     if (row.verdict == Verdict::kTimeout && own_runner && alone) hanging_kernels_.insert(row.kernel);
     // Short or not, for the rows of the same case and kernel to come (in
     // other gradings of the class): known from a row that was timed.
-    if (row.verdict == Verdict::kPass && graded_short_) note_short(row.case_name, row.kernel, *graded_short_);
+    if (row.verdict == Verdict::kPass && graded_short) note_short(row.case_name, row.kernel, *graded_short);
     if (row.verdict == Verdict::kPass) {
       kernels_failing_.erase(row.kernel);
     } else {
@@ -586,8 +593,8 @@ class Grading {
   // Kernels whose last row graded did not pass: their next row is tried
   // first (RowPlan::tried_first).
   std::set<std::string> kernels_failing_;
-  // The runner of the case's last row tried first, kept loaded for its next
-  // one (a stub's rows: a runner a case instead of a row).
+  // The runner of the case's last row that passed short or whose kernel is
+  // a stub, kept loaded for the case's next keepable row.
   struct KeptRunner {
     std::unique_ptr<Runner> runner;
     GpuShare::Hold activity;
@@ -598,7 +605,6 @@ class Grading {
   // Rows found short or not (known_short), by case and kernel.
   std::map<std::pair<std::string, std::string>, bool> short_rows_;
   std::map<std::string, bool> last_short_;  // by case: its last row timed here short or not
-  std::optional<bool> graded_short_;        // the last row graded: short or not, if it was timed
   std::size_t current_case_ = 0;
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).
