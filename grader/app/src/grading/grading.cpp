@@ -121,6 +121,19 @@ class Grading {
     CaseState state;
     try {
       state.prepared = prepare_case(setup_.cases[c].test_case, formats, prepare_);
+      // The runners' matrix images too, here rather than at the case's
+      // first row of each format: a large case's take the grader hundreds
+      // of milliseconds (on the H100, the reference's set-up of power_law's
+      // first row took 312 ms, of a row whose format's image was made 110 ms).
+      // One that cannot be made is tried again at its row, which says why.
+      try {
+        for (const spmv_format format : formats) {
+          if (state.prepared->refused.count(format) == 0) matrix_image(*state.prepared, format);
+        }
+        matrix_image(*state.prepared, SPMV_FORMAT_CSR);
+        shape_image(*state.prepared);
+      } catch (const std::exception&) {
+      }
     } catch (const PrepareError& e) {
       state.error = e.what();
     }

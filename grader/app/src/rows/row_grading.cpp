@@ -8,6 +8,8 @@
 #include <deque>
 #include <functional>
 #include <future>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <thread>
 #include <tuple>
@@ -69,6 +71,53 @@ struct Unpredictable {
   }
 };
 
+// Buffers for the copies of checked links, reused from row to row: a fresh
+// allocation of a large case's slots costs the grader a page fault for each
+// page it copies into, and the copies are taken inside a row's timed
+// stretch (on the development machine, 16 copies of 16 MB took 146 ms into
+// fresh buffers and 14-21 ms into reused ones). Buffers of one size are
+// kept (a case's rows follow one another); another size frees them.
+class CopyBuffers {
+ public:
+  static CopyBuffers& instance() {
+    static CopyBuffers buffers;
+    return buffers;
+  }
+
+  std::shared_ptr<std::uint32_t[]> take(std::size_t words) {
+    std::unique_ptr<std::uint32_t[]> buffer;
+    {
+      const std::lock_guard lock(mutex_);
+      if (words != words_) {
+        free_.clear();
+        words_ = words;
+      }
+      if (!free_.empty()) {
+        buffer = std::move(free_.back());
+        free_.pop_back();
+      }
+    }
+    if (!buffer) buffer.reset(new std::uint32_t[words]);
+    return {buffer.release(), [this, words](std::uint32_t* words_at) { give_back(words_at, words); }};
+  }
+
+ private:
+  // At most this many bytes kept free.
+  static constexpr std::size_t kMaxKeptBytes = std::size_t{1} << 30;
+
+  void give_back(std::uint32_t* buffer, std::size_t words) {
+    std::unique_ptr<std::uint32_t[]> owned(buffer);
+    const std::lock_guard lock(mutex_);
+    if (words == words_ && (free_.size() + 1) * words * sizeof(std::uint32_t) <= kMaxKeptBytes) {
+      free_.push_back(std::move(owned));
+    }
+  }
+
+  std::mutex mutex_;
+  std::size_t words_ = 0;
+  std::vector<std::unique_ptr<std::uint32_t[]>> free_;
+};
+
 // One side's bursts by the grader's clock (and the runner's own events, a
 // diagnostic), with its calibration bursts (links without the launch).
 struct Side {
@@ -126,12 +175,16 @@ class RowGrader {
       passed_ = true;
       phase("check", true);
       if (!phase("bursts", time_submission())) return finish();
-      // The links' checks (the CPU's golden products) are done before the
-      // reference is timed again: beside its bursts they slowed whole
-      // windows of them on the largest cases. They run while the
-      // submission's runner ends.
-      if (!phase("checks", collect_checks())) return finish();
       if (!phase("reference_after_bursts", time_reference_after())) return finish();
+      // The links' checks (the CPU's golden products of the links copied
+      // out) once the row's timed stretch is over: beside the reference's
+      // bursts they slowed whole windows of them on the largest cases. With
+      // the GPU shared the row is active again while they run: another
+      // grading's stretch waits for them as for work on the GPU, and the
+      // others' untimed work goes on beside them.
+      if (alone_.held() && !plan_.alone) be_active();
+      phase("share", true);
+      if (!phase("checks", run_checks())) return finish();
     }
     record_.completed = true;
     record_.stage = Stage::kDone;
@@ -374,13 +427,9 @@ class RowGrader {
     phase("quiet", true);
     be_alone();
     phase("share", true);
-    // The pilot ran beside the other gradings' work, which can make a link
-    // look longer and the bursts too short (on the H100, 0.4 ms bursts
-    // beside a busy neighbour where 3 ms was asked): the links are chosen
-    // again with the GPU to itself.
-    if (factory_.shared() && !plan_.alone && !choose_links()) return false;
-    const bool timed = reference_warmup() && time_reference(reference_before_, nullptr) &&
-                       phase("reference_bursts", true) && (short_row() || calibrate_submission_runner());
+    const bool timed = reference_warmup() && (!factory_.shared() || plan_.alone || links_again_alone()) &&
+                       time_reference(reference_before_, nullptr) && phase("reference_bursts", true) &&
+                       (short_row() || calibrate_submission_runner());
     reservation_.release();
     // Short by its bursts: nothing more of the row is timed.
     if (timed && short_row() && !plan_.alone) be_active();
@@ -441,11 +490,7 @@ class RowGrader {
     phase("pilot_bursts", true);
     if (!link_ms) return false;
     const auto under_threshold = [&](double ms) { return ms * 1000 < plan_.min_reference_us; };
-    const auto choose = [&](double ms) {
-      const double burst_ms =
-          short_by_pilot_ ? std::min(kShortBurstMs, plan_.timing.min_time_ms) : plan_.timing.min_time_ms;
-      return grade::choose_links(ms, prepared_.csr.rows, burst_ms);
-    };
+    const auto choose = [&](double ms) { return links_for(ms); };
     pilot_link_ms_ = *link_ms;
     short_by_pilot_ = under_threshold(*link_ms);
     links_ = choose(*link_ms);
@@ -462,6 +507,31 @@ class RowGrader {
       }
     }
     return phase("reference_chain", true);
+  }
+
+  // Links a burst for a link of `link_ms` (the burst's length the policy's,
+  // or kShortBurstMs for a row short by its pilot).
+  [[nodiscard]] int links_for(double link_ms) const {
+    const double burst_ms =
+        short_by_pilot_ ? std::min(kShortBurstMs, plan_.timing.min_time_ms) : plan_.timing.min_time_ms;
+    return grade::choose_links(link_ms, prepared_.csr.rows, burst_ms);
+  }
+
+  // The pilot ran beside the other gradings' work, which can make a link
+  // look longer and the bursts too short (on the H100, 0.4 ms bursts beside
+  // a busy neighbour where 3 ms was asked). With the GPU to itself, after
+  // the warm-up, one burst of the links chosen says again, as the pilot's
+  // own second look does: links chosen anew if it asks for a quarter more,
+  // then chained and warmed up. (Choosing them all over again alone, pilot
+  // and all, held every scored row's stretch some 20 ms longer.)
+  bool links_again_alone() {
+    if (short_by_pilot_ || links_ >= links_for(0)) return true;
+    const auto burst = reference_burst(false);
+    if (!burst) return false;
+    const int again = links_for((burst->event_ms > 0 ? burst->event_ms : burst->ms) / links_);
+    if (again <= links_ + links_ / 4) return true;
+    links_ = again;
+    return reference_chain(links_) && reference_warmup() && phase("reference_chain", true);
   }
 
   // A link's time in the reference runner's chain of `links`: the faster of
@@ -641,10 +711,9 @@ class RowGrader {
     while (needs_more_bursts(submission_.bursts_ms, calibration(), options)) {
       if (!submission_burst(true)) return false;
     }
-    // The runner is needed no more: it ends (its CUDA context torn down)
-    // while the checks' golden products start, now that its bursts are done
-    // (beside them they would take the CPU the runners need); the caller
-    // collects them. On the device the GPU stays quiet until the
+    // The runner is needed no more: it ends (its CUDA context torn down);
+    // the checks of the links it copied out come after the reference's
+    // bursts (run_checks). On the device the GPU stays quiet until the
     // reference's bursts after are done: a start let in while this runner
     // ends would outlast that (a context takes longer to make than to end)
     // and hold those bursts up; it waits for the row's next stretch without
@@ -652,12 +721,19 @@ class RowGrader {
     if (!on_device()) quiet_.release();
     // A short row's runner may go on to the case's next row (finish()).
     if (!(plan_.may_keep_runner && short_row())) retire_runner();
-    for (auto& check : deferred_checks_) {
+    return true;
+  }
+
+  // The checks of the links copied out (their golden products),
+  // kMaxPendingChecks at a time; false if a launch was wrong.
+  bool run_checks() {
+    std::vector<std::function<std::string()>> checks = std::move(deferred_checks_);
+    deferred_checks_.clear();
+    for (auto& check : checks) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
       pending_checks_.push_back(std::async(std::launch::async, std::move(check)));
     }
-    deferred_checks_.clear();
-    return true;
+    return collect_checks();
   }
 
   // Whether the bursts ran on a GPU (a device runner times them by its
@@ -712,7 +788,7 @@ class RowGrader {
       static_assert(runner::kLinkSlot == runner::kPreviousLinkSlot + 1 && runner::kLinkSlot == runner::kSlots - 1);
       const std::size_t first = static_cast<std::size_t>(runner::kPreviousLinkSlot) * words;
       const std::size_t count = static_cast<std::size_t>(runner::kSlots) * words;
-      std::shared_ptr<std::uint32_t[]> copies(new std::uint32_t[count]);
+      const std::shared_ptr<std::uint32_t[]> copies = CopyBuffers::instance().take(count);
       std::copy(results_->words() + first, results_->words() + count, copies.get() + first);
       deferred_checks_.push_back([&prepared = prepared_, seed, link, digests, copies] {
         return check_link(prepared, seed, link, *digests, ResultView(copies.get(), prepared.csr.rows));
