@@ -103,7 +103,6 @@ struct CsrAutoPlan::State {
   DeviceBlock memory;
   PackedSlicesView slices;  // kSlices
   PlannedTiles tiles;       // kTiles
-  RowClassesView classes;   // kClasses
   void* scratch = nullptr;  // kRule
 };
 
@@ -128,10 +127,9 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
   const std::vector<std::int32_t> col_idx = download(A.col_idx, A.nnz, stream);
   check(cudaStreamSynchronize(stream), "copying the matrix to the host");
   plan::HostCsr host{A.rows, A.cols, row_ptr, col_idx, {}};
-  // The values only where packed slices or row classes will copy them.
+  // The values only where packed slices will copy them.
   std::vector<float> values;
-  const PlanKind wanted = request.kind.value_or(plan::choose_plan(host, settings).kind);
-  if (wanted == PlanKind::kSlices || wanted == PlanKind::kClasses) {
+  if (request.kind.value_or(plan::choose_plan(host, settings).kind) == PlanKind::kSlices) {
     values = download(A.values, A.nnz, stream);
     check(cudaStreamSynchronize(stream), "copying the matrix to the host");
     host.values = values;
@@ -144,7 +142,6 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
   DeviceArrays arrays;
   std::size_t headers_at = 0, values_at = 0, narrow_at = 0, wide_at = 0, diagonals_at = 0;
   std::size_t starts_at = 0, seams_at = 0, cut_rows_at = 0, parts_at = 0, arrivals_at = 0, scratch_at = 0;
-  std::size_t row_of_at = 0, class_values_at = 0, class_col_at = 0;
   if (summary.kind == PlanKind::kSlices) {
     const plan::PackedSlices& packed = *laid.slices;
     headers_at = arrays.add(packed.headers);
@@ -168,13 +165,6 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
     summary.cut_rows = static_cast<std::int64_t>(tiles.cut_rows.size());
     summary.tile_threads = laid.choice.tile_threads;
     summary.tile_thread_items = laid.choice.tile_thread_items;
-  } else if (summary.kind == PlanKind::kClasses) {
-    const plan::RowClasses& classes = *laid.classes;
-    row_of_at = arrays.add(classes.row_of);
-    class_values_at = arrays.add(classes.values);
-    class_col_at = arrays.add(classes.col);
-    summary.row_classes = static_cast<std::int64_t>(classes.classes.size());
-    summary.rows_by_lanes = classes.rows_by_lanes();
   } else {
     scratch_at = arrays.add_zeros(spmv_csr_auto_scratch_size(&A));
   }
@@ -201,9 +191,6 @@ CsrAutoPlan CsrAutoPlan::build(const spmv_csr_view& A, cudaStream_t stream, cons
                                 at<plan::CutRow>(block, cut_rows_at),
                                 at<float>(block, parts_at),
                                 at<unsigned int>(block, arrivals_at)};
-  } else if (summary.kind == PlanKind::kClasses) {
-    state->classes = RowClassesView{laid.classes->table(), laid.classes->blocks(), at<std::int32_t>(block, row_of_at),
-                                    at<float>(block, class_values_at), at<std::int32_t>(block, class_col_at)};
   } else {
     state->scratch = static_cast<char*>(block.get()) + scratch_at;
   }
@@ -217,7 +204,6 @@ int CsrAutoPlan::run(const float* x, float* y, cudaStream_t stream) const {
     case PlanKind::kSlices: return enqueue_packed_slices(state.slices, x, y, stream);
     case PlanKind::kTiles: return enqueue_merge_planned(state.matrix, state.tiles, x, y, stream);
     case PlanKind::kRule: return csr_launch_choice(state.summary.rule, state.matrix, x, y, state.scratch, stream);
-    case PlanKind::kClasses: return enqueue_row_classes(state.classes, x, y, stream);
   }
   return cudaErrorInvalidValue;
 }

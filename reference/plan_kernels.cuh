@@ -45,16 +45,4 @@ struct PackedSlicesView {
 };
 cudaError_t enqueue_packed_slices(const PackedSlicesView& A, const float* x, float* y, cudaStream_t stream);
 
-// auto's row classes (row_classes.cu; plan_layout.hpp): a thread, a warp or
-// a block a row, the table of classes passed by value as the kernel's
-// argument. The plan's arrays in device memory.
-struct RowClassesView {
-  plan::RowClassTable table;
-  std::int64_t blocks = 0;  // of plan::kClassBlockThreads threads
-  const std::int32_t* row_of = nullptr;
-  const float* values = nullptr;
-  const std::int32_t* col = nullptr;
-};
-cudaError_t enqueue_row_classes(const RowClassesView& A, const float* x, float* y, cudaStream_t stream);
-
 }  // namespace spmv::reference

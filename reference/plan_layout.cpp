@@ -6,7 +6,6 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <limits>
 #include <map>
 #include <stdexcept>
@@ -21,7 +20,6 @@ const char* plan_kind_name(PlanKind kind) {
     case PlanKind::kSlices: return "slices";
     case PlanKind::kTiles: return "tiles";
     case PlanKind::kRule: return "rule";
-    case PlanKind::kClasses: return "classes";
   }
   return "?";
 }
@@ -438,103 +436,6 @@ bool times_small_tile_shapes(const RowLengthStats& stats) {
 
 int planned_tile_shift(int tile_items) { return std::clamp(tile_items / 8, 0, tuning::kPlanTileShift); }
 
-// ---- Row classes
-
-std::int64_t RowClasses::blocks() const { return warps / (kClassBlockThreads / kClassWarpLanes); }
-
-std::array<std::int64_t, 3> RowClasses::rows_by_lanes() const {
-  std::array<std::int64_t, 3> counts{};
-  for (const RowClass& c : classes) {
-    const std::size_t kind = c.lanes == 1 ? 0 : c.lanes == kClassWarpLanes ? 1 : 2;
-    counts[kind] += c.rows;
-  }
-  return counts;
-}
-
-std::int64_t RowClasses::bytes() const {
-  return static_cast<std::int64_t>(row_of.size() * sizeof(std::int32_t) + values.size() * sizeof(float) +
-                                   col.size() * sizeof(std::int32_t));
-}
-
-RowClassTable RowClasses::table() const {
-  RowClassTable table;
-  table.count = static_cast<std::int32_t>(classes.size());
-  std::copy(classes.begin(), classes.end(), table.classes);
-  return table;
-}
-
-std::pair<std::int32_t, std::int32_t> row_class_of(std::int64_t length) {
-  const auto rounded = [&](std::int64_t step) { return static_cast<std::int32_t>((length + step - 1) / step * step); };
-  if (length <= kClassThreadRowMax) return {1, static_cast<std::int32_t>(length)};
-  if (length <= kClassWarpRowMax) return {kClassWarpLanes, rounded(kClassWarpLanes)};
-  if (length <= kClassLongRowMax) return {kClassBlockThreads, rounded(kClassBlockThreads)};
-  return {0, 0};
-}
-
-std::optional<RowClasses> lay_out_row_classes(const HostCsr& a) {
-  if (static_cast<std::int64_t>(a.values.size()) != a.nnz()) {
-    throw std::invalid_argument("lay_out_row_classes: the values are needed");
-  }
-  // The rows of each class, keyed so that the map's order is the layout's:
-  // more lanes first, then the wider class.
-  std::map<std::pair<std::int32_t, std::int32_t>, std::vector<std::int32_t>, std::greater<>> rows_of_class;
-  for (std::int32_t row = 0; row < a.rows; ++row) {
-    const std::pair<std::int32_t, std::int32_t> key = row_class_of(a.row_ptr[row + 1] - a.row_ptr[row]);
-    if (key.first == 0) return std::nullopt;
-    rows_of_class[key].push_back(row);
-  }
-  constexpr std::int64_t kWarpsPerBlock = kClassBlockThreads / kClassWarpLanes;
-  RowClasses laid;
-  laid.rows = a.rows;
-  laid.cols = a.cols;
-  laid.nnz = a.nnz();
-  laid.row_of.reserve(static_cast<std::size_t>(a.rows));
-  std::int64_t warps = 0;
-  std::int64_t slots = 0;
-  for (const auto& [key, rows] : rows_of_class) {
-    const auto [lanes, width] = key;
-    const auto count = static_cast<std::int64_t>(rows.size());
-    const std::int64_t class_warps = lanes == 1                 ? (count + kClassWarpLanes - 1) / kClassWarpLanes
-                                     : lanes == kClassWarpLanes ? count
-                                                                : count * kWarpsPerBlock;
-    if (warps + class_warps + kWarpsPerBlock > kInt32Max || slots + count * width > kInt32Max) return std::nullopt;
-    laid.classes.push_back(RowClass{static_cast<std::int32_t>(warps), lanes, width, static_cast<std::int32_t>(count),
-                                    static_cast<std::int32_t>(laid.row_of.size()), static_cast<std::int32_t>(slots)});
-    laid.row_of.insert(laid.row_of.end(), rows.begin(), rows.end());
-    warps += class_warps;
-    slots += count * width;
-  }
-  laid.warps = (warps + kWarpsPerBlock - 1) / kWarpsPerBlock * kWarpsPerBlock;
-  laid.values.assign(static_cast<std::size_t>(slots), 0.0F);
-  laid.col.assign(static_cast<std::size_t>(slots), -1);
-  for (const RowClass& c : laid.classes) {
-    for (std::int64_t i = 0; i < c.rows; ++i) {
-      const std::int32_t row = laid.row_of[static_cast<std::size_t>(c.first_row + i)];
-      const std::int32_t begin = a.row_ptr[row];
-      for (std::int64_t k = 0; k < a.row_ptr[row + 1] - begin; ++k) {
-        const std::int64_t slot = c.lanes == 1 ? c.first_slot + k * c.rows + i : c.first_slot + i * c.width + k;
-        laid.values[static_cast<std::size_t>(slot)] = a.values[static_cast<std::size_t>(begin + k)];
-        laid.col[static_cast<std::size_t>(slot)] = a.col_idx[static_cast<std::size_t>(begin + k)];
-      }
-    }
-  }
-  return laid;
-}
-
-void row_classes_spmv(const RowClasses& a, std::span<const float> x, std::span<float> y) {
-  for (const RowClass& c : a.classes) {
-    for (std::int64_t i = 0; i < c.rows; ++i) {
-      float sum = 0.0F;
-      for (std::int64_t k = 0; k < c.width; ++k) {
-        const std::int64_t slot = c.lanes == 1 ? c.first_slot + k * c.rows + i : c.first_slot + i * c.width + k;
-        const std::int32_t column = a.col[static_cast<std::size_t>(slot)];
-        if (column >= 0) sum += a.values[static_cast<std::size_t>(slot)] * x[static_cast<std::size_t>(column)];
-      }
-      y[static_cast<std::size_t>(a.row_of[static_cast<std::size_t>(c.first_row + i)])] = sum;
-    }
-  }
-}
-
 // ---- The choice
 
 PlanSettings::PlanSettings()
@@ -543,9 +444,7 @@ PlanSettings::PlanSettings()
       slices_max_padding(tuning::kPlanSlicesMaxPadding),
       slices_max_bytes(tuning::kPlanSlicesMaxBytes),
       slice_kernel{tuning::kPlanSliceLoads, tuning::kPlanSliceMinBlocks},
-      short_slice_kernel{tuning::kPlanShortSliceLoads, tuning::kPlanShortSliceMinBlocks},
-      classes_for_long_rows(tuning::kPlanClassesForLongRows),
-      classes_for_short_rows(tuning::kPlanClassesForShortRows) {}
+      short_slice_kernel{tuning::kPlanShortSliceLoads, tuning::kPlanShortSliceMinBlocks} {}
 
 namespace {
 
@@ -599,12 +498,7 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
   PlanChoice choice;
   choice.rule = rule;
   if (stats.rows <= 0 || stats.nnz <= 0) return choice;
-  const bool classes_hold = stats.max_row <= kClassLongRowMax;
   if (rule.kernel == CsrAutoChoice::Kernel::kMergeSingle) {
-    if (settings.classes_for_long_rows && classes_hold) {
-      choice.kind = PlanKind::kClasses;
-      return choice;
-    }
     choice.kind = PlanKind::kTiles;
     choice.tile_threads = tuning::kPlanSmallTiles.threads;
     choice.tile_thread_items = tuning::kPlanSmallTiles.items;
@@ -614,10 +508,6 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
     choice.kind = PlanKind::kTiles;
     choice.tile_threads = tuning::kMergeThreads;
     choice.tile_thread_items = tuning::kMergeItems;
-    return choice;
-  }
-  if (rule.kernel == CsrAutoChoice::Kernel::kRows && settings.classes_for_short_rows && classes_hold) {
-    choice.kind = PlanKind::kClasses;
     return choice;
   }
   const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
@@ -657,29 +547,8 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request, const PlanSe
   check_settings(settings);
   HostPlan laid;
   laid.choice = choose_plan(a, settings);
-  if (laid.choice.kind == PlanKind::kClasses && !request.kind) {
-    laid.classes = lay_out_row_classes(a);
-    // Beyond 32-bit indices: the plan the choice gives without row classes.
-    if (!laid.classes) {
-      PlanSettings without = settings;
-      without.classes_for_long_rows = false;
-      without.classes_for_short_rows = false;
-      laid.choice = choose_plan(a, without);
-    }
-  }
   const PlanChoice chosen = laid.choice;
   laid.choice.kind = request.kind.value_or(chosen.kind);
-  if (laid.choice.kind == PlanKind::kClasses && !laid.classes) {
-    laid.classes = lay_out_row_classes(a);
-    if (!laid.classes) {
-      char text[128];
-      std::snprintf(text, sizeof text,
-                    "auto's plan: row classes cannot hold this matrix (a row of more than %d entries, or more than "
-                    "32-bit indices address)",
-                    kClassLongRowMax);
-      throw std::invalid_argument(text);
-    }
-  }
   if (laid.choice.kind == PlanKind::kSlices) {
     laid.slices = pack_slices(a);
     if (!laid.slices && request.kind) {
@@ -699,8 +568,6 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request, const PlanSe
   if (laid.choice.kind == PlanKind::kSlices) {
     laid.slice_kernel = slice_kernel_for(laid.slices->max_width(), settings);
     laid.description = describe_slices(*laid.slices);
-  } else if (laid.choice.kind == PlanKind::kClasses) {
-    laid.description = describe_row_classes(*laid.classes);
   } else if (laid.choice.kind == PlanKind::kTiles) {
     int threads = request.tile_threads;
     int items = request.tile_thread_items;
@@ -748,18 +615,6 @@ std::string describe_tiles(const MergeTiles& tiles, int tile_threads, int thread
   std::snprintf(text, sizeof text, "merge tiles: %lld tiles of %d threads x %d items, %lld cut rows",
                 static_cast<long long>(tiles.tiles()), tile_threads, thread_items,
                 static_cast<long long>(tiles.cut_rows.size()));
-  return text;
-}
-
-std::string describe_row_classes(const RowClasses& classes) {
-  const std::array<std::int64_t, 3> rows = classes.rows_by_lanes();
-  char text[160];
-  std::snprintf(text, sizeof text,
-                "row classes: %zu classes, %lld rows a thread, %lld a warp, %lld a block, %lld blocks (%.2f bytes an "
-                "entry)",
-                classes.classes.size(), static_cast<long long>(rows[0]), static_cast<long long>(rows[1]),
-                static_cast<long long>(rows[2]), static_cast<long long>(classes.blocks()),
-                static_cast<double>(classes.bytes()) / std::max<double>(1.0, static_cast<double>(classes.nnz)));
   return text;
 }
 

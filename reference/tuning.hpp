@@ -394,27 +394,5 @@ struct PlanTileShape {
 inline constexpr PlanTileShape kPlanSmallTiles{128, 3};
 inline constexpr std::array<int, 3> kPlanTileThreadChoices{64, 128, 256};
 inline constexpr std::array<int, 4> kPlanTileItemChoices{1, 2, 3, 5};
-// Row classes (plan_layout.hpp: rows grouped by length, a thread, a warp
-// or a block a row, the table of classes passed as the kernel's argument):
-// a thread loads its row's entries, its row's index with them, and then
-// gathers x; no row pointers, no plan read before the entries, no
-// hand-over of cut rows. Two dependent round trips to memory before the
-// store, where csr_rows takes three (row pointers, entries, x) and the
-// planned tiles three and, for a cut row, a fence, a count and the parts.
-// spmv-bench --candidates times them on every matrix (auto=plan-classes);
-// not yet measured when written (docs/performance.md, "Row classes"), so
-// both switches are off:
-//  - kPlanClassesForLongRows: row classes instead of the planned tiles
-//    (small matrices with a long row, the rule's one-launch merge:
-//    rajat01, EVA) where no row is longer than plan::kClassLongRowMax;
-//  - kPlanClassesForShortRows: row classes instead of the rule's csr_rows
-//    (small matrices of short rows: jagmesh7, 3elt, Pd, delaunay_n16,
-//    bcspwr10, luxembourg_osm, cryg2500).
-inline constexpr bool kPlanClassesForLongRows = false;
-inline constexpr bool kPlanClassesForShortRows = false;
-// Row classes: entries a thread of a thread class loads together before
-// the gathers that use them: rows of up to 16 in one round trip of loads
-// and one of gathers, rows of 17-32 in two.
-inline constexpr int kClassThreadLoads = 16;
 
 }  // namespace spmv::reference::tuning

@@ -83,9 +83,8 @@ void print_list(const std::vector<KernelInfo>& catalogue) {
 // (plan::lay_out_plan, on the host: no GPU), with the bytes of matrix data
 // one product reads (x and y not counted), a row: CSR's values, columns and
 // row pointers; the sliced ELL spmv-bench gives cuSPARSE (slices of 32,
-// 4-byte columns, 4-byte slice offsets); the plan's (packed slices and row
-// classes replace CSR's arrays; tiles and the rule read CSR's and the
-// plan's).
+// 4-byte columns, 4-byte slice offsets); the plan's (packed slices replace
+// CSR's arrays; tiles and the rule read CSR's and the plan's).
 void print_plans(const std::vector<MatrixSource>& sources) {
   char line[512];
   std::snprintf(line, sizeof line, "%-*s %9s %10s %8s %8s %8s %7s %9s  %s\n", static_cast<int>(kLabelWidth), "matrix",
@@ -105,7 +104,6 @@ void print_plans(const std::vector<MatrixSource>& sources) {
     double plan = csr;
     if (laid.slices) plan = static_cast<double>(laid.slices->bytes());
     if (laid.tiles) plan = csr + static_cast<double>(laid.tiles->bytes());
-    if (laid.classes) plan = static_cast<double>(laid.classes->bytes());
     std::snprintf(line, sizeof line, "%-*s %9d %10d %8.2f %8.2f %8.2f %7.3f %9.1f  %s\n", static_cast<int>(kLabelWidth),
                   source.label.c_str(), a.rows, a.nnz(), csr / rows, sell / rows, plan / rows, plan / sell, layout_ms,
                   laid.description.c_str());

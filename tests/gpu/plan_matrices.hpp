@@ -67,12 +67,4 @@ inline CsrMatrix mixed_slices(index_t rows, index_t cols, std::uint64_t seed) {
   return a;
 }
 
-// Row lengths that put rows at every edge of the row classes: empty rows,
-// the thread bound (32) and one past it, the warp bound (256) and one past
-// it, the block bound (4096, plan::kClassLongRowMax), long rows side by
-// side, and a long row first and last (23 rows of these lengths).
-inline std::vector<index_t> class_edge_lengths() {
-  return {4096, 0, 1, 31, 32, 33, 64, 65, 255, 256, 257, 0, 0, 1536, 1537, 1442, 3, 512, 513, 7, 2, 4095, 4096};
-}
-
 }  // namespace spmv::test

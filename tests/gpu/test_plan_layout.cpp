@@ -3,17 +3,12 @@
 // their CPU products, and the choice of plan. No GPU needed.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <optional>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <tuple>
-#include <utility>
 #include <vector>
 
 #include "matrix_cases.hpp"
@@ -713,177 +708,6 @@ TEST(PlanChoice, Descriptions) {
   EXPECT_EQ(plan::describe_tiles(plan::plan_merge_tiles(row_ptr, 3, 0), 256, 5),
             "merge tiles: 3 tiles of 256 threads x 5 items, 1 cut rows");
   EXPECT_STREQ(reference::plan_kind_name(PlanKind::kSlices), "slices");
-}
-
-// ---- Row classes
-
-// Checks the layout against `a`: each row in exactly one class, of the
-// lanes and width row_class_of gives its length; its slots its entries in
-// order, then padding; a thread class 32 rows a warp, a warp class a row a
-// warp, a block class a row a block starting on a block; the classes in
-// order of first_warp, one after the other; and the CPU product right.
-void expect_classes_hold(const CsrMatrix& a, std::uint64_t seed) {
-  const std::optional<plan::RowClasses> laid = plan::lay_out_row_classes(host_view(a));
-  ASSERT_TRUE(laid.has_value());
-  ASSERT_LE(laid->classes.size(), static_cast<std::size_t>(plan::kMaxRowClasses));
-  ASSERT_EQ(laid->row_of.size(), static_cast<std::size_t>(a.rows));
-  std::vector<int> seen(static_cast<std::size_t>(a.rows), 0);
-  constexpr std::int32_t kWarpsPerBlock = plan::kClassBlockThreads / plan::kClassWarpLanes;
-  std::int64_t next_warp = 0, next_row = 0, next_slot = 0;
-  for (const plan::RowClass& c : laid->classes) {
-    SCOPED_TRACE("class of " + std::to_string(c.lanes) + " lanes, width " + std::to_string(c.width));
-    EXPECT_GT(c.rows, 0);
-    EXPECT_EQ(c.first_warp, next_warp);
-    EXPECT_EQ(c.first_row, next_row);
-    EXPECT_EQ(c.first_slot, next_slot);
-    if (c.lanes == plan::kClassBlockThreads) {
-      EXPECT_EQ(c.first_warp % kWarpsPerBlock, 0) << "a block class on a block";
-    }
-    const std::int64_t warps = c.lanes == 1                       ? (c.rows + 31) / 32
-                               : c.lanes == plan::kClassWarpLanes ? c.rows
-                                                                  : std::int64_t{c.rows} * kWarpsPerBlock;
-    next_warp += warps;
-    next_row += c.rows;
-    next_slot += std::int64_t{c.rows} * c.width;
-    for (std::int32_t i = 0; i < c.rows; ++i) {
-      const std::int32_t row = laid->row_of[static_cast<std::size_t>(c.first_row + i)];
-      ASSERT_GE(row, 0);
-      ASSERT_LT(row, a.rows);
-      ++seen[static_cast<std::size_t>(row)];
-      if (i > 0) {
-        EXPECT_LT(laid->row_of[static_cast<std::size_t>(c.first_row + i - 1)], row) << "ascending";
-      }
-      const index_t length = a.row_length(row);
-      EXPECT_EQ(plan::row_class_of(length), (std::pair{c.lanes, c.width})) << "row " << row;
-      EXPECT_LE(length, c.width) << "row " << row << " over its class's capacity";
-      for (std::int32_t k = 0; k < c.width; ++k) {
-        const std::int64_t slot =
-            c.lanes == 1 ? c.first_slot + std::int64_t{k} * c.rows + i : c.first_slot + std::int64_t{i} * c.width + k;
-        const auto at = static_cast<std::size_t>(slot);
-        if (k < length) {
-          const auto entry = static_cast<std::size_t>(a.row_ptr[static_cast<std::size_t>(row)] + k);
-          EXPECT_EQ(laid->col[at], a.col_idx[entry]) << "row " << row << " slot " << k;
-          EXPECT_EQ(std::bit_cast<std::uint32_t>(laid->values[at]), std::bit_cast<std::uint32_t>(a.values[entry]));
-        } else {
-          EXPECT_EQ(laid->col[at], -1) << "row " << row << " padding slot " << k;
-          EXPECT_EQ(laid->values[at], 0.0F);
-        }
-      }
-    }
-  }
-  for (index_t row = 0; row < a.rows; ++row) EXPECT_EQ(seen[static_cast<std::size_t>(row)], 1) << "row " << row;
-  EXPECT_EQ(laid->slots(), next_slot);
-  EXPECT_EQ(laid->warps % kWarpsPerBlock, 0);
-  EXPECT_GE(laid->warps, next_warp);
-  EXPECT_LT(laid->warps, next_warp + kWarpsPerBlock);
-  // Classes of more lanes first, then the wider.
-  for (std::size_t c = 1; c < laid->classes.size(); ++c) {
-    const plan::RowClass& before = laid->classes[c - 1];
-    const plan::RowClass& after = laid->classes[c];
-    EXPECT_TRUE(before.lanes > after.lanes || (before.lanes == after.lanes && before.width > after.width));
-  }
-  const plan::RowClassTable table = laid->table();
-  ASSERT_EQ(table.count, static_cast<std::int32_t>(laid->classes.size()));
-  for (std::size_t c = 0; c < laid->classes.size(); ++c) EXPECT_EQ(table.classes[c], laid->classes[c]);
-  expect_product_right(a, seed, [&](const auto& x, auto& y) { plan::row_classes_spmv(*laid, x, y); });
-}
-
-TEST(PlanClasses, AHandCheckedLayout) {
-  // Rows of 2, 0, 3 and 40 entries: thread classes of widths 3, 2 and 0
-  // (column-major, one row each) after a warp class of width 64.
-  const CsrMatrix a = rows_of_lengths(4, 100, {2, 0, 3, 40}, 3);
-  const std::optional<plan::RowClasses> laid = plan::lay_out_row_classes(host_view(a));
-  ASSERT_TRUE(laid.has_value());
-  ASSERT_EQ(laid->classes.size(), 4u);
-  EXPECT_EQ(laid->classes[0], (plan::RowClass{0, 32, 64, 1, 0, 0}));
-  EXPECT_EQ(laid->classes[1], (plan::RowClass{1, 1, 3, 1, 1, 64}));
-  EXPECT_EQ(laid->classes[2], (plan::RowClass{2, 1, 2, 1, 2, 67}));
-  EXPECT_EQ(laid->classes[3], (plan::RowClass{3, 1, 0, 1, 3, 69}));
-  EXPECT_EQ(laid->row_of, (std::vector<std::int32_t>{3, 2, 0, 1}));
-  EXPECT_EQ(laid->warps, 8);  // 4 warps, one block
-  EXPECT_EQ(laid->blocks(), 1);
-  EXPECT_EQ(laid->rows_by_lanes(), (std::array<std::int64_t, 3>{3, 1, 0}));
-  EXPECT_EQ(laid->bytes(), 4 * 4 + 69 * 8);
-  EXPECT_EQ(
-      plan::describe_row_classes(*laid),
-      "row classes: 4 classes, 3 rows a thread, 1 a warp, 0 a block, 1 blocks (12.62 bytes an entry)");  // 568 / 45
-  expect_classes_hold(a, 3);
-}
-
-TEST(PlanClasses, ClassEdgesEmptyAndAdjacentLongRowsAndGeneratedMatrices) {
-  const std::uint64_t seed = fresh_seed();
-  SPMV_TRACE_SEED(seed);
-  std::mt19937_64 rng(seed);
-  std::vector<index_t> shuffled = class_edge_lengths();
-  std::shuffle(shuffled.begin(), shuffled.end(), rng);
-  const std::vector<std::pair<std::string, CsrMatrix>> matrices = {
-      {"class edges, long rows first and last", rows_of_lengths(23, 9000, class_edge_lengths(), rng())},
-      {"class edges shuffled, 3000 rows", rows_of_lengths(3000, 9000, shuffled, rng())},
-      {"a long row alone", rows_of_lengths(1, 5000, {4096}, rng())},
-      {"short rows", gen::uniform_random(5000, 5000, 7, rng())},
-      {"power law up to the bound", gen::power_law(3001, 5000, 1.5, 4000, rng())},
-      {"mostly empty", gen::with_empty_rows(gen::uniform_random(3000, 400, 3, rng()), 0.9, rng())},
-      {"one by one", gen::diagonal(1, rng())},
-      {"no entries", gen::empty(70, 50)},
-      {"no rows", gen::empty(0, 8)},
-  };
-  for (const auto& [name, a] : matrices) {
-    SCOPED_TRACE(name);
-    expect_classes_hold(a, rng());
-  }
-}
-
-TEST(PlanClasses, ARowBeyondTheBoundGetsNoClasses) {
-  const CsrMatrix a = rows_of_lengths(300, 9000, {3, 4097, 5}, 11);
-  EXPECT_FALSE(plan::lay_out_row_classes(host_view(a)).has_value());
-  EXPECT_EQ(plan::row_class_of(4097), (std::pair<std::int32_t, std::int32_t>{0, 0}));
-  EXPECT_EQ(plan::row_class_of(4096), (std::pair<std::int32_t, std::int32_t>{256, 4096}));
-  EXPECT_EQ(plan::row_class_of(257), (std::pair<std::int32_t, std::int32_t>{256, 512}));
-  EXPECT_EQ(plan::row_class_of(256), (std::pair<std::int32_t, std::int32_t>{32, 256}));
-  EXPECT_EQ(plan::row_class_of(33), (std::pair<std::int32_t, std::int32_t>{32, 64}));
-  EXPECT_EQ(plan::row_class_of(32), (std::pair<std::int32_t, std::int32_t>{1, 32}));
-  EXPECT_EQ(plan::row_class_of(0), (std::pair<std::int32_t, std::int32_t>{1, 0}));
-  // Forced, refused; chosen (the switch on), the planned tiles stay.
-  EXPECT_THROW(plan::lay_out_plan(host_view(a), {PlanKind::kClasses, 0, 0}), std::invalid_argument);
-  plan::PlanSettings settings;
-  settings.classes_for_long_rows = true;
-  settings.classes_for_short_rows = true;
-  const plan::HostPlan laid = plan::lay_out_plan(host_view(a), {}, settings);
-  EXPECT_EQ(laid.choice.kind, PlanKind::kTiles);
-  EXPECT_FALSE(laid.classes.has_value());
-}
-
-TEST(PlanClasses, TheSwitchesGiveRowClassesWhereTheyAreMeantFor) {
-  // Small with long rows within the bound (the one-launch merge, planned
-  // tiles by default); small short rows (csr_rows by default).
-  const CsrMatrix long_rows = gen::arrow(3000, 7);
-  const CsrMatrix short_rows = gen::stencil_2d_5pt(64, 64, 7);
-  const CsrMatrix large = gen::stencil_2d_5pt(512, 512, 7);
-  ASSERT_EQ(plan::choose_plan(host_view(long_rows)).kind, PlanKind::kTiles);
-  ASSERT_EQ(plan::choose_plan(host_view(short_rows)).rule.kernel, Kernel::kRows);
-  const plan::PlanSettings defaults;
-  EXPECT_FALSE(defaults.classes_for_long_rows);   // tuning::kPlanClassesForLongRows
-  EXPECT_FALSE(defaults.classes_for_short_rows);  // tuning::kPlanClassesForShortRows
-  plan::PlanSettings long_on;
-  long_on.classes_for_long_rows = true;
-  EXPECT_EQ(plan::choose_plan(host_view(long_rows), long_on).kind, PlanKind::kClasses);
-  EXPECT_EQ(plan::choose_plan(host_view(short_rows), long_on).kind, PlanKind::kRule);
-  plan::PlanSettings short_on;
-  short_on.classes_for_short_rows = true;
-  EXPECT_EQ(plan::choose_plan(host_view(long_rows), short_on).kind, PlanKind::kTiles);
-  EXPECT_EQ(plan::choose_plan(host_view(short_rows), short_on).kind, PlanKind::kClasses);
-  // Neither touches a large matrix's packed slices.
-  plan::PlanSettings both = long_on;
-  both.classes_for_short_rows = true;
-  EXPECT_EQ(plan::choose_plan(host_view(large), both).kind, PlanKind::kSlices);
-  // Laid out: the classes, their description, nothing else.
-  const plan::HostPlan laid = plan::lay_out_plan(host_view(short_rows), {}, short_on);
-  EXPECT_EQ(laid.choice.kind, PlanKind::kClasses);
-  ASSERT_TRUE(laid.classes.has_value());
-  EXPECT_FALSE(laid.tiles.has_value());
-  EXPECT_FALSE(laid.slices.has_value());
-  EXPECT_TRUE(laid.description.starts_with("row classes: ")) << laid.description;
-  EXPECT_STREQ(reference::plan_kind_name(PlanKind::kClasses), "classes");
 }
 
 }  // namespace

@@ -14,16 +14,10 @@
 //  - a matrix holding a value with the padding bits (packed slices refuse
 //    it; the chosen plan falls back to the rule);
 //  - packed slices run by each shape their kernel is built for
-//    (plan::PlanSettings' slice_kernel and short_slice_kernel);
-//  - row classes at every edge of their classes (a long row alone, long
-//    rows side by side, rows at a class's capacity and one past it, empty
-//    rows, a long row first and last), chosen by the settings' switches
-//    where they are meant for, and refused beyond their bound, where the
-//    planned tiles stay.
+//    (plan::PlanSettings' slice_kernel and short_slice_kernel).
 // Without a GPU every test reports itself skipped.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <functional>
@@ -303,19 +297,6 @@ TEST_F(PlanTest, AValueWithThePaddingBitsGetsTheRuleNotSlices) {
 
 // ---- Each kind forced on every conformance matrix
 
-plan::HostCsr host_view(const CsrMatrix& a) { return {a.rows, a.cols, a.row_ptr, a.col_idx, {}}; }
-
-// Row classes forced on a matrix with a row beyond plan::kClassLongRowMax:
-// refused, before anything is uploaded.
-void expect_classes_refused(const CsrMatrix& a, runner::Executor& executor) {
-  const std::vector<UploadedMatrix> layouts = uploaded_layouts(SPMV_FORMAT_CSR, a);
-  for (const UploadedMatrix& layout : layouts) {
-    EXPECT_THROW(CsrAutoPlan::build(*static_cast<const spmv_csr_view*>(layout.view()), executor.stream(),
-                                    PlanRequest{PlanKind::kClasses, 0, 0}),
-                 std::invalid_argument);
-  }
-}
-
 // Packed slices pad a slice to its longest row: beyond this many slots the
 // case is not run forced (the single row of 3M entries: 96M slots, a thread
 // walking 3M of them).
@@ -330,10 +311,6 @@ class ForcedPlanTest : public PlanTest {
     const std::uint64_t seed = fresh_seed();
     SPMV_TRACE_SEED(seed);
     const CsrMatrix a = case_.make(seed);
-    if (request_.kind == PlanKind::kClasses && plan::row_length_stats(host_view(a)).max_row > plan::kClassLongRowMax) {
-      expect_classes_refused(a, *executor_);
-      return;
-    }
     if (request_.kind == PlanKind::kSlices && plan::sliced_ell_slots(a.row_ptr) > kMostForcedSlots) {
       GTEST_SKIP() << "packed slices of this matrix: " << plan::sliced_ell_slots(a.row_ptr)
                    << " slots, beyond this test's size";
@@ -353,8 +330,7 @@ struct ForcedKind {
 
 // Each kind forced, and the planned tiles in every shape the kernel is
 // built for: csr_merge's (ForcedTiles512x5) and each small one
-// (ForcedTiles64x1 .. ForcedTiles256x5). Row classes are refused on the
-// matrices with a row beyond plan::kClassLongRowMax (the test checks that).
+// (ForcedTiles64x1 .. ForcedTiles256x5).
 const std::vector<ForcedKind>& forced_kinds() {
   static const std::vector<ForcedKind> kinds = [] {
     std::vector<ForcedKind> list = {{"ForcedSlices", {PlanKind::kSlices, 0, 0}},
@@ -364,7 +340,6 @@ const std::vector<ForcedKind>& forced_kinds() {
                       {PlanKind::kTiles, shape.threads, shape.items}});
     }
     list.push_back({"ForcedRule", {PlanKind::kRule, 0, 0}});
-    list.push_back({"ForcedClasses", {PlanKind::kClasses, 0, 0}});
     return list;
   }();
   return kinds;
@@ -390,65 +365,6 @@ TEST_F(PlanTest, ForcedSlicesOnSmallMixedRowsOfEveryEncoding) {
     const CsrMatrix a = mixed_slices(rows, 200'000, rng());
     expect_plan_matches_golden(a, {PlanKind::kSlices, 0, 0}, PlanKind::kSlices, rng(), *executor_);
   }
-}
-
-// ---- Row classes
-
-// Forced on matrices with rows at every edge of the classes (a long row
-// first and last, long rows side by side, rows at each class's capacity and
-// one past it, empty rows), shuffled into a larger matrix, a long row
-// alone, and mostly empty rows: each row summed by its thread, warp or
-// block, stored once, the same bits every run.
-TEST_F(PlanTest, RowClassesAtTheirEdgesRunRight) {
-  const std::uint64_t seed = fresh_seed();
-  SPMV_TRACE_SEED(seed);
-  std::mt19937_64 rng(seed);
-  std::vector<index_t> shuffled = class_edge_lengths();
-  std::shuffle(shuffled.begin(), shuffled.end(), rng);
-  const std::vector<std::pair<std::string, CsrMatrix>> matrices = {
-      {"class edges, long rows first and last", rows_of_lengths(23, 9000, class_edge_lengths(), rng())},
-      {"class edges shuffled, 3000 rows", rows_of_lengths(3000, 9000, shuffled, rng())},
-      {"a long row alone", rows_of_lengths(1, 5000, {4096}, rng())},
-      {"a long row among short ones", rows_of_lengths(700, 5000, {3, 0, 5, 1, 2500, 4, 0, 2}, rng())},
-      {"power law up to the bound", gen::power_law(3001, 5000, 1.5, 4000, rng())},
-      {"mostly empty", gen::with_empty_rows(gen::uniform_random(3000, 400, 3, rng()), 0.9, rng())},
-  };
-  for (const auto& [name, a] : matrices) {
-    SCOPED_TRACE(name);
-    for (const reference::PlanSummary& summary :
-         expect_plan_matches_golden(a, {PlanKind::kClasses, 0, 0}, PlanKind::kClasses, rng(), *executor_)) {
-      EXPECT_GT(summary.row_classes, 0);
-      std::int64_t rows = 0;
-      for (const std::int64_t count : summary.rows_by_lanes) rows += count;
-      EXPECT_EQ(rows, a.rows);
-    }
-  }
-  // Every kind of class in one matrix.
-  for (const reference::PlanSummary& summary : expect_plan_matches_golden(
-           matrices.front().second, {PlanKind::kClasses, 0, 0}, PlanKind::kClasses, seed, *executor_)) {
-    for (const std::int64_t count : summary.rows_by_lanes) EXPECT_GT(count, 0);
-  }
-}
-
-// With the switches on (tuning::kPlanClassesForLongRows and
-// kPlanClassesForShortRows): row classes for small matrices with long rows
-// up to the bound and for small short rows; a row beyond the bound keeps
-// the planned tiles (its cut rows handed over as before).
-TEST_F(PlanTest, TheSwitchesGiveRowClassesAndBeyondTheBoundTheTiles) {
-  const std::uint64_t seed = fresh_seed();
-  SPMV_TRACE_SEED(seed);
-  plan::PlanSettings settings;
-  settings.classes_for_long_rows = true;
-  settings.classes_for_short_rows = true;
-  expect_plan_matches_golden(gen::arrow(3000, seed), {}, PlanKind::kClasses, seed, *executor_, settings);
-  expect_plan_matches_golden(gen::stencil_2d_5pt(64, 48, seed), {}, PlanKind::kClasses, seed, *executor_, settings);
-  expect_plan_matches_golden(rows_of_lengths(70, 9000, {3, 0, 4097, 4096, 5, 1, 2}, seed), {}, PlanKind::kTiles, seed,
-                             *executor_, settings);
-  for (const reference::PlanSummary& summary :
-       expect_plan_matches_golden(small_with_long_rows(seed), {}, PlanKind::kTiles, seed, *executor_, settings)) {
-    EXPECT_GT(summary.cut_rows, 0);
-  }
-  expect_classes_refused(small_with_long_rows(seed), *executor_);
 }
 
 }  // namespace

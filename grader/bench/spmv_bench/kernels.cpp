@@ -117,7 +117,7 @@ reference::RowLengthStats row_length_stats(const CsrMatrix& a) {
 std::string plan_note(const reference::PlanSummary& plan, const MatrixStats& stats) {
   const double rows = std::max(1.0, static_cast<double>(stats.rows));
   const double csr_bytes = 8.0 * static_cast<double>(stats.nnz) + 4.0 * (static_cast<double>(stats.rows) + 1.0);
-  const bool replaces_csr = plan.kind == reference::PlanKind::kSlices || plan.kind == reference::PlanKind::kClasses;
+  const bool replaces_csr = plan.kind == reference::PlanKind::kSlices;
   char text[400];
   std::snprintf(text, sizeof text,
                 "auto picked %s\nplan built before timing (untimed, as cuSPARSE's preprocessing): %.1f ms on the host "
@@ -126,7 +126,7 @@ std::string plan_note(const reference::PlanSummary& plan, const MatrixStats& sta
                 static_cast<double>(plan.device_bytes) / rows,
                 replaces_csr ? ", read instead of CSR's" : ", read with CSR's", csr_bytes / rows);
   std::string note = text;
-  if (plan.kind == reference::PlanKind::kSlices) {
+  if (replaces_csr) {
     std::snprintf(text, sizeof text, "; slices' kernel %d loads x %d blocks", plan.slice_kernel.loads,
                   plan.slice_kernel.min_blocks);
     note += text;
@@ -381,8 +381,8 @@ std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr) {
                                     {reference::PlanKind::kTiles, shape.threads, shape.items}));
     }
   }
-  for (const reference::PlanKind kind : {reference::PlanKind::kSlices, reference::PlanKind::kTiles,
-                                         reference::PlanKind::kRule, reference::PlanKind::kClasses}) {
+  for (const reference::PlanKind kind :
+       {reference::PlanKind::kSlices, reference::PlanKind::kTiles, reference::PlanKind::kRule}) {
     const std::string name = reference::plan_kind_name(kind);
     kernels.push_back(plan_kernel("auto=plan-" + name, "auto's plan, forced to " + name, {kind, 0, 0}));
   }

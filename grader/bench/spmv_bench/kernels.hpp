@@ -82,8 +82,7 @@ std::vector<KernelInfo> kernel_catalogue(const spmv_plugin& reference);
 // times_small_tile_shapes), the planned tiles in every small shape,
 // "auto=plan-tiles64x1" .. "auto=plan-tiles256x5" (threads x items a
 // thread); then each kind of auto's plan, forced: "auto=plan-slices",
-// "auto=plan-tiles", "auto=plan-rule", "auto=plan-classes" (row classes;
-// n/a on a matrix with a row beyond plan::kClassLongRowMax).
+// "auto=plan-tiles", "auto=plan-rule".
 std::vector<KernelInfo> auto_candidate_kernels(const CsrMatrix& csr);
 
 // auto's plan, built in the launcher's constructor (before timing, as

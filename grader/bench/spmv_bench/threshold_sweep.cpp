@@ -551,7 +551,6 @@ std::optional<PlanKind> kind_described(std::string_view description) {
   if (description.starts_with("packed slices")) return PlanKind::kSlices;
   if (description.starts_with("merge tiles")) return PlanKind::kTiles;
   if (description.starts_with("the rule's")) return PlanKind::kRule;
-  if (description.starts_with("row classes")) return PlanKind::kClasses;
   return std::nullopt;
 }
 

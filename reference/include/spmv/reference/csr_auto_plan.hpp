@@ -13,9 +13,7 @@
 //  - kTiles: csr_merge's tiles with their starts and the hand-over of cut
 //    rows planned, read with A's arrays in one launch;
 //  - kRule: the choice of the rule of csr_auto.hpp (what the plugin's auto
-//    picks on its first call), run on A's arrays with the plan's scratch;
-//  - kClasses: the rows grouped by length, a thread, a warp or a block a
-//    row, the entries copied into the plan; the plan reads nothing of A.
+//    picks on its first call), run on A's arrays with the plan's scratch.
 //
 // Unlike the plugin's auto (spmv_csr_auto), which keeps nothing between
 // calls it can trust, a plan is of one matrix: it reads A's arrays (kTiles,
@@ -54,8 +52,6 @@ struct PlanSummary {
   std::int64_t cut_rows = 0;                         // kTiles
   int tile_threads = 0;                              // kTiles
   int tile_thread_items = 0;                         // kTiles: merge-path items a thread walks
-  std::int64_t row_classes = 0;                      // kClasses
-  std::array<std::int64_t, 3> rows_by_lanes{};       // kClasses: rows summed by a thread, a warp, a block
 };
 
 class CsrAutoPlan {

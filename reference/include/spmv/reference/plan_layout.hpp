@@ -30,25 +30,6 @@
 // parts (the first warp: a lane's share of the slots each, in slot order,
 // then a shuffle reduction; the same order every run) and stores the row.
 // No tile re-reads another's entries, and results repeat bit for bit.
-//
-// Row classes (PlanKind::kClasses), for small matrices, where the time is
-// the launch and the dependent round trips to memory: the rows grouped by
-// length into classes, each class's entries copied into the plan (values
-// and columns), and the table of classes passed to the kernel as its
-// argument, so that a thread reads nothing before it loads its entries:
-//  - rows of at most kClassThreadRowMax entries, a class for each length:
-//    a thread per row, the class stored column-major (slot k of its rows
-//    side by side), no padding;
-//  - rows of up to kClassWarpRowMax, in classes of widths rounded up to a
-//    multiple of the warp: a warp per row, its slots contiguous;
-//  - rows of up to kClassLongRowMax, in classes of widths rounded up to a
-//    multiple of kClassBlockThreads: a block per row, all of the row's
-//    loads in flight, then a block reduction.
-// A longer row gets no row classes. Each class lists its rows' indices: a
-// row's index loads with its entries, and the row is stored once, by the
-// thread, warp or block that sums it: no row pointers, no hand-over, no
-// atomics, results repeat bit for bit. Classes of longer rows come first
-// (a block's rows start first), thread classes last.
 #pragma once
 
 #include <array>
@@ -56,7 +37,6 @@
 #include <optional>
 #include <span>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "spmv/reference/csr_auto.hpp"
@@ -70,11 +50,11 @@
 
 namespace spmv::reference {
 
-// What auto's plan holds: packed slices, planned merge tiles, row classes,
-// or only the choice of the rule of csr_auto.hpp, run on the CSR arrays.
-enum class PlanKind { kSlices, kTiles, kRule, kClasses };
+// What auto's plan holds: packed slices, planned merge tiles, or only the
+// choice of the rule of csr_auto.hpp, run on the CSR arrays.
+enum class PlanKind { kSlices, kTiles, kRule };
 
-[[nodiscard]] const char* plan_kind_name(PlanKind kind);  // "slices", "tiles", "rule", "classes"
+[[nodiscard]] const char* plan_kind_name(PlanKind kind);  // "slices", "tiles", "rule"
 
 struct PlanRequest {
   // A kind forced instead of plan::choose_plan's (spmv-bench --candidates,
@@ -262,83 +242,6 @@ MergeTiles plan_merge_tiles(std::span<const std::int32_t> row_ptr, int tile_item
 // tiles hand them over (values required).
 void merge_tiles_spmv(const MergeTiles& tiles, const HostCsr& a, std::span<const float> x, std::span<float> y);
 
-// ---- Row classes
-
-// Threads a block of the row classes' kernel, and the longest rows a
-// thread, a warp and a block sum (rows beyond kClassLongRowMax: no row
-// classes). The classes' widths: 0 .. kClassThreadRowMax, then multiples
-// of 32 up to kClassWarpRowMax, then multiples of kClassBlockThreads up to
-// kClassLongRowMax; kMaxRowClasses of them at most.
-inline constexpr int kClassBlockThreads = 256;
-inline constexpr int kClassThreadRowMax = 32;
-inline constexpr int kClassWarpRowMax = 256;
-inline constexpr int kClassLongRowMax = 4096;
-inline constexpr int kClassWarpLanes = 32;
-inline constexpr int kMaxRowClasses =
-    (kClassThreadRowMax + 1) + (kClassWarpRowMax / kClassWarpLanes - 1) + (kClassLongRowMax / kClassBlockThreads - 1);
-static_assert(kClassWarpRowMax % kClassWarpLanes == 0 && kClassLongRowMax % kClassBlockThreads == 0,
-              "class widths are whole multiples of their lanes");
-static_assert(kClassThreadRowMax < 2 * kClassWarpLanes && kClassWarpRowMax < 2 * kClassBlockThreads,
-              "each kind of class starts one step past the last");
-
-// A class: `rows` rows of at most `width` entries, each summed by `lanes`
-// lanes (1, kClassWarpLanes or kClassBlockThreads), taken by the launch's
-// warps from `first_warp` on (a thread class: 32 rows a warp; a warp class:
-// a row a warp; a block class: a row a block, starting on a block). Its
-// rows' indices are row_of[first_row ..]; its slots start at first_slot:
-// lanes 1, column-major (slot k of the class's row i at first_slot + k x
-// rows + i), no padding; otherwise a row's slots together (row i's at
-// first_slot + i x width), padded with value 0 and column -1.
-struct RowClass {
-  std::int32_t first_warp = 0;
-  std::int32_t lanes = 1;
-  std::int32_t width = 0;
-  std::int32_t rows = 0;
-  std::int32_t first_row = 0;
-  std::int32_t first_slot = 0;
-  friend bool operator==(const RowClass&, const RowClass&) = default;
-};
-
-// The classes as the kernel's argument: the first `count` entries, in
-// order of first_warp.
-struct RowClassTable {
-  std::int32_t count = 0;
-  RowClass classes[kMaxRowClasses];
-};
-
-struct RowClasses {
-  std::int32_t rows = 0;
-  std::int32_t cols = 0;
-  std::int64_t nnz = 0;
-  std::vector<RowClass> classes;     // non-empty classes, in order of first_warp
-  std::vector<std::int32_t> row_of;  // rows: the classes' rows, class by class, ascending in each
-  std::vector<float> values;         // the slots
-  std::vector<std::int32_t> col;     // the slots; -1 for padding
-  std::int64_t warps = 0;            // the launch's warps (a whole number of blocks)
-
-  [[nodiscard]] std::int64_t blocks() const;
-  [[nodiscard]] std::int64_t slots() const { return static_cast<std::int64_t>(values.size()); }
-  // Rows summed by a thread, a warp and a block.
-  [[nodiscard]] std::array<std::int64_t, 3> rows_by_lanes() const;
-  // Bytes of the arrays: what the device holds and one product reads
-  // (besides x and y).
-  [[nodiscard]] std::int64_t bytes() const;
-  [[nodiscard]] RowClassTable table() const;
-};
-
-// The class a row of `length` entries goes to: {lanes, width}, or {0, 0}
-// beyond kClassLongRowMax.
-std::pair<std::int32_t, std::int32_t> row_class_of(std::int64_t length);
-
-// Lays out `a` (values required). nullopt when a row is longer than
-// kClassLongRowMax, or an index of the layout would not fit in 32 bits.
-std::optional<RowClasses> lay_out_row_classes(const HostCsr& a);
-
-// The layout's CPU product: y = A x, each row summed in slot order (the
-// kernel's warps and blocks add the same terms in an order of their own).
-// y.size() == rows.
-void row_classes_spmv(const RowClasses& a, std::span<const float> x, std::span<float> y);
-
 // ---- The choice
 
 // A shape of the packed slices' kernel: slots a thread loads together
@@ -374,12 +277,6 @@ struct PlanSettings {
   // short_slice_kernel_shapes()).
   SliceKernelShape slice_kernel;
   SliceKernelShape short_slice_kernel;
-  // Row classes instead of the planned tiles on small matrices with a long
-  // row of at most kClassLongRowMax entries (classes_for_long_rows,
-  // tuning::kPlanClassesForLongRows), and instead of the rule's csr_rows
-  // (classes_for_short_rows, kPlanClassesForShortRows).
-  bool classes_for_long_rows;
-  bool classes_for_short_rows;
 
   friend bool operator==(const PlanSettings&, const PlanSettings&) = default;
 };
@@ -413,11 +310,7 @@ struct PlanChoice {
 //    matrices with a long row; tiles of tuning::kPlanSmallTiles), and,
 //    with tuning::kPlanTilesForLargeSkewed (off), where it takes csr_merge
 //    (large skewed rows; csr_merge's tiles): the planned tiles need
-//    neither a partition kernel nor a search; kClasses instead where
-//    settings.classes_for_long_rows is on and no row is longer than
-//    kClassLongRowMax;
-//  - kClasses where the rule takes csr_rows (small matrices of short rows)
-//    and settings.classes_for_short_rows is on;
+//    neither a partition kernel nor a search;
 //  - kSlices for a matrix of more than settings.slices_min_path merge-path
 //    items with a mean row of at most settings.slices_max_mean whose
 //    sliced ELL pads the entries by at most settings.slices_max_padding
@@ -443,20 +336,17 @@ PlanKind laid_out_kind(const PlanChoice& chosen, std::optional<std::int64_t> sli
                        const PlanSettings& settings = {});
 
 // The host half of CsrAutoPlan::build: the plan `request` asks for (the
-// choice by default) laid out from `a` with `settings`. Packed slices and
-// row classes need a's values; chosen row classes that cannot be laid out
-// give the plan the choice would give without them; a chosen plan of packed slices falls back to the rule where
+// choice by default) laid out from `a` with `settings`. Packed slices need
+// a's values; a chosen plan of packed slices falls back to the rule where
 // they cannot hold the values, or where a product through them would move
 // more than settings.slices_max_bytes of CSR's bytes (laid_out_kind).
-// Throws std::invalid_argument for a forced kind that cannot hold `a` (row
-// classes of a row beyond kClassLongRowMax), for
+// Throws std::invalid_argument for a forced kind that cannot hold `a`, for
 // tile threads without a tile kernel, and for settings check_settings
 // refuses.
 struct HostPlan {
   PlanChoice choice;  // what is laid out: its kind (forced or chosen), the rule's choice, the tile threads
   std::optional<PackedSlices> slices;  // kSlices
   std::optional<MergeTiles> tiles;     // kTiles
-  std::optional<RowClasses> classes;   // kClasses
   SliceKernelShape slice_kernel;       // kSlices: the kernel a run takes (slice_kernel_for)
   std::string description;             // describe_slices, describe_tiles, or "the rule's <choice>"
 };
@@ -467,9 +357,6 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request = {}, const P
 std::string describe_slices(const PackedSlices& slices);
 // "merge tiles: 41 tiles of 256 threads x 5 items, 3 cut rows".
 std::string describe_tiles(const MergeTiles& tiles, int tile_threads, int thread_items);
-// "row classes: 12 classes, 6820 rows a thread, 12 a warp, 1 a block, 31
-// blocks (8.63 bytes an entry)".
-std::string describe_row_classes(const RowClasses& classes);
 
 }  // namespace plan
 }  // namespace spmv::reference
