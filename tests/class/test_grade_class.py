@@ -7,7 +7,8 @@ Five students drawn afresh each run from the host reference and the faulty
 fakes of grader/hostpath (one of them a crash), plus one whose kernels do
 not build: every student gets a report, class.csv agrees with each
 results.json and rows.jsonl (computed here on its own), a second run grades
-nothing again, and after one submission changes only that one is graded.
+nothing again, and after one submission changes only that one is graded;
+after the first grading the others go largest plugin first.
 The class's report then opens in tools/class-report.
 """
 import csv
@@ -71,6 +72,13 @@ def main():
         (broken / f"{kernel}.cu").write_text('#include "spmv/contract/plugin.h"\nthis does not compile;\n')
 
     first = grade_class(source, build, submissions, output)
+    # One grading at a time (no GPU): the others wait while the first is
+    # graded, then go largest plugin first (likely the longest gradings).
+    order = re.findall(r"\d+/\d+ students \((\w+): graded\)", first)
+    sizes = {name: plugin.stat().st_size for name, plugin in picks.items()}
+    check(sorted(order) == sorted(picks), f"graded {order}, not each of {sorted(picks)} once")
+    check(order[1:] == sorted(order[1:], key=lambda name: (-sizes.get(name, 0), name)),
+          f"after the first, the gradings did not go largest plugin first: {order}, sizes {sizes}")
     with open(output / "class.csv", newline="") as handle:
         lines = {row["student"]: row for row in csv.DictReader(handle)}
     check(sorted(lines) == sorted([*picks, "fay"]), f"class.csv students {sorted(lines)}")
