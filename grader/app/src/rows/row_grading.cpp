@@ -8,13 +8,12 @@
 #include <deque>
 #include <functional>
 #include <future>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <thread>
 #include <tuple>
 
 #include "rows/burst_timing.hpp"
+#include "rows/copy_buffers.hpp"
 #include "rows/correctness.hpp"
 #include "rows/timing_checks.hpp"
 #include "spmv/plugin/plugin.hpp"
@@ -69,53 +68,6 @@ struct Unpredictable {
     }
     return value;
   }
-};
-
-// Buffers for the copies of checked links, reused from row to row: a fresh
-// allocation of a large case's slots costs the grader a page fault for each
-// page it copies into, and the copies are taken inside a row's timed
-// stretch (on the development machine, 16 copies of 16 MB took 146 ms into
-// fresh buffers and 14-21 ms into reused ones). Buffers of one size are
-// kept (a case's rows follow one another); another size frees them.
-class CopyBuffers {
- public:
-  static CopyBuffers& instance() {
-    static CopyBuffers buffers;
-    return buffers;
-  }
-
-  std::shared_ptr<std::uint32_t[]> take(std::size_t words) {
-    std::unique_ptr<std::uint32_t[]> buffer;
-    {
-      const std::lock_guard lock(mutex_);
-      if (words != words_) {
-        free_.clear();
-        words_ = words;
-      }
-      if (!free_.empty()) {
-        buffer = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    if (!buffer) buffer.reset(new std::uint32_t[words]);
-    return {buffer.release(), [this, words](std::uint32_t* words_at) { give_back(words_at, words); }};
-  }
-
- private:
-  // At most this many bytes kept free.
-  static constexpr std::size_t kMaxKeptBytes = std::size_t{1} << 30;
-
-  void give_back(std::uint32_t* buffer, std::size_t words) {
-    std::unique_ptr<std::uint32_t[]> owned(buffer);
-    const std::lock_guard lock(mutex_);
-    if (words == words_ && (free_.size() + 1) * words * sizeof(std::uint32_t) <= kMaxKeptBytes) {
-      free_.push_back(std::move(owned));
-    }
-  }
-
-  std::mutex mutex_;
-  std::size_t words_ = 0;
-  std::vector<std::unique_ptr<std::uint32_t[]>> free_;
 };
 
 // One side's bursts by the grader's clock (and the runner's own events, a
