@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -109,6 +110,37 @@ TEST(Golden, MatchesExtendedPrecisionSumOnRandomMatrices) {
     ASSERT_NEAR(golden.y[i], static_cast<double>(sum), 1e-14 * static_cast<double>(abs_sum)) << "row " << row;
     ASSERT_NEAR(golden.abs_sum[i], static_cast<double>(abs_sum), 1e-14 * static_cast<double>(abs_sum)) << "row " << row;
     ASSERT_EQ(golden.row_nnz[i], a.row_length(row)) << "row " << row;
+  }
+}
+
+// The compensated sum keeps each addition's exact rounding error. Two ways
+// of computing that error exist (the ordered one, larger operand first, and
+// the branch-free two-sum); both give the exact error, so the golden result
+// must equal, bit for bit, the ordered form's on rows whose terms span wide
+// exponents and cancel.
+TEST(Golden, EachAdditionsErrorIsTheOrderedFormsBitForBit) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_note(seed));
+  std::mt19937_64 rng(seed);
+  CsrMatrix a = test::random_csr(rng, {.rows = 4000, .cols = 3000, .empty_fraction = 0.05, .long_row = 0});
+  std::uniform_int_distribution<int> exponent(-40, 40);
+  for (float& value : a.values) value = std::ldexp(value, exponent(rng));
+  std::vector<float> x = test::random_x(rng, a.cols);
+  for (float& value : x) value = std::ldexp(value, exponent(rng));
+  const GoldenResult golden = golden_spmv(a, x);
+  for (index_t row = 0; row < a.rows; ++row) {
+    double sum = 0;
+    double lost = 0;
+    for (index_t k = a.row_ptr[row]; k < a.row_ptr[row + 1]; ++k) {
+      const double term = static_cast<double>(a.values[k]) * static_cast<double>(x[a.col_idx[k]]);
+      const double total = sum + term;
+      lost += std::fabs(sum) >= std::fabs(term) ? (sum - total) + term : (term - total) + sum;
+      sum = total;
+    }
+    const double expected = sum + lost;
+    const double got = golden.y[static_cast<std::size_t>(row)];
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(got), std::bit_cast<std::uint64_t>(expected))
+        << "row " << row << ": " << got << " against " << expected;
   }
 }
 

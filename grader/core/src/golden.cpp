@@ -19,13 +19,15 @@ namespace {
 // of the row's entries or how much they cancel.
 class CompensatedSum {
  public:
+  // Each addition's rounding error, exactly, by Knuth's two-sum: the same
+  // error as the ordered form (the larger operand first), without its
+  // branch, which the signs and sizes of a row's terms make unpredictable
+  // (on a random matrix of a million rows of 5, 2.5-4x the time of the
+  // whole product, with the same bits in every row).
   void add(double term) {
     const double total = sum_ + term;
-    if (std::fabs(sum_) >= std::fabs(term)) {
-      lost_ += (sum_ - total) + term;
-    } else {
-      lost_ += (term - total) + sum_;
-    }
+    const double term_part = total - sum_;
+    lost_ += (sum_ - (total - term_part)) + (term - term_part);
     sum_ = total;
   }
   // An infinite or NaN term (a matrix read with allow_nonfinite) makes the
