@@ -442,23 +442,31 @@ class RowGrader {
     phase("pilot_bursts", true);
     if (!link_ms) return false;
     const auto under_threshold = [&](double ms) { return ms * 1000 < plan_.min_reference_us; };
-    const auto choose = [&](double ms) { return links_for(ms); };
     pilot_link_ms_ = *link_ms;
     short_by_pilot_ = under_threshold(*link_ms);
-    links_ = choose(*link_ms);
+    links_ = links_for(*link_ms);
     if (!reference_chain(links_)) return false;
-    // Short already, or at the most already (kMaxLinks, or the history's
-    // limit): nothing to check.
-    if (!short_by_pilot_ && links_ < choose(0)) {
+    if (links_to_check()) {
       if (!(link_ms = reference_link_ms(links_))) return false;
       pilot_link_ms_ = *link_ms;
       short_by_pilot_ = under_threshold(*link_ms);
-      if (const int again = choose(*link_ms); again > links_ + links_ / 4) {
-        links_ = again;
+      if (const auto again = more_links(*link_ms)) {
+        links_ = *again;
         if (!reference_chain(links_)) return false;
       }
     }
     return phase("reference_chain", true);
+  }
+
+  // Whether the links chosen are worth a second look: not short, and not at
+  // the most already (kMaxLinks, or the history's limit).
+  [[nodiscard]] bool links_to_check() const { return !short_by_pilot_ && links_ < links_for(0); }
+
+  // The links for a link of `link_ms`, if that asks for a quarter more than
+  // the links chosen.
+  [[nodiscard]] std::optional<int> more_links(double link_ms) const {
+    const int again = links_for(link_ms);
+    return again > links_ + links_ / 4 ? std::optional<int>(again) : std::nullopt;
   }
 
   // Links a burst for a link of `link_ms` (the burst's length the policy's,
@@ -477,12 +485,12 @@ class RowGrader {
   // then chained and warmed up. (Choosing them all over again alone, pilot
   // and all, held every scored row's stretch some 20 ms longer.)
   bool links_again_alone() {
-    if (short_by_pilot_ || links_ >= links_for(0)) return true;
+    if (!links_to_check()) return true;
     const auto burst = reference_burst(false);
     if (!burst) return false;
-    const int again = links_for((burst->event_ms > 0 ? burst->event_ms : burst->ms) / links_);
-    if (again <= links_ + links_ / 4) return true;
-    links_ = again;
+    const auto again = more_links((burst->event_ms > 0 ? burst->event_ms : burst->ms) / links_);
+    if (!again) return true;
+    links_ = *again;
     return reference_chain(links_) && reference_warmup() && phase("reference_chain", true);
   }
 
