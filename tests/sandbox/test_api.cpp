@@ -11,7 +11,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <fstream>
 #include <memory>
+#include <optional>
+#include <random>
+#include <string>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -255,6 +260,61 @@ TEST(SandboxProcess, WaitTimesOutAndKillAllReportsSigkill) {
   EXPECT_TRUE(status->signaled);
   EXPECT_EQ(status->signal, SIGKILL);
   EXPECT_EQ(process.poll()->signal, SIGKILL) << "the status stays known";
+}
+
+// The resident anonymous memory of process `pid` in kB (/proc/PID/status),
+// -1 if unknown.
+long resident_anonymous_kb(pid_t pid) {
+  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("RssAnon:", 0) == 0) return std::stol(line.substr(8));
+  }
+  return -1;
+}
+
+// A sandbox's init starts as a copy of the caller (the grader, gigabytes of
+// matrices): once the program runs, it holds none of the caller's large
+// memory, which would otherwise stay shared (every page the caller writes
+// copied) and be torn down inside kill_all().
+TEST(SandboxProcess, InitLetsGoOfTheCallersMemory) {
+  TempTree tree;
+  const fs::path scratch = tree.folder("scratch", 0777);
+  const Level level = strongest_available();
+  if (level != Level::kFull && level != Level::kUser) GTEST_SKIP() << "no PID namespace at " << level_name(level);
+  std::optional<UidLease> lease;
+  Spec spec = probe_spec(scratch, level);
+  if (level == Level::kFull) {
+    lease = UidLease::acquire();
+    spec.uid = lease->uid();
+  }
+  constexpr std::size_t kBytes = std::size_t{256} << 20;
+  std::vector<char> held(kBytes);
+  std::mt19937 random(std::random_device{}());
+  for (std::size_t i = 0; i < kBytes; i += 4096) held[i] = static_cast<char>(random());
+  const auto digest = [&] {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < kBytes; i += 4096) sum = sum * 1099511628211ULL + static_cast<unsigned char>(held[i]);
+    return sum;
+  };
+  const std::uint64_t before = digest();
+  Process process = spawn(spec);
+  if (!process.has_pid_namespace()) GTEST_SKIP() << "no PID namespace here";
+  ASSERT_GT(resident_anonymous_kb(::getpid()), 200 * 1024);
+  // Init lets go once the program is exec'd: within a moment of spawn().
+  long init_kb = -1;
+  for (int k = 0; k < 200; ++k) {
+    init_kb = resident_anonymous_kb(process.pid());
+    if (init_kb >= 0 && init_kb < 16 * 1024) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_GE(init_kb, 0);
+  EXPECT_LT(init_kb, 16 * 1024) << "init still holds the caller's memory";
+  EXPECT_FALSE(process.poll().has_value()) << "the program runs on";
+  const auto status = process.kill_all();
+  ASSERT_TRUE(status.has_value());
+  EXPECT_EQ(status->signal, SIGKILL);
+  // The caller's memory is its own, untouched by init's letting go.
+  EXPECT_EQ(digest(), before);
 }
 
 // spawn() from several threads at once while another thread allocates: the
