@@ -114,9 +114,10 @@ cudaError_t enqueue_csr_vector(const spmv_csr_view& A, int threads_per_row, int 
 cudaError_t enqueue_csr_row_blocks(const spmv_csr_view& A, int rows_per_block, const float* x, float* y,
                                    cudaStream_t stream, bool long_rows = false);
 
-// csr_rows (csr_rows.cu): a thread per row, tuning::kRowsLoads of its
-// entries loaded together, no grid-stride loop (a row a thread).
-cudaError_t enqueue_csr_rows(const spmv_csr_view& A, const float* x, float* y, cudaStream_t stream);
+// csr_rows (csr_rows.cu): a thread per row, `loads` of its entries loaded
+// together (tuning::kRowsLoads or tuning::kRowsWideLoads; any other count is
+// cudaErrorInvalidValue), no grid-stride loop (a row a thread).
+cudaError_t enqueue_csr_rows(const spmv_csr_view& A, int loads, const float* x, float* y, cudaStream_t stream);
 
 // csr_merge's tiles in one launch (csr_merge.cu): tiles of `tile_threads`
 // (tuning::kMergeSingleTinyThreads, kMergeSingleSmallThreads or

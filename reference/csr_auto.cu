@@ -141,7 +141,7 @@ int csr_launch_choice(const CsrAutoChoice& choice, const spmv_csr_view& A, const
                       cudaStream_t stream) {
   switch (choice.kernel) {
     case CsrAutoChoice::Kernel::kScalar: return enqueue_csr_scalar(A, x, y, stream);
-    case CsrAutoChoice::Kernel::kRows: return enqueue_csr_rows(A, x, y, stream);
+    case CsrAutoChoice::Kernel::kRows: return enqueue_csr_rows(A, choice.row_loads(), x, y, stream);
     case CsrAutoChoice::Kernel::kVector:
       return enqueue_csr_vector(A, choice.threads_per_row, choice.loads_per_lane, x, y, stream);
     case CsrAutoChoice::Kernel::kMerge: return spmv_csr_merge(&A, x, y, scratch, stream);

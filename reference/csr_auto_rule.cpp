@@ -9,6 +9,8 @@
 
 namespace spmv::reference {
 
+int CsrAutoChoice::row_loads() const { return wide_rows ? tuning::kRowsWideLoads : tuning::kRowsLoads; }
+
 std::string CsrAutoChoice::describe() const {
   switch (kernel) {
     case Kernel::kScalar: return "csr_scalar";
@@ -24,7 +26,12 @@ std::string CsrAutoChoice::describe() const {
       return text;
     }
     case Kernel::kMerge: return "csr_merge";
-    case Kernel::kRows: return "csr_rows";
+    case Kernel::kRows: {
+      if (!wide_rows) return "csr_rows";
+      char text[40];
+      std::snprintf(text, sizeof text, "csr_rows (%d loads/thread)", row_loads());
+      return text;
+    }
     case Kernel::kMergeSingle: {
       char text[64];
       std::snprintf(text, sizeof text, "csr_merge (one launch, %d threads/tile)", tile_threads);
@@ -70,6 +77,12 @@ CsrAutoChoice vector_group(double mean, int loads_per_lane) {
   return {CsrAutoChoice::Kernel::kVector, threads, 1, loads_per_lane};
 }
 
+CsrAutoChoice rows(bool wide) {
+  CsrAutoChoice choice{CsrAutoChoice::Kernel::kRows, 1};
+  choice.wide_rows = wide;
+  return choice;
+}
+
 CsrAutoChoice merge_single(int tile_threads) {
   CsrAutoChoice choice{CsrAutoChoice::Kernel::kMergeSingle, 1};
   choice.tile_threads = tile_threads;
@@ -94,7 +107,7 @@ CsrAutoChoice row_blocks_with_long_rows(const RowLengthStats& stats) {
 
 // Small matrices (tuning.hpp, kAutoSmallPath): one launch, picked by the
 // longest row and the mean.
-CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed) {
+CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed, const CsrAutoRuleSettings& settings) {
   if (stats.max_row > tuning::kAutoSmallMergeRow) {
     if (stats.max_row <= tuning::kAutoSmallLongRowMax) return row_blocks_with_long_rows(stats);
     return merge_single(tuning::kAutoSmallTileThreads);
@@ -102,16 +115,19 @@ CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed
   if (skewed) return row_blocks(stats);
   if (mean >= tuning::kAutoSmallVectorMean) return vector_group(mean, tuning::kAutoLoadsPerLane);
   if (stats.max_row >= tuning::kAutoSmallBlockRow) return row_blocks(stats);
-  return {CsrAutoChoice::Kernel::kRows, 1};
+  return rows(settings.small_rows_wide && stats.max_row > tuning::kRowsLoads &&
+              stats.max_row <= tuning::kRowsWideLoads);
 }
 
 }  // namespace
 
-CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats) {
+CsrAutoRuleSettings::CsrAutoRuleSettings() : small_rows_wide(tuning::kAutoSmallRowsWide) {}
+
+CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats, const CsrAutoRuleSettings& settings) {
   if (stats.rows <= 0 || stats.nnz <= 0) return {CsrAutoChoice::Kernel::kScalar, 1};
   const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
   const bool skewed = static_cast<double>(stats.max_row) > tuning::kAutoSkewFactor * mean + tuning::kAutoSkewSlack;
-  if (is_small(stats)) return choose_small(stats, mean, skewed);
+  if (is_small(stats)) return choose_small(stats, mean, skewed, settings);
   if (skewed) return {CsrAutoChoice::Kernel::kMerge, 1};
   if (mean < tuning::kAutoScalarMinMean) return row_blocks(stats);
   if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
@@ -136,7 +152,8 @@ std::vector<CsrAutoChoice> csr_auto_candidates(const RowLengthStats& stats) {
   if (stats.rows <= 0 || stats.nnz <= 0) return candidates;
   const double mean = static_cast<double>(stats.nnz) / static_cast<double>(stats.rows);
   add({CsrAutoChoice::Kernel::kScalar, 1});
-  add({CsrAutoChoice::Kernel::kRows, 1});
+  add(rows(false));
+  add(rows(true));
   add(vector_group(mean, tuning::kAutoLoadsPerLane));
   add(row_blocks(stats));
   add(row_blocks_by_mean(stats));

@@ -78,6 +78,12 @@ inline constexpr int kMergeSingleLargeThreads = 512;
 // cuSPARSE's sliced ELL, stencil7 0.85x against 0.92x), so auto keeps
 // csr_scalar there.
 inline constexpr int kRowsLoads = 8;
+// csr_rows with this many loads in flight: rows of 9-16 entries in one round
+// of loads and one of gathers, where kRowsLoads takes two of each (bcspwr10,
+// rows of up to 14: 4.38 us on the H100 with kRowsLoads, level with
+// cuSPARSE's sliced ELL). Timed by spmv-bench --candidates as auto=rows16;
+// not yet measured.
+inline constexpr int kRowsWideLoads = 16;
 
 // coo_segmented: threads per block and entries per thread; its tile of
 // 2048 entries is staged in shared memory (8 KiB), which leaves room for
@@ -150,6 +156,11 @@ inline constexpr std::int64_t kAutoSmallMergeRow = 512;
 inline constexpr std::int64_t kAutoSmallLongRowMax = 1536;
 inline constexpr double kAutoSmallVectorMean = 16.0;
 inline constexpr std::int64_t kAutoSmallBlockRow = 24;
+// Small matrices that get csr_rows (the last case above) with a longest row
+// of kRowsLoads + 1 to kRowsWideLoads: csr_rows with kRowsWideLoads loads in
+// flight when on. Off until auto=rows16 is measured against auto=rows and
+// cuSPARSE on the real suite (docs/performance.md); not yet measured.
+inline constexpr bool kAutoSmallRowsWide = false;
 inline constexpr int kAutoSmallTileThreads = kMergeSingleSmallThreads;
 inline constexpr double kAutoSkewFactor = 4.0;
 inline constexpr double kAutoSkewSlack = 32.0;

@@ -130,6 +130,13 @@ const std::vector<MatrixCase>& matrix_cases() {
          return rows_of_lengths(
              60, 9000, {2047, 2047, 2048, 0, 2049, 1, 4095, 4096, 2046, 0, 0, 2527, 2526, 2528, 5055, 2016}, seed);
        }},
+      // Rows of csr_rows's loads in flight (8 and 16) and one either side,
+      // with empty rows between: one round of loads, or one more; 3000 rows
+      // end partway through a block.
+      {"rows_at_load_edges",
+       [](std::uint64_t seed) {
+         return rows_of_lengths(3000, 2000, {0, 8, 9, 1, 16, 17, 0, 0, 7, 15, 12, 24, 31, 33}, seed);
+       }},
       // More rows than one grid has threads: one thread per row loops.
       {"rows_beyond_one_grid", [](std::uint64_t seed) { return gen::diagonal((1 << 20) + 4099, seed); }},
       // 24 entries a row give csr_vector 32 threads a row: 1.28M threads.

@@ -38,6 +38,12 @@ CsrAutoChoice long_row_blocks(int rows) {
   return choice;
 }
 
+CsrAutoChoice wide_rows() {
+  CsrAutoChoice choice{Kernel::kRows, 1};
+  choice.wide_rows = true;
+  return choice;
+}
+
 CsrAutoChoice single_launch(int threads) {
   CsrAutoChoice choice{Kernel::kMergeSingle, 1};
   choice.tile_threads = threads;
@@ -45,13 +51,14 @@ CsrAutoChoice single_launch(int threads) {
 }
 
 // The candidates, with the parameters the rule gives (row blocks at both
-// ends of their range, every vector group).
+// ends of their range, every vector group, csr_rows with 8 and 16 loads).
 const std::vector<CsrAutoChoice>& choices() {
   static const std::vector<CsrAutoChoice> kChoices{
-      {Kernel::kScalar, 1},       {Kernel::kRows, 1},          {Kernel::kVector, 2, 1, 4},   {Kernel::kVector, 8, 1, 4},
-      {Kernel::kRowBlocks, 1, 1}, {Kernel::kRowBlocks, 1, 64}, {Kernel::kRowBlocks, 1, 511}, long_row_blocks(1),
-      long_row_blocks(48),        long_row_blocks(511),        {Kernel::kMerge, 1},          single_launch(128),
-      single_launch(256),         single_launch(512)};
+      {Kernel::kScalar, 1},        {Kernel::kRows, 1},           wide_rows(),
+      {Kernel::kVector, 2, 1, 4},  {Kernel::kVector, 8, 1, 4},   {Kernel::kRowBlocks, 1, 1},
+      {Kernel::kRowBlocks, 1, 64}, {Kernel::kRowBlocks, 1, 511}, long_row_blocks(1),
+      long_row_blocks(48),         long_row_blocks(511),         {Kernel::kMerge, 1},
+      single_launch(128),          single_launch(256),           single_launch(512)};
   return kChoices;
 }
 
@@ -73,7 +80,7 @@ std::vector<spmv_kernel_entry> make_entries(std::index_sequence<I...>) {
 }
 
 const std::vector<spmv_kernel_entry>& entries() {
-  static const std::vector<spmv_kernel_entry> kEntries = make_entries(std::make_index_sequence<14>{});
+  static const std::vector<spmv_kernel_entry> kEntries = make_entries(std::make_index_sequence<15>{});
   return kEntries;
 }
 

@@ -2,6 +2,10 @@
 // csr_auto.hpp): host code only, so it is tested without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
 #include "spmv/contract/plugin_table.hpp"
 #include "spmv/reference/csr_auto.hpp"
 
@@ -10,6 +14,7 @@ namespace {
 
 using reference::choose_csr_kernel;
 using reference::CsrAutoChoice;
+using reference::CsrAutoRuleSettings;
 using reference::RowLengthStats;
 using Kernel = CsrAutoChoice::Kernel;
 
@@ -85,6 +90,62 @@ TEST(CsrAutoRule, SmallMatricesWithLongerOrShortRowsGetAGroupOrAThreadPerRow) {
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{114'599, 114'599, 239'332, 6, 114'000}).kernel, Kernel::kRows);
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{65'536, 65'536, 393'150, 17, 65'000}).kernel, Kernel::kRows);
   EXPECT_EQ((CsrAutoChoice{Kernel::kRows, 1}).describe(), "csr_rows");
+}
+
+// csr_rows with 16 loads in flight (tuning::kAutoSmallRowsWide): off in
+// auto, so the rule keeps csr_rows's 8 loads whatever the longest row.
+TEST(CsrAutoRule, WideRowsAreOffByDefault) {
+  EXPECT_FALSE(CsrAutoRuleSettings{}.small_rows_wide);
+  const CsrAutoRuleSettings off = [] {
+    CsrAutoRuleSettings settings;
+    settings.small_rows_wide = false;
+    return settings;
+  }();
+  for (const std::int64_t longest : {1, 5, 8, 9, 14, 16, 17, 23}) {
+    // bcspwr10's 5300 rows, with rows of up to `longest`.
+    const RowLengthStats stats{5300, 5300, 5300 * std::min<std::int64_t>(longest, 4), longest, 5000};
+    const CsrAutoChoice choice = choose_csr_kernel(stats);
+    EXPECT_EQ(choice.kernel, Kernel::kRows) << longest;
+    EXPECT_FALSE(choice.wide_rows) << longest;
+    EXPECT_EQ(choice.describe(), "csr_rows") << longest;
+    EXPECT_EQ(choice, choose_csr_kernel(stats, off)) << longest;
+  }
+}
+
+// Switched on: rows of 9-16 entries (one round of 16 loads, two of 8) get
+// 16 loads; shorter and longer ones, and every other choice, are unchanged.
+TEST(CsrAutoRule, WideRowsWhenOnTakeLongestRowsOfNineToSixteen) {
+  CsrAutoRuleSettings on;
+  on.small_rows_wide = true;
+  for (const std::int64_t longest : {1, 5, 8, 9, 14, 16, 17, 23}) {
+    const RowLengthStats stats{5300, 5300, 5300 * std::min<std::int64_t>(longest, 4), longest, 5000};
+    const CsrAutoChoice choice = choose_csr_kernel(stats, on);
+    EXPECT_EQ(choice.kernel, Kernel::kRows) << longest;
+    EXPECT_EQ(choice.wide_rows, longest >= 9 && longest <= 16) << longest;
+    EXPECT_EQ(choice.row_loads(), choice.wide_rows ? 16 : 8) << longest;
+  }
+  // bcspwr10 itself (rows of up to 14).
+  const CsrAutoChoice bcspwr10 = choose_csr_kernel(RowLengthStats{5300, 5300, 21'842, 14, 5000}, on);
+  EXPECT_EQ(bcspwr10.describe(), "csr_rows (16 loads/thread)");
+  for (const RowLengthStats& stats :
+       {RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096},   // large: csr_scalar
+        RowLengthStats{4884, 4884, 290'378, 81, 4800},               // bcsstk16: csr_vector
+        RowLengthStats{2873, 2873, 27'191, 47, 2800},                // zenios: row blocks
+        RowLengthStats{1'000'000, 1'000'000, 16'000'000, 16, 5000},  // large rows of 16: csr_vector
+        RowLengthStats{1000, 1000, 16'000, 16, 900}}) {              // small, mean 16: csr_vector
+    EXPECT_EQ(choose_csr_kernel(stats, on), choose_csr_kernel(stats)) << stats.rows << " rows, " << stats.nnz;
+  }
+}
+
+TEST(CsrAutoRule, CandidatesHoldBothWidthsOfCsrRows) {
+  for (const RowLengthStats& stats :
+       {RowLengthStats{5300, 5300, 21'842, 14, 5000}, RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096}}) {
+    const std::vector<CsrAutoChoice> candidates = reference::csr_auto_candidates(stats);
+    CsrAutoChoice wide{Kernel::kRows, 1};
+    wide.wide_rows = true;
+    EXPECT_NE(std::find(candidates.begin(), candidates.end(), CsrAutoChoice{Kernel::kRows, 1}), candidates.end());
+    EXPECT_NE(std::find(candidates.begin(), candidates.end(), wide), candidates.end());
+  }
 }
 
 TEST(CsrAutoRule, CandidatesHoldTheRuleChoiceFirstAndNoRepeats) {

@@ -88,13 +88,13 @@ class ChoiceLauncher final : public Launcher {
   RawBuffer scratch_;
 };
 
-// "rows", "scalar", "vector8x4", "stream128", "stream48L" (long rows by the
-// block), "merge", "merge1L256".
+// "rows", "rows16" (16 loads in flight), "scalar", "vector8x4", "stream128",
+// "stream48L" (long rows by the block), "merge", "merge1L256".
 std::string short_name(const reference::CsrAutoChoice& choice) {
   using Kernel = reference::CsrAutoChoice::Kernel;
   switch (choice.kernel) {
     case Kernel::kScalar: return "scalar";
-    case Kernel::kRows: return "rows";
+    case Kernel::kRows: return choice.wide_rows ? "rows" + std::to_string(choice.row_loads()) : "rows";
     case Kernel::kVector:
       return "vector" + std::to_string(choice.threads_per_row) + "x" + std::to_string(choice.loads_per_lane);
     case Kernel::kMerge: return "merge";

@@ -3,6 +3,7 @@
 // and the report. The GPU parts run only on a GPU machine.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -326,6 +327,22 @@ TEST(Catalogue, CandidatesEndWithEachKindOfPlanForced) {
   EXPECT_EQ(candidates[candidates.size() - 3].name, "auto=plan-slices");
   EXPECT_EQ(candidates[candidates.size() - 2].name, "auto=plan-tiles");
   EXPECT_EQ(candidates[candidates.size() - 1].name, "auto=plan-rule");
+}
+
+// csr_rows with 8 and with 16 loads in flight, on every matrix.
+TEST(Catalogue, CandidatesHoldCsrRowsWithEightAndSixteenLoads) {
+  CsrMatrix long_row;
+  long_row.rows = 2;
+  long_row.cols = 600;
+  long_row.row_ptr = {0, 600, 601};
+  for (index_t j = 0; j < 601; ++j) long_row.col_idx.push_back(j < 600 ? j : 0);
+  long_row.values.assign(601, 1.0F);
+  for (const CsrMatrix& a : {five_by_four(), long_row}) {
+    std::vector<std::string> names;
+    for (const KernelInfo& kernel : auto_candidate_kernels(a)) names.push_back(kernel.name);
+    EXPECT_EQ(std::count(names.begin(), names.end(), "auto=rows"), 1) << a.rows << " rows";
+    EXPECT_EQ(std::count(names.begin(), names.end(), "auto=rows16"), 1) << a.rows << " rows";
+  }
 }
 
 // A small matrix with a row of more than 512 entries (rajat01, EVA,

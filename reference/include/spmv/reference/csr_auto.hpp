@@ -22,7 +22,9 @@
 //  2. skewed rows: row blocks;
 //  3. a mean of kAutoSmallVectorMean or more: csr_vector's kernel as in 8;
 //  4. a longest row of kAutoSmallBlockRow or more: row blocks;
-//  5. otherwise csr_rows: a thread per row, its loads in flight together.
+//  5. otherwise csr_rows: a thread per row, its loads in flight together
+//     (kRowsLoads of them; kRowsWideLoads for a longest row between the
+//     two when kAutoSmallRowsWide is on, CsrAutoRuleSettings).
 // Larger matrices stream from device memory:
 //  6. skewed rows: csr_merge, whose merge path splits work evenly whatever
 //     the rows look like.
@@ -72,15 +74,33 @@ struct CsrAutoChoice {
   // kRowBlocks only: rows longer than tuning::kRowBlockLongRow summed by
   // the whole block (small matrices with a few long rows).
   bool block_long_rows = false;
+  // kRows only: tuning::kRowsWideLoads of a row's entries loaded together
+  // instead of tuning::kRowsLoads.
+  bool wide_rows = false;
+
+  // kRows only: the entries a thread loads together (8, or 16 wide).
+  [[nodiscard]] int row_loads() const;
 
   // "csr_scalar", "csr_vector (8 threads/row, 4 loads/lane)", "csr_merge",
   // "csr_stream (75 rows/block)", "csr_stream (48 rows/block, long rows by the block)",
-  // "csr_rows", "csr_merge (one launch, 256 threads/tile)"
+  // "csr_rows", "csr_rows (16 loads/thread)", "csr_merge (one launch, 256 threads/tile)"
   [[nodiscard]] std::string describe() const;
   friend bool operator==(const CsrAutoChoice&, const CsrAutoChoice&) = default;
 };
 
-CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats);
+// Settings of the rule that are not yet measured, as run-time values: a
+// default-constructed one holds tuning.hpp's values, which is what auto
+// uses; the rule's tests switch them.
+struct CsrAutoRuleSettings {
+  CsrAutoRuleSettings();  // tuning.hpp's values
+
+  // Small matrices whose rows get csr_rows with a longest row of
+  // tuning::kRowsLoads + 1 to kRowsWideLoads: csr_rows with kRowsWideLoads
+  // loads in flight (tuning::kAutoSmallRowsWide, off).
+  bool small_rows_wide;
+};
+
+CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats, const CsrAutoRuleSettings& settings = {});
 
 // Row blocks that sum long rows with the whole block are chosen from the
 // longest row and the mean alone; where long rows sit together, a block's
