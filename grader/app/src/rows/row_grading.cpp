@@ -1,6 +1,8 @@
 #include "rows/row_grading.hpp"
 
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -130,12 +132,12 @@ class RowGrader {
       if (!phase("reference_after_bursts", time_reference_after())) return finish();
       // The links' checks (the CPU's golden products of the links copied
       // out) once the row's timed stretch is over: beside the reference's
-      // bursts they slowed whole windows of them on the largest cases. With
-      // the GPU shared the row is active again while they run: another
-      // grading's stretch waits for them as for work on the GPU, and the
-      // others' untimed work goes on beside them.
-      if (alone_.held() && !plan_.alone) be_active();
-      phase("share", true);
+      // bursts they slowed whole windows of them on the largest cases. They
+      // touch no GPU: with the GPU shared the row holds nothing of the share
+      // while they run (but a row graded again alone, which keeps the GPU to
+      // its end), and they run at the lowest CPU priority, so that another
+      // grading's timed bursts beside them lose no CPU to them.
+      if (alone_.held() && !plan_.alone) alone_.release();
       if (!phase("checks", run_checks())) return finish();
     }
     record_.completed = true;
@@ -691,7 +693,10 @@ class RowGrader {
     deferred_checks_.clear();
     for (auto& check : checks) {
       if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
-      pending_checks_.push_back(std::async(std::launch::async, std::move(check)));
+      pending_checks_.push_back(std::async(std::launch::async, [check = std::move(check)] {
+        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);  // this thread only
+        return check();
+      }));
     }
     return collect_checks();
   }
