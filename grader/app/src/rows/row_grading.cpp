@@ -373,22 +373,13 @@ class RowGrader {
     // the plugin's load, and the reference timed with nothing of the
     // submission alive).
     if (loaded_ && !fresh_runner()) return false;
-    // Before anything is timed: the previous row's runner gone (its end
-    // overlaps the pilot, which sets the links only), this grading's runner
-    // starts under way done, and the other gradings' work on the GPU ended.
-    // The row waits for the three at once: its turn to be alone is asked
-    // for first (the others begin no new work meanwhile), and the others'
-    // work under way ends while its own starts do.
-    std::future<GpuShare::Hold> alone;
-    if (!alone_.held()) {
-      active_.release();
-      alone = std::async(std::launch::async, [&factory = factory_] { return factory.alone(); });
-    }
+    // The previous row's runner gone before anything is timed (its end
+    // overlaps the pilot, which sets the links only).
     factory_.settle();
     phase("settle", true);
     const QuietGpu::Hold quiet = factory_.quiet();
     phase("quiet", true);
-    if (alone.valid()) alone_ = alone.get();
+    be_alone();
     phase("share", true);
     const bool timed = reference_warmup() && (!factory_.shared() || plan_.alone || links_again_alone()) &&
                        time_reference(reference_before_, nullptr) && phase("reference_bursts", true) &&
