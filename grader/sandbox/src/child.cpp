@@ -15,6 +15,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstring>
 
 namespace spmv::sandbox::detail {
 namespace {
@@ -161,14 +162,6 @@ int arrange_fds(const ChildPlan& plan) {
   fail("execve", plan.executable);
 }
 
-// Init's copy of the grader's memory, let go once the program is exec'd:
-// its large anonymous mappings (the heap, the grader's arrays, other
-// threads' stacks) but the one holding this stack. Init needs none of them
-// (it waits, writes a status and exits, by system calls), and otherwise the
-// grader's pages stay shared with it for the runner's life and are torn
-// down only when init dies, inside the end of a runner that the grader
-// waits for. Small mappings and files are kept (libraries' data); if
-// /proc/self/maps cannot be read, nothing is let go.
 // A hexadecimal number at `c`, which moves past it.
 unsigned long parse_hex(const char*& c, const char* end) {
   unsigned long value = 0;
@@ -185,6 +178,14 @@ unsigned long parse_hex(const char*& c, const char* end) {
   return value;
 }
 
+// Init's copy of the grader's memory, let go once the program is exec'd:
+// its large anonymous mappings (the heap, the grader's arrays, other
+// threads' stacks) but the one holding this stack. Init needs none of them
+// (it waits, writes a status and exits, by system calls), and otherwise the
+// grader's pages stay shared with it for the runner's life and are torn
+// down only when init dies, inside the end of a runner that the grader
+// waits for. Small mappings and files are kept (libraries' data); if
+// /proc/self/maps cannot be read, nothing is let go.
 void let_go_of_grader_memory() {
   constexpr unsigned long kLarge = 1UL << 20;
   constexpr int kMaxRanges = 1024;
@@ -222,7 +223,7 @@ void let_go_of_grader_memory() {
       while (c < end_of_line && *c != ' ') ++c;
       while (c < end_of_line && *c == ' ') ++c;
       const bool unnamed = c == end_of_line;
-      const bool heap = end_of_line - c == 6 && c[0] == '[' && c[1] == 'h' && c[2] == 'e' && c[5] == ']';
+      const bool heap = end_of_line - c == 6 && memcmp(c, "[heap]", 6) == 0;
       if (inode_zero && (unnamed || heap) && end - start >= kLarge && !(start <= here && here < end) &&
           ranges < kMaxRanges) {
         starts[ranges] = start;
