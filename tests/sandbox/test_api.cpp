@@ -2,25 +2,31 @@
 // availability, uid leases, killing by uid, spawn's refusals and error
 // messages, Process ownership.
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include <gtest/gtest.h>
 
+#include "child.hpp"
 #include "harness.hpp"
 
 namespace spmv::sandbox::test {
@@ -315,6 +321,153 @@ TEST(SandboxProcess, InitLetsGoOfTheCallersMemory) {
   EXPECT_EQ(status->signal, SIGKILL);
   // The caller's memory is its own, untouched by init's letting go.
   EXPECT_EQ(digest(), before);
+}
+
+// What init lets go of, line by line of /proc/self/maps, at random places.
+TEST(SandboxInit, LetsGoOfLargeAnonymousMappingsButWhatItRunsOn) {
+  using Ranges = std::vector<std::pair<unsigned long, unsigned long>>;
+  const auto let_go = [](unsigned long start, unsigned long end, const std::string& rest,
+                         const detail::KeptMemory& kept) {
+    char text[160];
+    std::snprintf(text, sizeof text, "%lx-%lx %s", start, end, rest.c_str());
+    detail::MemoryRange out[2];
+    const int count = detail::ranges_to_let_go(text, text + std::strlen(text), kept, out);
+    Ranges ranges;
+    for (int k = 0; k < count; ++k) ranges.emplace_back(out[k].start, out[k].end);
+    return ranges;
+  };
+  const std::string anonymous = "rw-p 00000000 00:00 0";
+  std::mt19937_64 random(std::random_device{}());
+  for (int trial = 0; trial < 200; ++trial) {
+    const unsigned long page = 4096;
+    const unsigned long start = (0x7f0000000000UL + random() % (1UL << 36)) & ~(page - 1);
+    const unsigned long size = ((std::uint64_t{2} << 20) + random() % (std::uint64_t{1} << 30)) & ~(page - 1);
+    const unsigned long end = start + size;
+    const detail::KeptMemory elsewhere{end + (1UL << 30), end + (2UL << 30)};
+    // A large anonymous mapping, the heap: let go whole.
+    EXPECT_EQ(let_go(start, end, anonymous, elsewhere), Ranges({{start, end}}));
+    EXPECT_EQ(let_go(start, end, anonymous + "                 [heap]", elsewhere), Ranges({{start, end}}));
+    // Small, a file's, named otherwise, or malformed: kept.
+    EXPECT_TRUE(let_go(start, start + (1UL << 20) - page, anonymous, elsewhere).empty());
+    EXPECT_TRUE(let_go(start, end, "rw-p 00003000 fe:00 5309135        /usr/lib/libc.so.6", elsewhere).empty());
+    EXPECT_TRUE(let_go(start, end, anonymous + "                 [stack]", elsewhere).empty());
+    EXPECT_TRUE(let_go(end, start, anonymous, elsewhere).empty());
+    // Holding init's stack: kept whole.
+    EXPECT_TRUE(let_go(start, end, anonymous, {start + random() % size, elsewhere.thread_block}).empty());
+    // Holding the thread's block: all but a window around it, in pages.
+    const unsigned long pointer = start + random() % size;
+    const Ranges parts = let_go(start, end, anonymous, {elsewhere.stack, pointer});
+    ASSERT_LE(parts.size(), 2U);
+    unsigned long released = 0;
+    for (const auto& [from, to] : parts) {
+      EXPECT_EQ(from % page, 0U);
+      EXPECT_EQ(to % page, 0U);
+      EXPECT_LE(start, from);
+      EXPECT_LT(from, to);
+      EXPECT_LE(to, end);
+      // The thread's TLS below the pointer and its descriptor above stay.
+      EXPECT_TRUE(to <= pointer - (64UL << 10) || from >= pointer + (8UL << 10))
+          << std::hex << from << "-" << to << " around " << pointer;
+      released += to - from;
+    }
+    EXPECT_GE(released + (1UL << 20) + (72UL << 10), size) << "more than the window kept";
+  }
+}
+
+// spawn() from a thread whose block (the stack guard, errno, the loader's
+// flags) lies in a large anonymous mapping that holds no stack init runs
+// on, as where the kernel merges the caller's memory with the mapping of
+// the main thread's block: the thread's stack and block are 64 MB of the
+// caller's memory, and spawn() runs on another, small stack. Init keeps a
+// window around the thread's block when it lets go of the rest, and still
+// reports the program's end.
+struct SpawnOnAnotherStack {
+  Spec spec;
+  void* small_stack = nullptr;
+  std::size_t small_stack_size = 0;
+  std::uintptr_t thread_block = 0;
+  std::optional<ExitStatus> killed;
+  std::optional<ExitStatus> exited;
+  std::string error;
+  ucontext_t thread_context{};
+  ucontext_t spawn_context{};
+};
+SpawnOnAnotherStack* g_spawn_job = nullptr;
+
+void spawn_on_the_small_stack() {
+  SpawnOnAnotherStack& job = *g_spawn_job;
+  try {
+    Process process = spawn(job.spec);
+    if (process.wait(100).has_value()) job.error = "init or the program ended early";
+    job.killed = process.kill_all();
+    job.spec.argv = {SPMV_SANDBOX_PROBE, "--", "exit", "7"};
+    Process quick = spawn(job.spec);
+    job.exited = quick.wait(10000);
+  } catch (const std::exception& error) {
+    job.error = error.what();
+  }
+}
+
+void* thread_in_the_callers_memory(void*) {
+  SpawnOnAnotherStack& job = *g_spawn_job;
+  job.thread_block = reinterpret_cast<std::uintptr_t>(__builtin_thread_pointer());
+  getcontext(&job.spawn_context);
+  job.spawn_context.uc_stack.ss_sp = job.small_stack;
+  job.spawn_context.uc_stack.ss_size = job.small_stack_size;
+  job.spawn_context.uc_link = &job.thread_context;
+  makecontext(&job.spawn_context, spawn_on_the_small_stack, 0);
+  swapcontext(&job.thread_context, &job.spawn_context);
+  return nullptr;
+}
+
+TEST(SandboxProcess, InitKeepsTheThreadsBlockInALargeMapping) {
+  TempTree tree;
+  const fs::path scratch = tree.folder("scratch", 0777);
+  const Level level = strongest_available();
+  if (level != Level::kFull && level != Level::kUser) GTEST_SKIP() << "no PID namespace at " << level_name(level);
+  std::optional<UidLease> lease;
+  SpawnOnAnotherStack job;
+  job.spec = probe_spec(scratch, level);
+  if (level == Level::kFull) {
+    lease = UidLease::acquire();
+    job.spec.uid = lease->uid();
+  }
+  constexpr std::size_t kThreadMemory = std::size_t{64} << 20;
+  job.small_stack_size = std::size_t{512} << 10;
+  // Each between inaccessible pages, which the kernel never merges with
+  // their neighbours.
+  const auto fenced = [](std::size_t bytes) -> void* {
+    void* whole = mmap(nullptr, bytes + 2 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (whole == MAP_FAILED) return MAP_FAILED;
+    void* inside = static_cast<char*>(whole) + 4096;
+    return mprotect(inside, bytes, PROT_READ | PROT_WRITE) == 0 ? inside : MAP_FAILED;
+  };
+  void* thread_memory = fenced(kThreadMemory);
+  job.small_stack = fenced(job.small_stack_size);
+  ASSERT_NE(thread_memory, MAP_FAILED);
+  ASSERT_NE(job.small_stack, MAP_FAILED);
+  std::memset(thread_memory, 0x5a, kThreadMemory / 2);  // the caller's data below the thread's stack
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstack(&attributes, thread_memory, kThreadMemory);
+  g_spawn_job = &job;
+  pthread_t thread;
+  ASSERT_EQ(pthread_create(&thread, &attributes, thread_in_the_callers_memory, nullptr), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attributes);
+  g_spawn_job = nullptr;
+  const auto memory = reinterpret_cast<std::uintptr_t>(thread_memory);
+  EXPECT_TRUE(memory <= job.thread_block && job.thread_block < memory + kThreadMemory)
+      << "the thread's block is not in the caller's memory: the test shows nothing";
+  EXPECT_EQ(job.error, "");
+  ASSERT_TRUE(job.killed.has_value());
+  EXPECT_TRUE(job.killed->signaled);
+  EXPECT_EQ(job.killed->signal, SIGKILL) << "not the program's end: init crashed";
+  ASSERT_TRUE(job.exited.has_value()) << "init never reported the program's exit";
+  EXPECT_FALSE(job.exited->signaled) << "signal " << job.exited->signal;
+  EXPECT_EQ(job.exited->code, 7);
+  munmap(static_cast<char*>(job.small_stack) - 4096, job.small_stack_size + 2 * 4096);
+  munmap(static_cast<char*>(thread_memory) - 4096, kThreadMemory + 2 * 4096);
 }
 
 // spawn() from several threads at once while another thread allocates: the

@@ -13,6 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+#endif
+
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -178,23 +182,117 @@ unsigned long parse_hex(const char*& c, const char* end) {
   return value;
 }
 
+// System calls made without libc, for init once it has let go of the
+// grader's memory: libc's wrappers may reach memory that is gone (errno in
+// the thread's block, the loader's tables when a symbol is bound lazily).
+#if defined(__x86_64__)
+#define SPMV_SANDBOX_RAW_SYSCALLS 1
+long raw_syscall(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
+  long result;
+  register long r10 asm("r10") = d;
+  asm volatile("syscall" : "=a"(result) : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+  return result;
+}
+unsigned long thread_pointer() {
+  unsigned long pointer;
+  asm("mov %%fs:0, %0" : "=r"(pointer));
+  return pointer;
+}
+#elif defined(__aarch64__)
+#define SPMV_SANDBOX_RAW_SYSCALLS 1
+long raw_syscall(long number, long a = 0, long b = 0, long c = 0, long d = 0) {
+  register long x8 asm("x8") = number;
+  register long x0 asm("x0") = a;
+  register long x1 asm("x1") = b;
+  register long x2 asm("x2") = c;
+  register long x3 asm("x3") = d;
+  asm volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+  return x0;
+}
+unsigned long thread_pointer() {
+  unsigned long pointer;
+  asm("mrs %0, tpidr_el0" : "=r"(pointer));
+  return pointer;
+}
+#else
+#define SPMV_SANDBOX_RAW_SYSCALLS 0
+#endif
+
+}  // namespace
+
+int ranges_to_let_go(const char* line, const char* end, const KeptMemory& kept, MemoryRange out[2]) {
+  constexpr unsigned long kLarge = 1UL << 20;
+  // Kept around the thread pointer: its static TLS below (a few kB), its
+  // descriptor above (about 2 kB), with room to spare, in whole pages.
+  constexpr unsigned long kPage = 4096;
+  constexpr unsigned long kBelowThread = 1UL << 20;
+  constexpr unsigned long kAboveThread = 64UL << 10;
+  const char* c = line;
+  const unsigned long start = parse_hex(c, end);
+  if (c == end || *c != '-') return 0;
+  ++c;
+  const unsigned long stop = parse_hex(c, end);
+  // Past the perms, offset and dev to the inode.
+  for (int field = 0; field < 3 && c < end; ++field) {
+    while (c < end && *c == ' ') ++c;
+    while (c < end && *c != ' ') ++c;
+  }
+  while (c < end && *c == ' ') ++c;
+  const bool inode_zero = c < end && *c == '0' && (c + 1 == end || c[1] == ' ');
+  while (c < end && *c != ' ') ++c;
+  while (c < end && *c == ' ') ++c;
+  const bool unnamed = c == end;
+  const bool heap = end - c == 6 && std::memcmp(c, "[heap]", 6) == 0;
+  if (!inode_zero || !(unnamed || heap) || stop <= start || stop - start < kLarge) return 0;
+  if (start <= kept.stack && kept.stack < stop) return 0;
+  const unsigned long below = kept.thread_block > kBelowThread ? kept.thread_block - kBelowThread : 0;
+  const unsigned long keep_from = below & ~(kPage - 1);
+  const unsigned long keep_to = (kept.thread_block + kAboveThread + kPage - 1) & ~(kPage - 1);
+  if (kept.thread_block == 0 || keep_to <= start || stop <= keep_from) {
+    out[0] = {start, stop};
+    return 1;
+  }
+  int count = 0;
+  if (start < keep_from) out[count++] = {start, keep_from};
+  if (keep_to < stop) out[count++] = {keep_to, stop};
+  return count;
+}
+
+namespace {
+
+// The kernel writes into a thread's restartable-sequences area (in the
+// thread's block, registered by glibc and inherited by init) whenever it
+// resumes the thread after a preemption, and kills it with SIGSEGV if the
+// area is gone. Init ends the registration before it lets go of memory
+// (which keeps the thread's block anyway, should this fail).
+void end_restartable_sequences() {
+#if SPMV_SANDBOX_RAW_SYSCALLS && defined(RSEQ_SIG) && defined(SYS_rseq)
+  if (__rseq_size == 0) return;  // not registered
+  const long area = static_cast<long>(thread_pointer() + static_cast<unsigned long>(__rseq_offset));
+  // Registered with 32 bytes, whatever size glibc reports as in use.
+  const long lengths[] = {static_cast<long>(__rseq_size), 32};
+  for (const long length : lengths) {
+    if (raw_syscall(SYS_rseq, area, length, RSEQ_FLAG_UNREGISTER, RSEQ_SIG) == 0) return;
+  }
+#endif
+}
+
 // Init's copy of the grader's memory, let go once the program is exec'd:
 // its large anonymous mappings (the heap, the grader's arrays, other
-// threads' stacks) but the one holding this stack. Init needs none of them
-// (it waits, writes a status and exits, by system calls), and otherwise the
-// grader's pages stay shared with it for the runner's life and are torn
-// down only when init dies, inside the end of a runner that the grader
-// waits for. Small mappings and files are kept (libraries' data); if
-// /proc/self/maps cannot be read, nothing is let go.
+// threads' stacks) but what init still runs on (ranges_to_let_go). Init
+// needs none of them (it waits, writes a status and exits, by raw system
+// calls), and otherwise the grader's pages stay shared with it for the
+// runner's life and are torn down only when init dies, inside the end of a
+// runner that the grader waits for. Small mappings and files are kept
+// (libraries' data); if /proc/self/maps cannot be read, nothing is let go.
 void let_go_of_grader_memory() {
-  constexpr unsigned long kLarge = 1UL << 20;
+#if SPMV_SANDBOX_RAW_SYSCALLS
   constexpr int kMaxRanges = 1024;
   // On this stack, which is kept: a program's static memory may be one of
   // the mappings let go.
-  unsigned long starts[kMaxRanges];
-  unsigned long ends[kMaxRanges];
-  int ranges = 0;
-  const auto here = reinterpret_cast<unsigned long>(&ranges);
+  MemoryRange ranges[kMaxRanges];
+  int count = 0;
+  const KeptMemory kept{reinterpret_cast<unsigned long>(&count), thread_pointer()};
   const int maps = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
   if (maps < 0) return;
   char buffer[4096];
@@ -206,30 +304,7 @@ void let_go_of_grader_memory() {
     std::size_t line = 0;
     for (std::size_t i = 0; i < held; ++i) {
       if (buffer[i] != '\n') continue;
-      // "start-end perms offset dev inode [path]"
-      const char* c = buffer + line;
-      const char* end_of_line = buffer + i;
-      const unsigned long start = parse_hex(c, end_of_line);
-      ++c;  // '-'
-      const unsigned long end = parse_hex(c, end_of_line);
-      // Past the perms, offset and dev to the inode.
-      for (int field = 0; field < 3 && c < end_of_line; ++field) {
-        while (c < end_of_line && *c == ' ') ++c;
-        while (c < end_of_line && *c != ' ') ++c;
-      }
-      bool inode_zero = false;
-      while (c < end_of_line && *c == ' ') ++c;
-      if (c < end_of_line && *c == '0' && (c + 1 == end_of_line || c[1] == ' ')) inode_zero = true;
-      while (c < end_of_line && *c != ' ') ++c;
-      while (c < end_of_line && *c == ' ') ++c;
-      const bool unnamed = c == end_of_line;
-      const bool heap = end_of_line - c == 6 && memcmp(c, "[heap]", 6) == 0;
-      if (inode_zero && (unnamed || heap) && end - start >= kLarge && !(start <= here && here < end) &&
-          ranges < kMaxRanges) {
-        starts[ranges] = start;
-        ends[ranges] = end;
-        ++ranges;
-      }
+      if (count + 2 <= kMaxRanges) count += ranges_to_let_go(buffer + line, buffer + i, kept, ranges + count);
       line = i + 1;
     }
     // A line cut by the buffer's end moves to its front.
@@ -238,7 +313,10 @@ void let_go_of_grader_memory() {
     if (held == sizeof buffer) break;  // a line longer than the buffer: stop reading
   }
   close(maps);
-  for (int k = 0; k < ranges; ++k) munmap(reinterpret_cast<void*>(starts[k]), ends[k] - starts[k]);
+  for (int k = 0; k < count; ++k) {
+    raw_syscall(SYS_munmap, static_cast<long>(ranges[k].start), static_cast<long>(ranges[k].end - ranges[k].start));
+  }
+#endif
 }
 
 // The program's side of init's fork (run_init).
@@ -273,15 +351,30 @@ alignas(64) char g_program_stack[64 * 1024];
       clone(start_program, g_program_stack + sizeof g_program_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &start);
   if (program < 0) fail("fork the program");
   close(g_error_fd);  // the grader reads the pipe to its end: only the program's copy is left
+  // No signal reaches init's handlers, copies of the grader's in memory
+  // about to be let go (the program was forked with the mask it had).
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_BLOCK, &all, nullptr);
+  end_restartable_sequences();
   let_go_of_grader_memory();
   for (;;) {
     int status = 0;
+#if SPMV_SANDBOX_RAW_SYSCALLS
+    const long ended = raw_syscall(SYS_wait4, -1, reinterpret_cast<long>(&status), __WALL, 0);
+    if (ended == program) {
+      raw_syscall(SYS_write, status_fd, reinterpret_cast<long>(&status), sizeof status);
+      raw_syscall(SYS_exit_group, 0);
+    }
+    if (ended < 0 && ended != -EINTR) raw_syscall(SYS_exit_group, 126);
+#else
     const pid_t ended = waitpid(-1, &status, __WALL);
     if (ended == program) {
       [[maybe_unused]] const ssize_t written = write(status_fd, &status, sizeof status);
       _exit(0);
     }
     if (ended < 0 && errno != EINTR) _exit(126);
+#endif
   }
 }
 

@@ -58,6 +58,24 @@ struct ChildPlan {
   int hidden_count = 0;
 };
 
+// Init's letting go of the grader's memory (child.cpp): what it keeps of a
+// large anonymous mapping, the rest of which it unmaps.
+struct MemoryRange {
+  unsigned long start = 0;
+  unsigned long end = 0;  // past the last byte
+};
+struct KeptMemory {
+  unsigned long stack = 0;         // an address on init's stack: its whole mapping is kept
+  unsigned long thread_block = 0;  // the thread pointer: a window around it is kept
+};
+// Of one line of /proc/self/maps ("start-end perms offset dev inode
+// [name]", without its newline), the ranges init lets go: none if the
+// mapping is a file's, named other than [heap], under 1 MB or holds the
+// stack; else the mapping but the window around the thread block (TLS
+// below the pointer, the thread's descriptor above), in at most two
+// ranges. Returns how many it wrote into `out`.
+int ranges_to_let_go(const char* line, const char* end, const KeptMemory& kept, MemoryRange out[2]);
+
 // The first process after clone(): init (with a PID namespace) or the
 // program. Never returns.
 [[noreturn]] void run_child(const ChildPlan& plan);
