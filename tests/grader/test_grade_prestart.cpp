@@ -208,26 +208,63 @@ TEST_F(Prestart, AKernelThatFailedHasItsNextRowTriedFirst) {
   EXPECT_TRUE(phases(recovered).contains("bursts")) << "its launches were not checked in bursts as any passing row's";
 }
 
-// A stub's rows: once each kernel has answered "not implemented", a case's
-// rows share one runner (the first row's, its plugin loaded: its log is
-// theirs), and get the verdicts they get with a runner each.
-TEST_F(Prestart, AStubsRowsOfACaseShareARunner) {
-  const auto each = signatures(fake("not_implemented"), 0, {"--timeout", "30"});
-  const auto kept = signatures(fake("not_implemented"), 2, {"--timeout", "30"});
+// A stub's rows: once each kernel has answered "not implemented", its rows
+// share one runner, across cases too, and get the verdicts they get with a
+// runner each. The rows are short (a stub's first row of a kernel scored by
+// speed is alone on the GPU, and its runner is not kept). The first case's
+// rows each have a runner (no kernel has failed yet); the second's all take
+// the one its last row left loaded (its log is theirs).
+TEST_F(Prestart, AStubsRowsShareARunnerAcrossCases) {
+  const std::vector<std::string> options{"--timeout", "30", "--policy", policy(true)};
+  const auto each = signatures(fake("not_implemented"), 0, options);
+  const auto kept = signatures(fake("not_implemented"), 2, options);
   ASSERT_EQ(kept.size(), each.size()) << context_;
   std::map<std::string, std::set<std::string>> logs_by_case;
   for (const auto& row : rows()) {
     EXPECT_EQ(verdict_of(row), "not_implemented") << row.at("summary").get<std::string>();
-    logs_by_case[row.at("case").get<std::string>()].insert(row.at("log_file").get<std::string>());
+    logs_by_case[row.at("case").get<std::string>()].insert(
+        std::filesystem::path(row.at("log_file").get<std::string>()).filename().string());
   }
   ASSERT_EQ(logs_by_case.size(), 2U) << context_;
-  // Cases in order: the first's rows each have a runner (no kernel has
-  // failed yet), the second's share one.
   EXPECT_EQ(logs_by_case["mixed_rows"].size(), 6U);
-  EXPECT_EQ(logs_by_case["tiny_wide"].size(), 1U);
+  EXPECT_EQ(logs_by_case["tiny_wide"], std::set<std::string>{"jds__mixed_rows.log"})
+      << "the second case's rows did not take the runner of the first case's last row";
   for (std::size_t i = 0; i < kept.size(); ++i)
     EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file=")))
         << "row " << i;
+}
+
+// Rows known short (an earlier grading's cache says so) are graded
+// together: at the first case's end and the second case's start, where one
+// kept runner can serve them all. The reports list the rows in their usual
+// order; rows.jsonl, the journal, in the order graded.
+TEST_F(Prestart, RowsKnownShortAreGradedTogetherAcrossTheCaseBoundary) {
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false)});
+  const Json usual = results();
+  const auto cache = scratch_ / "cache";
+  std::filesystem::create_directories(cache);
+  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
+  for (const char* case_name : {"mixed_rows", "tiny_wide"}) {
+    for (const char* kernel : {"csr_scalar", "ell"}) {
+      write_text(cache / (std::string(case_name) + "__" + kernel + ".short"), "1\n");
+    }
+  }
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false), "--cusparse-cache", cache.string()});
+  std::vector<std::string> graded;
+  for (const auto& row : rows()) {
+    graded.push_back(row.at("case").get<std::string>() + "/" + row.at("kernel").get<std::string>());
+  }
+  const std::vector<std::string> expected{"mixed_rows/coo",       "mixed_rows/csr_vector", "mixed_rows/hyb",
+                                          "mixed_rows/jds",       "mixed_rows/csr_scalar", "mixed_rows/ell",
+                                          "tiny_wide/csr_scalar", "tiny_wide/ell",         "tiny_wide/coo",
+                                          "tiny_wide/csr_vector", "tiny_wide/hyb",         "tiny_wide/jds"};
+  EXPECT_EQ(graded, expected) << context_;
+  const auto names = [](const Json& report) {
+    std::vector<std::string> all;
+    for (const auto& test : report.at("tests")) all.push_back(test.at("name").get<std::string>());
+    return all;
+  };
+  EXPECT_EQ(names(results()), names(usual)) << "the report's rows moved with the order of grading";
 }
 
 // Short rows (correctness only) of a case share a runner: once a row of

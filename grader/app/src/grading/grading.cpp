@@ -78,6 +78,7 @@ class Grading {
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (rows[i].case_name == setup_.cases[c].test_case.name && done.count(i) == 0) indices.push_back(i);
       }
+      order_case(rows, indices, c);
       for (const auto i : indices) order_.push_back({i, c});
       case_rows_.push_back(std::move(indices));
     }
@@ -110,6 +111,20 @@ class Grading {
     std::size_t row;
     std::size_t case_index;
   };
+
+  // A case's rows in grading order: those known short (an earlier grading
+  // of the class timed them so) together, at the case's end, or at its
+  // start in every other case, so that they share one kept runner with the
+  // next case's (a runner is kept across cases). Each row scored by speed
+  // needs a runner of its own; rows between them would each start another.
+  // A stub's rows are not known ahead: they are kept wherever they come.
+  void order_case(const std::vector<RowResult>& rows, std::vector<std::size_t>& indices, std::size_t c) {
+    const bool known_short_first = c % 2 == 1;
+    std::stable_partition(indices.begin(), indices.end(), [&](std::size_t i) {
+      const auto known = known_short(rows[i].case_name, rows[i].kernel);
+      return (known && *known) == known_short_first;
+    });
+  }
 
   std::set<spmv_format> formats_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) const {
     std::set<spmv_format> formats;
@@ -211,8 +226,10 @@ class Grading {
   void grade_case(std::vector<RowResult>& rows, std::size_t c) {
     const CaseEntry& entry = setup_.cases[c];
     const std::vector<std::size_t>& indices = case_rows_[c];
+    // A kept runner is work on the GPU: with the GPU shared, not held while
+    // the case is read.
+    if (runners_.shared() && !case_prepared(c)) end_kept();
     CaseState& state = case_state(rows, c);
-    current_case_ = c;
     prepare_ahead(rows, c);
     if (!state.prepared) {
       finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
@@ -250,7 +267,6 @@ class Grading {
         check_gpu_health(rows[i]);
       }
     }
-    end_kept();
     cases_.erase(c);
   }
 
@@ -366,7 +382,7 @@ class Grading {
                                       const RowContext& context) {
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     if (record.kept) {
-      kept_ = KeptRunner{std::move(record.kept), std::move(record.kept_activity), record.log_file, current_case_};
+      kept_ = KeptRunner{std::move(record.kept), std::move(record.kept_activity), record.log_file};
     }
     if (record.passed_when_tried) {
       const double tried_ms = total_ms(record.phase_ms);
@@ -402,8 +418,8 @@ class Grading {
     return total;
   }
 
-  // Whether a row would take a runner kept from the case's row before
-  // (and hand its own on): its kernel failed its last row (tried first; a
+  // Whether a row would take a runner kept from the row before (and hand
+  // its own on): its kernel failed its last row (tried first; a
   // stub's rows), or it is likely short (correctness only): an earlier
   // grading found it so, or else the case's last row timed here was.
   bool keepable(const RowResult& row) {
@@ -415,16 +431,18 @@ class Grading {
 
   // Whether the row at `position` will likely take a kept runner (no
   // runner started ahead for it): it is keepable, and so is the row before
-  // it in its case that needs a runner. If not, its runner starts at its
-  // turn.
+  // it that needs a runner, in its case or the one before (with the GPU
+  // shared, a case not yet read ends the kept runner). If not, its runner
+  // starts at its turn.
   bool likely_kept_runner(const std::vector<RowResult>& rows, std::size_t position) {
     if (!keepable(rows[order_[position].row])) return false;
     const std::size_t c = order_[position].case_index;
     for (std::size_t at = position; at-- > 0;) {
-      if (order_[at].case_index != c) return false;
+      const std::size_t before_case = order_[at].case_index;
+      if (before_case != c && (before_case + 1 != c || (runners_.shared() && !case_prepared(c)))) return false;
       const RowResult& before = rows[order_[at].row];
-      if (case_prepared(c)) {
-        const CaseState& state = case_state(rows, c);
+      if (case_prepared(before_case)) {
+        const CaseState& state = case_state(rows, before_case);
         if (state.prepared && decide_without_runner(before, *state.prepared)) continue;
       }
       return keepable(before);
@@ -461,11 +479,11 @@ class Grading {
     }
   }
 
-  // Whether this row takes the kept runner: one of its case, and (with the
+  // Whether this row takes the kept runner: there is one, and (with the
   // GPU shared) the others' work is not waiting for this grading's to end:
   // a kept runner is work on the GPU for as long as it lives.
   bool takes_kept_runner() {
-    if (!kept_ || kept_->case_index != current_case_) return false;
+    if (!kept_) return false;
     return !runners_.shared() || runners_.try_active().held();
   }
 
@@ -606,19 +624,17 @@ class Grading {
   // Kernels whose last row graded did not pass: their next row is tried
   // first (RowPlan::tried_first).
   std::set<std::string> kernels_failing_;
-  // The runner of the case's last row that passed short or whose kernel is
-  // a stub, kept loaded for the case's next keepable row.
+  // The runner of the last row that passed short or whose kernel is a stub,
+  // kept loaded for the next keepable row, of the same case or the next.
   struct KeptRunner {
     std::unique_ptr<Runner> runner;
     GpuShare::Hold activity;
     std::filesystem::path log;  // the row's that started it: the runner writes there
-    std::size_t case_index = 0;
   };
   std::optional<KeptRunner> kept_;
   // Rows found short or not (known_short), by case and kernel.
   std::map<std::pair<std::string, std::string>, bool> short_rows_;
   std::map<std::string, bool> last_short_;  // by case: its last row timed here short or not
-  std::size_t current_case_ = 0;
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).
   std::set<std::string> hanging_kernels_;

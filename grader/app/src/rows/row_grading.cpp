@@ -183,7 +183,7 @@ class RowGrader {
   RowRecord finish() {
     // A runner that is well and loaded, after a kernel that answered "not
     // implemented" at a run (a stub's) or a short row that passed, goes to
-    // the case's next such row (RowPlan::may_keep_runner).
+    // the next such row, of this case or the next (RowPlan::may_keep_runner).
     const bool stub = record_.refused == ReplyKind::kNotImplemented && record_.stage >= Stage::kRun1;
     const bool short_pass = record_.completed && passed_ && record_.timing.timed && record_.timing.short_row &&
                             record_.timing.wrong_timed_launch.empty();
@@ -681,7 +681,7 @@ class RowGrader {
     // and hold those bursts up; it waits for the row's next stretch without
     // timing instead.
     if (!on_device()) quiet_.release();
-    // A short row's runner may go on to the case's next row (finish()).
+    // A short row's runner may go on to the next keepable row (finish()).
     if (!(plan_.may_keep_runner && short_row())) retire_runner();
     return true;
   }

@@ -61,7 +61,7 @@ struct RowPlan {
   // set-up and timing). One whose runs are correct is graded again from
   // the start (RowRecord::passed_when_tried).
   bool tried_first = false;
-  // The row may hand its runner on, loaded, to the case's next row
+  // The row may hand its runner on, loaded, to the next keepable row
   // (RowRecord::kept): when its kernel answered "not implemented" at a run
   // (a stub's), or it passed as a short row (correctness only), and the
   // runner is well. A row scored by speed never does: its runner must not

@@ -122,8 +122,8 @@ struct RowRecord {
   // graded again from the start, and this record says nothing more.
   bool passed_when_tried = false;
   // The row's runner, its plugin loaded, handed on with its hold on the
-  // GPU's share (RowPlan::may_keep_runner): for the case's next row that
-  // is correctness only or tried first.
+  // GPU's share (RowPlan::may_keep_runner): for the next row, of the case
+  // or the next, that is correctness only or tried first.
   std::unique_ptr<Runner> kept;
   GpuShare::Hold kept_activity;
   // Wall-clock milliseconds the grader spent in each phase of the row
