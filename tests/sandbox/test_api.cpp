@@ -56,6 +56,14 @@ Spec probe_spec(const fs::path& scratch, Level level) {
 
 bool alive(pid_t pid) { return kill(pid, 0) == 0; }
 
+// The levels that change the program's uid need one leased for it: leased
+// into `lease` and set in `spec`.
+void lease_uid_if_needed(Spec& spec, std::optional<UidLease>& lease) {
+  if (spec.level != Level::kContainer && spec.level != Level::kFull) return;
+  lease = UidLease::acquire();
+  spec.uid = lease->uid();
+}
+
 // A child forked by a test ends by itself within 30 s whatever happens to
 // the test, and does not hold the test's output (CTest waits for its end).
 void bound_test_child() {
@@ -206,10 +214,7 @@ TEST(SandboxSpawn, NamesTheFailingStep) {
     std::optional<UidLease> lease;
     Spec spec = probe_spec(scratch, level);
     spec.executable = "/nonexistent-spmv/probe";
-    if (level == Level::kContainer || level == Level::kFull) {
-      lease = UidLease::acquire();
-      spec.uid = lease->uid();
-    }
+    lease_uid_if_needed(spec, lease);
     const std::string error = error_of([&] { spawn(spec); });
     EXPECT_NE(error.find("execve /nonexistent-spmv/probe: No such file or directory"), std::string::npos)
         << level_name(level) << ": " << error;
@@ -224,10 +229,7 @@ TEST(SandboxProcess, MovesAndKillsOnDestruction) {
   const Level level = strongest_available();
   std::optional<UidLease> lease;
   Spec spec = probe_spec(scratch, level);
-  if (level == Level::kContainer || level == Level::kFull) {
-    lease = UidLease::acquire();
-    spec.uid = lease->uid();
-  }
+  lease_uid_if_needed(spec, lease);
   pid_t pid = -1;
   {
     Process outer;
@@ -255,10 +257,7 @@ TEST(SandboxProcess, WaitTimesOutAndKillAllReportsSigkill) {
   const Level level = strongest_available();
   std::optional<UidLease> lease;
   Spec spec = probe_spec(scratch, level);
-  if (level == Level::kContainer || level == Level::kFull) {
-    lease = UidLease::acquire();
-    spec.uid = lease->uid();
-  }
+  lease_uid_if_needed(spec, lease);
   Process process = spawn(spec);
   EXPECT_FALSE(process.wait(50).has_value());
   const auto status = process.kill_all();
@@ -289,10 +288,7 @@ TEST(SandboxProcess, InitLetsGoOfTheCallersMemory) {
   if (level != Level::kFull && level != Level::kUser) GTEST_SKIP() << "no PID namespace at " << level_name(level);
   std::optional<UidLease> lease;
   Spec spec = probe_spec(scratch, level);
-  if (level == Level::kFull) {
-    lease = UidLease::acquire();
-    spec.uid = lease->uid();
-  }
+  lease_uid_if_needed(spec, lease);
   constexpr std::size_t kBytes = std::size_t{256} << 20;
   std::vector<char> held(kBytes);
   std::mt19937 random(std::random_device{}());
@@ -428,10 +424,7 @@ TEST(SandboxProcess, InitKeepsTheThreadsBlockInALargeMapping) {
   std::optional<UidLease> lease;
   SpawnOnAnotherStack job;
   job.spec = probe_spec(scratch, level);
-  if (level == Level::kFull) {
-    lease = UidLease::acquire();
-    job.spec.uid = lease->uid();
-  }
+  lease_uid_if_needed(job.spec, lease);
   constexpr std::size_t kThreadMemory = std::size_t{64} << 20;
   job.small_stack_size = std::size_t{512} << 10;
   // Each between inaccessible pages, which the kernel never merges with
