@@ -158,15 +158,15 @@ def expected_cell(rows, status, kernel):
 
 def reference_noise(folder):
     """The relative noise of a speedup measured by the class's gradings: the
-    median over cases (timed at least 3 times) of the robust spread of the
-    reference's log times, times the square root of 2."""
+    median over (kernel, case) pairs (timed at least 3 times) of the robust
+    spread of the reference's log times, times the square root of 2."""
     import statistics
     kernels, records = read_class(folder)
     times = {}
     for record in records:
         for row in read_rows(folder, record["student"]) or []:
             if (row.get("reference_ms") or 0) > 0:
-                times.setdefault(row["case"], []).append(math.log(row["reference_ms"]))
+                times.setdefault((row["kernel"], row["case"]), []).append(math.log(row["reference_ms"]))
     spreads = []
     for values in times.values():
         if len(values) >= 3:

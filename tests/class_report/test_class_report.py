@@ -232,6 +232,13 @@ def check_leaderboard(folder, report, pseudonym_of, after_due_date, hostile, sho
     boards = pages.read_leaderboard_csv(public / "leaderboard.csv")
     noise = pages.reference_noise(folder)
     kernels, records = pages.read_class(folder)
+    # The noise is that of one kernel's timings on one case (make_class draws
+    # them REFERENCE_NOISE apart), not the difference between kernels.
+    injected = make_class.REFERENCE_NOISE * 2 ** 0.5
+    check(noise is None or noise < 4 * injected,
+          f"the measured timing noise {noise} is far above the {injected:.3f} the class was made with")
+    stated = f"Figures within {100 * noise:.1f}% of the first" if noise is not None else "Only equal figures share a rank"
+    check(stated in text, f"the leaderboard does not say '{stated}'")
     when = "after the due date" if after_due_date else "before the due date"
     check(list(expected) == ["overall"] + kernels, "boards")
     student_of = {p: s for s, p in pseudonym_of.items()}

@@ -572,16 +572,19 @@ def leaderboard(graded, after_due_date, hold="every", reviewed=()):
 
 def timing_noise(graded):
     """The relative noise of a speedup as this class's gradings measured it:
-    each case's reference kernel was timed once per grading, so the spread
-    of its times across the gradings (a robust standard deviation of their
-    logarithms: 1.4826 x the median absolute deviation) is the noise of one
-    timing; a speedup divides two such timings (x sqrt 2). The median over
-    the cases timed at least 3 times; None when there are none."""
+    each (kernel, case) pair's reference kernel was timed once per grading,
+    so the spread of its times across the gradings (a robust standard
+    deviation of their logarithms: 1.4826 x the median absolute deviation)
+    is the noise of one timing; a speedup divides two such timings
+    (x sqrt 2). The median over the pairs timed at least 3 times; None when
+    there are none. Keyed by kernel as well as case: the reference kernels
+    of different formats take different times on one case by design, and
+    pooling them would read that difference as noise."""
     times = {}
     for student in graded.students:
         for row in student.rows:
             if row.reference_ms is not None:
-                times.setdefault(row.case, []).append(math.log(row.reference_ms))
+                times.setdefault((row.kernel, row.case), []).append(math.log(row.reference_ms))
     spreads = []
     for values in times.values():
         if len(values) >= 3:
