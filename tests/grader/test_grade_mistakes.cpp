@@ -198,7 +198,28 @@ TEST_F(StaffMistake, AMatrixNoCaseReadsIsSaid) {
   EXPECT_EQ(run.exit_code, 0) << context_;
   EXPECT_NE(run.err.find("look like matrices but are no case"), std::string::npos) << context_;
   EXPECT_NE(run.err.find("big.MTX"), std::string::npos) << context_;
-  EXPECT_NE(read_text(output_dir() / "summary.md").find("big.MTX"), std::string::npos);
+  // The reports say it without naming a case folder's files (a hidden
+  // folder's names are the course's): the console does.
+  for (const char* report : {"summary.md", "results.json"}) {
+    const std::string text = read_text(output_dir() / report);
+    EXPECT_NE(text.find("1 file of the case folders that look like matrices but are no case"), std::string::npos)
+        << report;
+    EXPECT_EQ(text.find("big.MTX"), std::string::npos) << report;
+  }
+}
+
+// Matrices in a subfolder of a case folder were graded as nothing, exit 0,
+// without a word: said on the console with the fix, counted in the reports.
+TEST_F(StaffMistake, AMatrixInASubfolderIsSaid) {
+  std::filesystem::create_directories(cases_dir() / "extra");
+  write_text(cases_dir() / "extra" / "more.mtx", read_text(cases_dir() / "tiny_wide.mtx"));
+  const auto run = grade(kHostReference, {"--kernel", "coo", "--quiet"});
+  EXPECT_EQ(run.exit_code, 0) << context_;
+  EXPECT_NE(run.err.find("Matrices in a subfolder of a case folder were not graded"), std::string::npos) << context_;
+  EXPECT_NE(run.err.find((cases_dir() / "extra" / "more.mtx").string()), std::string::npos) << context_;
+  const std::string summary = read_text(output_dir() / "summary.md");
+  EXPECT_NE(summary.find("1 file of the case folders"), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("more.mtx"), std::string::npos) << summary;
 }
 
 // Every case of weight 0 made every score 0.00 / 0.00 without a word.

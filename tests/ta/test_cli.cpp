@@ -404,6 +404,27 @@ TEST_F(SpmvCases, ValidateNamesAMatrixNoCaseReads) {
   EXPECT_NE(result.err.find((folder / "big.mtx.bz2").string() + ": not read"), std::string::npos) << result.err;
 }
 
+// Matrices in a subfolder were graded as nothing, with "no problem found":
+// validate calls them a problem and says how to make them cases.
+TEST_F(SpmvCases, ValidateNamesAMatrixInASubfolder) {
+  const fs::path folder = make_dir("with-subfolder");
+  std::ofstream(folder / "good.mtx") << "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n";
+  fs::create_directories(folder / "more");
+  std::ofstream(folder / "more" / "other.mtx") << "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 1\n";
+  const RunResult result = run("validate '" + folder.string() + "' --no-kernels " + cache_option());
+  EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
+  EXPECT_NE(result.err.find((folder / "more" / "other.mtx").string() + ": not read: in a subfolder"),
+            std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("file = more/other.mtx"), std::string::npos) << "the fix\n" << result.err;
+
+  // Named in cases.ini, it is a case: no problem.
+  std::ofstream(folder / "cases.ini") << "[other]\nfile = more/other.mtx\n";
+  const RunResult named = run("validate '" + folder.string() + "' --no-kernels " + cache_option());
+  EXPECT_EQ(named.status, kExitOk) << named.out << named.err;
+  EXPECT_FALSE(words_of(row_of(named.out, "other")).empty()) << named.out;
+}
+
 // Progress of a long case goes to stderr when it is not a terminal too: a
 // line per interval (SPMV_PROGRESS_SECONDS here; 15 s by default) saying
 // which case and what it is doing.

@@ -121,6 +121,30 @@ TEST_F(CaseDirectory, DroppedFilesAreCasesOfTheirOwn) {
   EXPECT_EQ(cases[2].origin, (dir_ / "zeta.mtx").string());
 }
 
+// Matrices in a subfolder are no case unless cases.ini names them: they
+// are listed, at any depth, so that nothing is left out without a word.
+TEST_F(CaseDirectory, MatricesInSubfoldersNoManifestNamesAreListed) {
+  matrix_file("top.mtx");
+  fs::create_directories(dir_ / "extra" / "deeper");
+  fs::create_directories(dir_ / "named");
+  write_text(dir_ / "extra" / "a.mtx", kSmallMatrix);
+  write_text(dir_ / "extra" / "deeper" / "b.mtx.gz", "gzip");
+  write_text(dir_ / "extra" / "README.md", "not a matrix");
+  write_text(dir_ / "named" / "c.mtx", kSmallMatrix);
+  manifest("[c]\nfile = named/c.mtx\n");
+  EXPECT_EQ(subfolder_matrix_files(dir_),
+            (std::vector<fs::path>{dir_ / "extra" / "a.mtx", dir_ / "extra" / "deeper" / "b.mtx.gz"}));
+  const std::vector<TestCase> cases = load_cases(dir_);
+  ASSERT_EQ(cases.size(), 2U) << "the subfolders' files are not cases";
+  EXPECT_EQ(cases[0].name, "c");
+  EXPECT_EQ(cases[1].name, "top");
+
+  // A link to a folder is not followed (it may lead anywhere).
+  fs::create_directory_symlink(dir_ / "extra", dir_ / "link");
+  EXPECT_EQ(subfolder_matrix_files(dir_).size(), 2U);
+  EXPECT_TRUE(subfolder_matrix_files(dir_ / "top.mtx").empty()) << "a file has no subfolders";
+}
+
 TEST_F(CaseDirectory, DirectoryWithoutManifest) {
   matrix_file("b.mtx");
   matrix_file("a.mtx");

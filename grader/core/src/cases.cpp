@@ -67,6 +67,15 @@ std::optional<double> parse_number(std::string_view text) {
   return value;
 }
 
+// A name a matrix file might have, whether or not the reader reads it
+// (big.MTX, a.mtx.bz2, a.mm).
+bool looks_like_matrix(const std::string& name) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower.find(".mtx") != std::string::npos || ends_with(lower, ".mm") || ends_with(lower, ".mm.gz");
+}
+
 // The same file however it is spelled ("./a.mtx", "sub/../a.mtx").
 fs::path identity_of(const fs::path& file) { return fs::weakly_canonical(file); }
 
@@ -532,12 +541,39 @@ std::vector<fs::path> unread_matrix_files(const fs::path& dir) {
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, error)) {
     if (!entry.is_regular_file(error)) continue;
     const std::string name = entry.path().filename().string();
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool looks_like_matrix =
-        lower.find(".mtx") != std::string::npos || ends_with(lower, ".mm") || ends_with(lower, ".mm.gz");
-    if (looks_like_matrix && !is_matrix_file_name(name)) files.push_back(entry.path());
+    if (looks_like_matrix(name) && !is_matrix_file_name(name)) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<fs::path> subfolder_matrix_files(const fs::path& dir) {
+  std::vector<fs::path> files;
+  std::error_code error;
+  if (!fs::is_directory(dir, error)) return files;
+  // Files a manifest's "file = sub/a.mtx" line names are cases; a manifest
+  // that does not parse names none here (load_cases reports it).
+  std::set<fs::path> named;
+  if (const fs::path manifest = dir / kCaseManifestName; fs::is_regular_file(manifest, error)) {
+    try {
+      ManifestParser parser(manifest, dir);
+      static_cast<void>(parser.parse());
+      named = parser.named_files();
+    } catch (const std::exception&) {
+      named.clear();
+    }
+  }
+  // Below the folder's own entries, links not followed; a deep tree is
+  // cut short (the count still says something is there).
+  constexpr int kDeepest = 8;
+  constexpr std::size_t kMostFiles = 1000;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, error);
+  for (; !error && it != fs::recursive_directory_iterator() && files.size() < kMostFiles; it.increment(error)) {
+    if (it.depth() >= kDeepest) it.disable_recursion_pending();
+    if (it.depth() == 0 || !it->is_regular_file(error)) continue;
+    if (looks_like_matrix(it->path().filename().string()) && !named.contains(identity_of(it->path()))) {
+      files.push_back(it->path());
+    }
   }
   std::sort(files.begin(), files.end());
   return files;

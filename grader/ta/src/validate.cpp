@@ -39,6 +39,13 @@ std::vector<TestCase> load_all_cases(const std::vector<std::filesystem::path>& s
                          ": not read: only .mtx and .mtx.gz files (and cases.ini sections) are "
                          "cases; rename it, or move it out of the case folder");
     }
+    for (const auto& file : subfolder_matrix_files(source)) {
+      problems.push_back(file.string() +
+                         ": not read: in a subfolder of the case folder, and no cases.ini line names it (a case "
+                         "folder's cases are its own .mtx and .mtx.gz files and its cases.ini sections); move it "
+                         "up, or name it in cases.ini with \"file = " +
+                         std::filesystem::relative(file, source).generic_string() + "\"");
+    }
     for (auto& test_case : cases) {
       if (const auto [it, fresh] = source_of.emplace(test_case.name, source); !fresh) {
         problems.push_back(source.string() + ": case " + test_case.name + " is also in " + it->second.string() +

@@ -101,15 +101,37 @@ std::vector<CaseEntry> load_case_set(const std::vector<std::filesystem::path>& s
   return entries;
 }
 
-std::string unread_files_note(const std::vector<std::filesystem::path>& sources) {
-  std::string files;
+std::string unread_files_note(const std::vector<std::filesystem::path>& sources, bool with_paths) {
+  std::string misnamed, below;
+  std::size_t count = 0;
+  const auto add = [&](std::string& list, const std::filesystem::path& file) {
+    list += (list.empty() ? "" : ", ") + file.string();
+    ++count;
+  };
   for (const auto& source : sources) {
-    for (const auto& file : unread_matrix_files(source)) files += (files.empty() ? "" : ", ") + file.string();
+    for (const auto& file : unread_matrix_files(source)) add(misnamed, file);
+    for (const auto& file : subfolder_matrix_files(source)) add(below, file);
   }
-  if (files.empty()) return {};
-  return "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
-         "cases.ini sections, are cases): " +
-         files + ".";
+  if (count == 0) return {};
+  if (!with_paths) {
+    return std::to_string(count) + (count == 1 ? " file" : " files") +
+           " of the case folders that look like matrices but are no case were not graded; the grader's console "
+           "names them.";
+  }
+  std::string note;
+  if (!misnamed.empty()) {
+    note += "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
+            "cases.ini sections, are cases): " +
+            misnamed + ".";
+  }
+  if (!below.empty()) {
+    note += std::string(note.empty() ? "" : " ") +
+            "Matrices in a subfolder of a case folder were not graded (a case folder's cases are its own .mtx and "
+            ".mtx.gz files and its cases.ini sections; move them up, or name them in cases.ini with "
+            "\"file = <subfolder>/<name>.mtx\"): " +
+            below + ".";
+  }
+  return note;
 }
 
 std::map<std::string, std::string> matrix_digests(const std::vector<CaseEntry>& cases) {

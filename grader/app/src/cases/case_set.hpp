@@ -29,8 +29,11 @@ std::vector<CaseEntry> load_case_set(const std::vector<std::filesystem::path>& s
                                      const std::vector<std::string>& filters, const Policy& policy);
 
 // Files of the sources that look like matrices but are no case (a matrix
-// named .MTX or .mtx.bz2): graded without them, and said. Empty when none.
-std::string unread_files_note(const std::vector<std::filesystem::path>& sources);
+// named .MTX or .mtx.bz2, a matrix in a subfolder no cases.ini line names):
+// graded without them, and said. With paths for the grader's console; without
+// (a count) for the reports a student may be shown, which never name a case
+// folder's files. Empty when none.
+std::string unread_files_note(const std::vector<std::filesystem::path>& sources, bool with_paths);
 
 // Each case's matrix digest, by name: its file's SHA-256, or its generator
 // spec's. Read once for the provenance and the run's identity.

@@ -175,8 +175,8 @@ int run_grading(const Options& options, const Defaults& defaults) {
     return show_policy(setup.policy, *options.show_policy);
   }
   setup.cases = load_case_set(options.cases, options.case_filters, setup.policy);
-  const std::string unread = unread_files_note(options.cases);
-  if (!unread.empty()) std::cerr << "spmv-grade: note: " << unread << '\n';
+  const std::string unread = unread_files_note(options.cases, false);
+  if (!unread.empty()) std::cerr << "spmv-grade: note: " << unread_files_note(options.cases, true) << '\n';
   // --resume: what made the folder, read before this run writes there.
   const std::optional<JournalRun> earlier =
       options.resume && !options.journal ? earlier_run(options.output_dir) : std::nullopt;

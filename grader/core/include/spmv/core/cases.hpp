@@ -89,6 +89,13 @@ std::vector<TestCase> load_cases(const std::filesystem::path& dir_or_file);
 // directory.
 std::vector<std::filesystem::path> unread_matrix_files(const std::filesystem::path& dir);
 
+// Files below a case directory's subfolders (at any depth, links not
+// followed) whose names look like matrices and that no "file =" line of its
+// cases.ini names: cases are the folder's own files and its manifest's
+// sections, so these would be left out without a word. Sorted; empty for a
+// file or a missing directory.
+std::vector<std::filesystem::path> subfolder_matrix_files(const std::filesystem::path& dir);
+
 // A file case reads its file. A generator case is generated once and cached
 // in `cache_dir` (created if needed; empty: no cache) as a binary CSR file
 // named after a hash of the spec; a cache file that is unreadable, corrupt
