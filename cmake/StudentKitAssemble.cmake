@@ -55,6 +55,7 @@ set(allowed
   tests/gpu/*.cu
   tests/gpu/*.cmake
   tests/unit/sparse_test_support.hpp
+  tests/unit/fresh_seed.hpp
   tests/unit/random_csr.hpp
   tests/kit/CMakeLists.txt)
 

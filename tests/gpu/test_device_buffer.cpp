@@ -8,13 +8,16 @@
 #include <vector>
 
 #include "spmv/memory/buffer.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv {
 namespace {
 
 TEST(DeviceBuffer, FillWordsSetsEveryWord) {
   if (cuda_device_count() == 0) GTEST_SKIP() << "no CUDA device: device memory is tested on a GPU only";
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   constexpr std::size_t kMiB = std::size_t{1} << 20;
   const std::size_t odd = std::uniform_int_distribution<std::size_t>(1, 1000)(random) * 4;
   for (const std::size_t bytes : {std::size_t{4}, kMiB - 4, kMiB, kMiB + odd, 9 * kMiB + odd, 64 * kMiB + 4}) {

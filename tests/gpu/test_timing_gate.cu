@@ -15,6 +15,7 @@
 
 #include "spmv/memory/buffer.hpp"
 #include "spmv/runner/executor.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::runner {
 namespace {
@@ -55,6 +56,7 @@ class TimingGate : public testing::Test {
   // A timed launch of a short spin after 2-4 ms of the host's time inside
   // the call: the spin is timed, and not the host's sleep before it.
   void expect_gated(const std::string& which) {
+    SPMV_TRACE_SEED(seed_);
     const double delay_ms = std::uniform_real_distribution<double>(2.0, 4.0)(random_);
     const unsigned spin_us = std::uniform_int_distribution<unsigned>(20, 60)(random_);
     const double ms = time_launch(delay_ms, spin_us);
@@ -62,13 +64,15 @@ class TimingGate : public testing::Test {
     EXPECT_LT(ms, delay_ms / 2) << which << ": the events waited for the host's " << delay_ms << " ms";
   }
 
-  std::mt19937 random_{std::random_device{}()};
+  const std::uint64_t seed_ = ::spmv::test::fresh_seed();
+  std::mt19937 random_{static_cast<std::uint32_t>(seed_)};
   std::unique_ptr<Executor> executor_;
 };
 
 TEST_F(TimingGate, TheHostsTimeInsideTheLaunchCallIsNotTimed) { expect_gated("the first launch"); }
 
 TEST_F(TimingGate, WorkOfTheLaunchIsTimedWhole) {
+  SPMV_TRACE_SEED(seed_);
   const unsigned spin_us = std::uniform_int_distribution<unsigned>(1500, 3000)(random_);
   const double ms = time_launch(0, spin_us);
   EXPECT_GE(ms, 0.95 * spin_us / 1000.0);

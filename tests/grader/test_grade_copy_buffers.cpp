@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rows/copy_buffers.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -56,7 +57,9 @@ TEST(CopyBuffers, ThreadsNeverShareABuffer) {
   std::vector<int> clashes(8, 0);
   for (int t = 0; t < 8; ++t) {
     threads.emplace_back([&, t] {
-      std::mt19937 random(std::random_device{}());
+      const std::uint64_t seed = ::spmv::test::fresh_seed();
+      SPMV_TRACE_SEED(seed);
+      std::mt19937 random{static_cast<std::uint32_t>(seed)};
       for (int round = 0; round < 200; ++round) {
         const auto buffer = buffers.take(words);
         const auto mark = static_cast<std::uint32_t>(random());

@@ -22,6 +22,7 @@
 
 #include "cli/exit_codes.hpp"
 #include "runners/gpu_share.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -146,7 +147,9 @@ TEST_F(GpuShareTest, ManyMembersNeverOverlapAStretchWithOtherWork) {
   std::vector<std::future<void>> threads;
   for (int k = 0; k < kMembers; ++k) {
     threads.push_back(std::async(std::launch::async, [&, k] {
-      std::mt19937 random{std::random_device{}()};
+      const std::uint64_t seed = ::spmv::test::fresh_seed();
+      SPMV_TRACE_SEED(seed);
+      std::mt19937 random{static_cast<std::uint32_t>(seed)};
       GpuShare& me = *members[static_cast<std::size_t>(k)];
       for (int row = 0; row < 30; ++row) {
         // A row: untimed work, then a stretch alone with its runner alive.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runners/memcheck.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -65,7 +66,9 @@ Made memcheck_report(std::mt19937_64& random, bool newer_frames) {
 }
 
 TEST(SanitizerReport, MemcheckFindingsNameKernelKindAndAddress) {
-  std::mt19937_64 random(std::random_device{}());
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   for (const bool newer : {false, true}) {
     const Made made = memcheck_report(random, newer);
     const SanitizerReport report = parse_sanitizer_report(made.text);
@@ -98,7 +101,9 @@ TEST(SanitizerReport, HostApiErrorsAloneAreNoFinding) {
 }
 
 TEST(SanitizerReport, RacecheckHazardNamesItsKernel) {
-  std::mt19937_64 random(std::random_device{}());
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   const std::string kernel = kernel_name(random);
   const int hazards = 1 + static_cast<int>(random() % 9);
   const SanitizerReport report = parse_sanitizer_report(
@@ -120,7 +125,9 @@ TEST(SanitizerReport, RacecheckHazardNamesItsKernel) {
 }
 
 TEST(SanitizerReport, AReportCutShortIsIncomplete) {
-  std::mt19937_64 random(std::random_device{}());
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   const Made made = memcheck_report(random, true);
   const std::string cut = made.text.substr(0, made.text.find("========= ERROR SUMMARY"));
   const SanitizerReport report = parse_sanitizer_report(cut);

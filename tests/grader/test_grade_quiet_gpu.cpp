@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runners/quiet_gpu.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -42,7 +43,9 @@ TEST(QuietGpu, AStartWaitsForTheQuietPeriodToEnd) {
 
 TEST(QuietGpu, AQuietPeriodWaitsForTheStartsUnderWay) {
   QuietGpu gate;
-  std::mt19937 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937 random{static_cast<std::uint32_t>(seed)};
   const int starts = std::uniform_int_distribution<int>(1, 4)(random);
   std::atomic<int> running{0};
   std::vector<std::future<void>> done;

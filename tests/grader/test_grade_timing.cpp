@@ -13,6 +13,7 @@
 #include "rows/burst_timing.hpp"
 #include "rows/timing_checks.hpp"
 #include "spmv/runner/timing.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::runner {
 namespace {
@@ -128,7 +129,9 @@ TimingRecord honest_timing(std::mt19937_64& random) {
 }
 
 TEST(TimingChecks, AnHonestTimingIsNotFlagged) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   for (int trial = 0; trial < 100; ++trial) {
     TimingRecord t = honest_timing(random);
     // 1 MB in the measured time needs well under the copy bandwidth.
@@ -140,7 +143,9 @@ TEST(TimingChecks, AnHonestTimingIsNotFlagged) {
 }
 
 TEST(TimingChecks, RunnerEventsThatDisagreeWithTheGradersClockAreFlagged) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   for (const double factor : {1 / 2.0, 1 / 3.0, 1 / 100.0, 1.5}) {
     TimingRecord t = honest_timing(random);
     t.submission_event_burst_ms = t.submission_burst_ms * 0.95 * factor;  // a timer forged (or a clock slowed)
@@ -162,7 +167,9 @@ TEST(TimingChecks, RunnerEventsThatDisagreeWithTheGradersClockAreFlagged) {
 // leave an honest kernel unflagged, and a timer forged on every burst is
 // flagged whichever bursts were disturbed.
 TEST(TimingChecks, TheEventsCheckIsNotMisledByBurstsTheClockAloneSawLonger) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   std::uniform_real_distribution<double> burst(1, 6), inside(0.8, 0.99), delay(1.5, 4);
   for (int trial = 0; trial < 50; ++trial) {
     const int count = 4 + trial % 4;
@@ -188,7 +195,9 @@ TEST(TimingChecks, TheEventsCheckIsNotMisledByBurstsTheClockAloneSawLonger) {
 }
 
 TEST(TimingChecks, FasterThanTheBandwidthAllowsIsImplausible) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   TimingRecord t = honest_timing(random);
   // Out of L2 (above kL2Bytes): the floor is bytes / (1.5 x copy bandwidth).
   const std::uint64_t bytes = kL2Bytes * 4;
@@ -205,7 +214,9 @@ TEST(TimingChecks, FasterThanTheBandwidthAllowsIsImplausible) {
 }
 
 TEST(BurstTiming, PerLaunchTimeIsTheFastestBurstsLessTheFastestCalibrationPerLink) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   const double launch = std::uniform_real_distribution<double>(0.001, 1.0)(random);
   const double own = std::uniform_real_distribution<double>(0.05, 0.5)(random);  // round trip and runner kernels
   const int links = std::uniform_int_distribution<int>(1, runner::kMaxLinks)(random);
@@ -229,7 +240,9 @@ TEST(BurstTiming, PerLaunchTimeIsTheFastestBurstsLessTheFastestCalibrationPerLin
 // while they agree within kWindowsAgree, the faster one when one of them
 // was disturbed.
 TEST(BurstTiming, TheReferenceIsItsWindowsMeanUnlessOneWasDisturbed) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   const double launch = std::uniform_real_distribution<double>(0.001, 1.0)(random);
   const double own = std::uniform_real_distribution<double>(0.05, 0.5)(random);
   const int links = std::uniform_int_distribution<int>(1, runner::kMaxLinks)(random);
@@ -241,7 +254,10 @@ TEST(BurstTiming, TheReferenceIsItsWindowsMeanUnlessOneWasDisturbed) {
   const auto before = window(1.0), after = window(level);
   EXPECT_NEAR(windows_per_launch_ms({before, after}, empty, links), launch * (1 + level) / 2, 1e-9);
   EXPECT_NEAR(windows_disagreement({before, after}, empty, links), level - 1, 1e-9);
-  const double disturbed = std::uniform_real_distribution<double>(1.0 + kWindowsAgree * 1.1, 2.0)(random);
+  // Disturbed: more than kWindowsAgree slower than the other window (after),
+  // whatever level it was drawn at.
+  const double disturbed = level * std::uniform_real_distribution<double>(1.0 + kWindowsAgree * 1.1, 2.0)(random);
+  EXPECT_GT(windows_disagreement({window(disturbed), after}, empty, links), kWindowsAgree);
   EXPECT_NEAR(windows_per_launch_ms({window(disturbed), after}, empty, links), launch * level, 1e-9);
   EXPECT_NEAR(windows_per_launch_ms({before, {}}, empty, links), launch, 1e-9) << "a short row: one window";
 }
@@ -274,7 +290,9 @@ TEST(BurstTiming, LinksFillTheBurstWithinTheHistoryLimitAndTheReplysDigests) {
 }
 
 TEST(TimingChecks, ASpeedupAboveThePolicysThresholdIsForReview) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   TimingRecord t = honest_timing(random);
   t.reference_ms = t.submission_ms * 12;
   apply_timing_checks(t, {0, std::nullopt, 10});
@@ -289,7 +307,9 @@ TEST(TimingChecks, ASpeedupAboveThePolicysThresholdIsForReview) {
 // speed-based flag however fast or slow it looks, and the events check
 // still catches a forged timer.
 TEST(TimingChecks, ACorrectnessOnlyRowGetsTheEventsCheckOnly) {
-  std::mt19937_64 random{std::random_device{}()};
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   TimingRecord t = honest_timing(random);
   const std::uint64_t bytes = kL2Bytes * 4;
   t.submission_ms = static_cast<double>(bytes) / (3000.0 * kFloorMargin * 1e6) * 0.5;  // below the floor

@@ -28,6 +28,7 @@
 
 #include "child.hpp"
 #include "harness.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::sandbox::test {
 namespace {
@@ -291,7 +292,9 @@ TEST(SandboxProcess, InitLetsGoOfTheCallersMemory) {
   lease_uid_if_needed(spec, lease);
   constexpr std::size_t kBytes = std::size_t{256} << 20;
   std::vector<char> held(kBytes);
-  std::mt19937 random(std::random_device{}());
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937 random{static_cast<std::uint32_t>(seed)};
   for (std::size_t i = 0; i < kBytes; i += 4096) held[i] = static_cast<char>(random());
   const auto digest = [&] {
     std::uint64_t sum = 0;
@@ -333,7 +336,9 @@ TEST(SandboxInit, LetsGoOfLargeAnonymousMappingsButWhatItRunsOn) {
     return ranges;
   };
   const std::string anonymous = "rw-p 00000000 00:00 0";
-  std::mt19937_64 random(std::random_device{}());
+  const std::uint64_t seed = ::spmv::test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
   for (int trial = 0; trial < 200; ++trial) {
     const unsigned long page = 4096;
     const unsigned long start = (0x7f0000000000UL + random() % (1UL << 36)) & ~(page - 1);

@@ -1,4 +1,4 @@
-// Test support: fresh seeds and random CSR matrices built without the
+// Test support: random CSR matrices built without the
 // library's generators, so golden and tolerance tests stand on their own.
 #pragma once
 
@@ -12,22 +12,9 @@
 #include <vector>
 
 #include "spmv/core/formats.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::test {
-
-// A new seed per run, so repeated runs explore new inputs; SPMV_TEST_SEED
-// replays a failing one.
-inline std::uint64_t fresh_seed() {
-  if (const char* forced = std::getenv("SPMV_TEST_SEED")) {
-    return std::stoull(forced);
-  }
-  std::random_device device;
-  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
-}
-
-inline std::string seed_note(std::uint64_t seed) {
-  return "seed " + std::to_string(seed) + " (replay with SPMV_TEST_SEED=" + std::to_string(seed) + ")";
-}
 
 struct RandomCsrShape {
   index_t rows = 2000;

@@ -16,19 +16,9 @@
 #include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/generators.hpp"
+#include "fresh_seed.hpp"
 
 namespace spmv::test {
-
-// A fresh seed per run, so repeated runs cover more inputs; SPMV_TEST_SEED
-// replays a failure. Tests show it with SPMV_TRACE_SEED.
-inline std::uint64_t fresh_seed() {
-  if (const char* fixed = std::getenv("SPMV_TEST_SEED")) return std::stoull(fixed);
-  std::random_device device;
-  return (std::uint64_t{device()} << 32) ^ device();
-}
-
-#define SPMV_TRACE_SEED(seed) \
-  SCOPED_TRACE(::testing::Message() << "seed " << (seed) << " (replay: SPMV_TEST_SEED=" << (seed) << ")")
 
 // The formats of a FormatList, as the types of a typed suite.
 template <typename List>

@@ -534,7 +534,9 @@ TEST(Suite, RealSuiteReadsTheIndexTheFetchScriptWrites) {
 // The suite written as a case folder is what spmv-grade reads: one case per
 // matrix, named by its label, generating the same matrix.
 TEST(Suite, WrittenCaseFolderHoldsTheSameMatrices) {
-  std::mt19937_64 random(std::random_device{}());
+  const std::uint64_t seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 random(seed);
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / ("spmv-bench-cases-" + std::to_string(random()));
   const std::string extra = "random rows=" + std::to_string(50 + random() % 50) +
