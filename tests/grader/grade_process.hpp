@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "reports/json.hpp"
+#include "model/json.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/matrix_market.hpp"
 

@@ -15,9 +15,9 @@
 #include <random>
 #include <thread>
 
+#include "judging/correctness.hpp"
+#include "judging/row_record.hpp"
 #include "random_csr.hpp"
-#include "rows/correctness.hpp"
-#include "rows/row_record.hpp"
 #include "runners/process.hpp"
 #include "spmv/runner/chain.hpp"
 

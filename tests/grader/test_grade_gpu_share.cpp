@@ -20,9 +20,9 @@
 #include <thread>
 #include <vector>
 
-#include "cli/exit_codes.hpp"
-#include "runners/gpu_share.hpp"
 #include "fresh_seed.hpp"
+#include "model/exit_codes.hpp"
+#include "runners/gpu_share.hpp"
 
 namespace spmv::grade {
 namespace {

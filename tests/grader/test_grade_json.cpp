@@ -8,10 +8,10 @@
 #include <limits>
 #include <random>
 
+#include "model/json.hpp"
+#include "model/provenance.hpp"
 #include "random_csr.hpp"
 #include "reports/journal.hpp"
-#include "reports/json.hpp"
-#include "reports/provenance.hpp"
 #include "reports/report.hpp"
 #include "reports/row_json.hpp"
 #include "scoring/policy.hpp"

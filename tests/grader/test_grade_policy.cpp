@@ -7,7 +7,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/json.hpp"
+#include "model/json.hpp"
 #include "scoring/policy.hpp"
 #include "scoring/scoring.hpp"
 

@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
-#include "rows/burst_timing.hpp"
-#include "rows/timing_checks.hpp"
-#include "spmv/runner/timing.hpp"
 #include "fresh_seed.hpp"
+#include "judging/timing_checks.hpp"
+#include "rows/burst_timing.hpp"
+#include "spmv/runner/timing.hpp"
 
 namespace spmv::runner {
 namespace {

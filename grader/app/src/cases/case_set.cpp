@@ -4,9 +4,8 @@
 
 #include <algorithm>
 
-#include "cli/exit_codes.hpp"
-#include "cli/options.hpp"
-#include "reports/provenance.hpp"
+#include "model/exit_codes.hpp"
+#include "model/provenance.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -120,9 +119,10 @@ std::string unread_files_note(const std::vector<std::filesystem::path>& sources,
   }
   std::string note;
   if (!misnamed.empty()) {
-    note += "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
-            "cases.ini sections, are cases): " +
-            misnamed + ".";
+    note +=
+        "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
+        "cases.ini sections, are cases): " +
+        misnamed + ".";
   }
   if (!below.empty()) {
     note += std::string(note.empty() ? "" : " ") +

@@ -3,9 +3,9 @@
 #include <filesystem>
 #include <iostream>
 
-#include "cli/exit_codes.hpp"
 #include "cli/options.hpp"
 #include "grading/modes.hpp"
+#include "model/exit_codes.hpp"
 #include "spmv/cli/command_line.hpp"
 
 int main(int argc, char** argv) {

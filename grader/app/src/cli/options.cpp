@@ -8,7 +8,7 @@
 
 #include <boost/program_options.hpp>
 
-#include "cli/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "spmv/core/format_table.hpp"
 
 #ifndef SPMV_GRADE_PLUGIN_DIR_FROM_BIN
@@ -311,22 +311,6 @@ void store_config_file(const std::string& path, const po::options_description& a
 }
 
 }  // namespace
-
-void check_submission_path(const std::filesystem::path& submission, bool given) {
-  std::error_code error;
-  const auto status = std::filesystem::status(submission, error);
-  const std::string named = given ? "--submission " + submission.string()
-                                  : "--submission (default: the student plugin " + submission.string() + ")";
-  if (!std::filesystem::exists(status)) {
-    throw UsageError(named + ": no such file" +
-                     (given ? std::string() : "; build it first (cmake --build --preset dev)"));
-  }
-  if (std::filesystem::is_directory(status)) {
-    throw UsageError(named +
-                     ": is a folder, not a plugin (.so); build a submission folder into a plugin with "
-                     "tools/build-submission DIR OUT.so");
-  }
-}
 
 Defaults defaults_for_executable(const std::filesystem::path& executable) {
   const auto bin = executable.parent_path();

@@ -6,10 +6,10 @@
 #include <iostream>
 #include <set>
 
-#include "cli/exit_codes.hpp"
-#include "grading/exit_status.hpp"
 #include "grading/modes.hpp"
 #include "grading/setup.hpp"
+#include "judging/exit_status.hpp"
+#include "model/exit_codes.hpp"
 #include "reports/journal.hpp"
 #include "reports/reporter.hpp"
 #include "reports/row_json.hpp"

@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "cases/case_data.hpp"
-#include "cli/exit_codes.hpp"
+#include "judging/verdict.hpp"
+#include "model/exit_codes.hpp"
 #include "rows/row_grading.hpp"
-#include "rows/verdict.hpp"
 #include "spmv/core/atomic_file.hpp"
 
 namespace spmv::grade {

@@ -13,8 +13,8 @@
 
 #include "grading/grading_runners.hpp"
 #include "grading/setup.hpp"
+#include "model/row.hpp"
 #include "reports/reporter.hpp"
-#include "rows/row.hpp"
 #include "runners/probe.hpp"
 #include "spmv/runner/timing.hpp"
 

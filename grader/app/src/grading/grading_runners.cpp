@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "cli/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 
 namespace spmv::grade {
 namespace {

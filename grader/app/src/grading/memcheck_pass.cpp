@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "rows/verdict.hpp"
+#include "judging/verdict.hpp"
 #include "runners/memcheck.hpp"
 
 namespace spmv::grade {

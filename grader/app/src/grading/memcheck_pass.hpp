@@ -9,8 +9,8 @@
 #include "cases/case_data.hpp"
 #include "grading/grading_runners.hpp"
 #include "grading/setup.hpp"
+#include "model/row.hpp"
 #include "reports/reporter.hpp"
-#include "rows/row.hpp"
 
 namespace spmv::grade {
 

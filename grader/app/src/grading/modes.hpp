@@ -2,7 +2,7 @@
 // --aggregate and --show-row.
 #pragma once
 
-#include "cli/options.hpp"
+#include "model/options.hpp"
 
 namespace spmv::grade {
 

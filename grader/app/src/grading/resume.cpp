@@ -3,8 +3,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "cli/options.hpp"
-#include "grading/exit_status.hpp"
+#include "judging/exit_status.hpp"
+#include "model/exit_codes.hpp"
+#include "model/options.hpp"
 #include "reports/row_json.hpp"
 
 namespace spmv::grade {

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "cases/case_set.hpp"
+#include "model/row.hpp"
 #include "reports/journal.hpp"
-#include "rows/row.hpp"
 
 namespace spmv::grade {
 

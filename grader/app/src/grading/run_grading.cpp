@@ -12,19 +12,19 @@
 #include <sstream>
 
 #include "cases/case_set.hpp"
-#include "cli/exit_codes.hpp"
-#include "grading/exit_status.hpp"
 #include "grading/grading.hpp"
 #include "grading/grading_runners.hpp"
 #include "grading/memcheck_pass.hpp"
 #include "grading/modes.hpp"
 #include "grading/resume.hpp"
 #include "grading/setup.hpp"
+#include "judging/exit_status.hpp"
+#include "judging/verdict.hpp"
+#include "model/exit_codes.hpp"
+#include "model/provenance.hpp"
 #include "reports/journal.hpp"
-#include "reports/provenance.hpp"
 #include "reports/reporter.hpp"
 #include "reports/run_identity.hpp"
-#include "rows/verdict.hpp"
 #include "runners/probe.hpp"
 
 namespace spmv::grade {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "cli/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -139,6 +139,22 @@ std::string no_points_note(const Setup& setup, bool cases_filtered, bool kernels
   why += kernel_weights > 0 ? (cases_filtered ? " (--case)" : "") : (kernels_chosen ? " (--kernel)" : "");
   return "The rows of this run carry no points: " + why + " has weight 0 in the policy (" + setup.policy.source +
          ") or its manifest, so its score reads 0 / 0 whatever the verdicts.";
+}
+
+void check_submission_path(const std::filesystem::path& submission, bool given) {
+  std::error_code error;
+  const auto status = std::filesystem::status(submission, error);
+  const std::string named = given ? "--submission " + submission.string()
+                                  : "--submission (default: the student plugin " + submission.string() + ")";
+  if (!std::filesystem::exists(status)) {
+    throw UsageError(named + ": no such file" +
+                     (given ? std::string() : "; build it first (cmake --build --preset dev)"));
+  }
+  if (std::filesystem::is_directory(status)) {
+    throw UsageError(named +
+                     ": is a folder, not a plugin (.so); build a submission folder into a plugin with "
+                     "tools/build-submission DIR OUT.so");
+  }
 }
 
 }  // namespace spmv::grade

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cases/case_set.hpp"
-#include "cli/options.hpp"
+#include "model/options.hpp"
 #include "runners/probe.hpp"
 #include "runners/runner_client.hpp"
 #include "scoring/policy.hpp"
@@ -72,5 +72,11 @@ std::vector<std::string> choose_kernels(const std::vector<std::string>& asked, c
 // `cases_filtered`: --case was given; `kernels_chosen`: --kernel was.
 // Empty when the rows carry points.
 std::string no_points_note(const Setup& setup, bool cases_filtered, bool kernels_chosen);
+
+// A --submission that names no file, or a folder, is the caller's mistake
+// (a usage error), not a submission that scores 0; a file that exists but
+// does not load is the submission's own problem, judged row by row.
+// `given`: by --submission, not the default. Throws UsageError.
+void check_submission_path(const std::filesystem::path& submission, bool given);
 
 }  // namespace spmv::grade

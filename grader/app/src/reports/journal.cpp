@@ -7,7 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "reports/json.hpp"
+#include "model/json.hpp"
 #include "reports/json_fields.hpp"
 #include "reports/reporter.hpp"
 #include "spmv/core/atomic_file.hpp"

@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
-#include "reports/json.hpp"
-#include "rows/row.hpp"
+#include "model/json.hpp"
+#include "model/row.hpp"
 
 namespace spmv::grade {
 

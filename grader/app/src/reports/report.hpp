@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "rows/row.hpp"
+#include "model/row.hpp"
 #include "scoring/policy.hpp"
 #include "scoring/scoring.hpp"
 

@@ -1,7 +1,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "reports/json.hpp"
+#include "model/json.hpp"
 #include "reports/report.hpp"
 
 namespace spmv::grade {

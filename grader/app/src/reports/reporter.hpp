@@ -14,8 +14,8 @@
 #include <optional>
 #include <vector>
 
+#include "model/row.hpp"
 #include "reports/report.hpp"
-#include "rows/row.hpp"
 #include "scoring/policy.hpp"
 
 namespace spmv::grade {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "reports/json.hpp"
-#include "rows/row.hpp"
+#include "model/json.hpp"
+#include "model/row.hpp"
 
 namespace spmv::grade {
 

@@ -6,8 +6,8 @@
 #include <set>
 #include <sstream>
 
-#include "cli/options.hpp"
-#include "reports/provenance.hpp"
+#include "model/exit_codes.hpp"
+#include "model/provenance.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -14,10 +14,10 @@
 #include <thread>
 #include <tuple>
 
+#include "judging/correctness.hpp"
+#include "judging/timing_checks.hpp"
 #include "rows/burst_timing.hpp"
 #include "rows/copy_buffers.hpp"
-#include "rows/correctness.hpp"
-#include "rows/timing_checks.hpp"
 #include "spmv/plugin/plugin.hpp"
 
 namespace spmv::grade {

@@ -33,7 +33,7 @@
 #include <string>
 
 #include "cases/case_data.hpp"
-#include "rows/row_record.hpp"
+#include "judging/row_record.hpp"
 #include "runners/gpu_share.hpp"
 #include "runners/quiet_gpu.hpp"
 #include "runners/runner_client.hpp"

@@ -18,7 +18,7 @@
 #include <thread>
 #include <type_traits>
 
-#include "cli/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 
 namespace spmv::grade {
 

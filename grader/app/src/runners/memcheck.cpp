@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "rows/row_record.hpp"
+#include "model/row.hpp"
 #include "spmv/core/text.hpp"
 #include "spmv/runner/protocol.hpp"
 

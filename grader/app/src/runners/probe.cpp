@@ -6,7 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "reports/json.hpp"
+#include "model/json.hpp"
 #include "runners/process.hpp"
 #include "spmv/core/atomic_file.hpp"
 #include "spmv/plugin/plugin.hpp"

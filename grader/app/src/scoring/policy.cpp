@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "reports/json.hpp"
-#include "reports/provenance.hpp"
+#include "model/json.hpp"
+#include "model/provenance.hpp"
 #include "spmv/core/ini.hpp"
 
 namespace spmv::grade {

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "rows/row.hpp"
+#include "model/row.hpp"
 #include "scoring/policy.hpp"
 
 namespace spmv::grade {

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "cases/case_data.hpp"
-#include "rows/row.hpp"
-#include "rows/row_record.hpp"
-#include "rows/timing_checks.hpp"
+#include "judging/row_record.hpp"
+#include "judging/timing_checks.hpp"
+#include "model/row.hpp"
 
 namespace spmv::grade {
 

@@ -1,4 +1,4 @@
-#include "rows/correctness.hpp"
+#include "judging/correctness.hpp"
 
 #include <cstring>
 

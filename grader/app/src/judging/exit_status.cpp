@@ -1,9 +1,9 @@
-#include "grading/exit_status.hpp"
+#include "judging/exit_status.hpp"
 
 #include <algorithm>
 #include <initializer_list>
 
-#include "cli/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -1,4 +1,4 @@
-#include "reports/json.hpp"
+#include "model/json.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -1,11 +1,15 @@
-// spmv-grade's exit status, documented in --help, and the error that ends
-// the program with kExitSetup (a UsageError, cli/options.hpp, ends it with
-// kExitUsage).
+// spmv-grade's exit status, documented in --help, and the errors that end
+// the program: a SetupError with kExitSetup, a UsageError with kExitUsage.
 #pragma once
 
 #include <stdexcept>
 
+#include "spmv/cli/command_line.hpp"
+
 namespace spmv::grade {
+
+// A bad option, value or config file: one line naming the option.
+using cli::UsageError;
 
 enum ExitCode : int {
   kExitAllPassed = 0,        // every row passed or is not applicable

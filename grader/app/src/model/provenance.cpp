@@ -1,4 +1,4 @@
-#include "reports/provenance.hpp"
+#include "model/provenance.hpp"
 
 #include <array>
 #include <cstdint>

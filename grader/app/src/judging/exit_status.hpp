@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "rows/row.hpp"
+#include "model/row.hpp"
 
 namespace spmv::grade {
 

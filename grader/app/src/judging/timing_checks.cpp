@@ -1,4 +1,4 @@
-#include "rows/timing_checks.hpp"
+#include "judging/timing_checks.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "rows/row.hpp"
+#include "model/row.hpp"
 
 #include <array>
 #include <stdexcept>

@@ -1,4 +1,4 @@
-#include "rows/row_record.hpp"
+#include "judging/row_record.hpp"
 
 namespace spmv::grade {
 

@@ -38,11 +38,6 @@ const char* describe(Stage stage);
 // Stages in which the submission's code runs (or its effects surface).
 bool is_submission_stage(Stage stage);
 
-inline constexpr int kRunsPerRow = 3;  // x1, x2, x1 again
-
-// Which x vector (0 or 1) run `run` uses.
-inline int x_of_run(int run) { return run == 1 ? 1 : 0; }
-
 // A result area as the runner left it: for each slot, guard + y + guard.
 class ResultView {
  public:

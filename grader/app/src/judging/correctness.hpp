@@ -10,8 +10,8 @@
 #include <string>
 
 #include "cases/case_data.hpp"
-#include "rows/row.hpp"
-#include "rows/row_record.hpp"
+#include "judging/row_record.hpp"
+#include "model/row.hpp"
 #include "spmv/runner/y_guards.hpp"
 
 namespace spmv::grade {

@@ -1,4 +1,4 @@
-#include "rows/verdict.hpp"
+#include "judging/verdict.hpp"
 
 #include <driver_types.h>
 
@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "rows/correctness.hpp"
+#include "judging/correctness.hpp"
 #include "runners/process.hpp"
 
 namespace spmv::grade {

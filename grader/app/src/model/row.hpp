@@ -38,6 +38,12 @@ bool counts_towards_score(Verdict verdict);
 // Whether the row is a success for the exit code and CTest.
 bool is_success(Verdict verdict);
 
+// The correctness runs of a row's kernel.
+inline constexpr int kRunsPerRow = 3;  // x1, x2, x1 again
+
+// Which x vector (0 or 1) run `run` uses.
+inline int x_of_run(int run) { return run == 1 ? 1 : 0; }
+
 // A row of the check against the golden result, for reports.
 struct RowSample {
   std::int64_t row = -1;

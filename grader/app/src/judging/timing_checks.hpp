@@ -23,7 +23,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "rows/row_record.hpp"
+#include "judging/row_record.hpp"
 
 namespace spmv::grade {
 
