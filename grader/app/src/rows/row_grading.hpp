@@ -23,105 +23,10 @@
 //      calibration (timing_checks.hpp checks them).
 #pragma once
 
-#include <cstdint>
-#include <filesystem>
-#include <functional>
-#include <future>
-#include <memory>
-#include <optional>
-#include <random>
-#include <string>
-
-#include "cases/case_data.hpp"
 #include "judging/row_record.hpp"
-#include "runners/gpu_share.hpp"
-#include "runners/quiet_gpu.hpp"
-#include "runners/runner_client.hpp"
-#include "spmv/runner/timing.hpp"
+#include "rows/row_plan.hpp"
 
 namespace spmv::grade {
-
-struct RowPlan {
-  PreparedCase* prepared = nullptr;
-  std::string kernel;
-  spmv_format format = SPMV_FORMAT_CSR;
-  double timeout_s = 60;
-  runner::TimingOptions timing;
-  bool measure_cusparse = false;
-  // The policy's timing.min_reference_us: a row whose reference is shorter
-  // is correctness-only, and its submission gets no bursts beyond min_runs.
-  double min_reference_us = 0;
-  // The GPU the grading's alone from the row's start to its end (a row
-  // graded again, having not passed cleanly beside other gradings); else
-  // alone only while the row is timed (gpu_share.hpp).
-  bool alone = false;
-  // Its kernel did not pass its previous row: its correctness runs come
-  // first, before anything of the reference, and a row that fails ends
-  // there (a stub's rows cost a runner and its runs, not the reference's
-  // set-up and timing). One whose runs are correct is graded again from
-  // the start (RowRecord::passed_when_tried).
-  bool tried_first = false;
-  // The row may hand its runner on, loaded, to the next keepable row
-  // (RowRecord::kept): when its kernel answered "not implemented" at a run
-  // (a stub's), or it passed as a short row (correctness only), and the
-  // runner is well. A row scored by speed never does: its runner must not
-  // have run anything of the submission before the reference's bursts.
-  bool may_keep_runner = false;
-  // The row's own log: a row given a kept runner (PendingRunner::loaded)
-  // that turns out to be scored by speed starts a fresh runner into it.
-  std::filesystem::path log;
-};
-
-// Starts runners: the submission's (fresh each time) and the reference's.
-class RunnerFactory {
- public:
-  virtual ~RunnerFactory() = default;
-  virtual std::unique_ptr<Runner> submission(const std::filesystem::path& log) = 0;
-  // submission() and its kHello, on the factory's Launcher; `append_log`:
-  // the runner adds to `log` (a row's runner started again) instead of
-  // starting it afresh.
-  virtual std::future<std::unique_ptr<Runner>> start_submission(const std::filesystem::path& log, bool append_log) = 0;
-  // The reference runner, started (and set up to answer) on first use or
-  // after restart_reference().
-  virtual Runner& reference() = 0;
-  virtual void restart_reference() = 0;
-  // A runner whose row is finished: ended in the background (its CUDA
-  // context takes tens of milliseconds to be torn down) while the next row
-  // starts. settle() waits until every retired runner is gone, and is called
-  // before anything is timed or measured. `activity`: the row's hold on the
-  // GPU's share, kept until the runner is gone (else one is taken).
-  virtual void retire(std::unique_ptr<Runner> runner, GpuShare::Hold activity) = 0;
-  virtual void settle() = 0;
-  // Bursts about to be timed: while the hold lives no runner begins its
-  // start-up, and it first waits for those under way (quiet_gpu.hpp).
-  virtual QuietGpu::Hold quiet() = 0;
-  // A row's first timed bursts to come: while the hold lives no runner
-  // begins its start-up (quiet_gpu.hpp).
-  virtual QuietGpu::Hold reserve() = 0;
-  // The grading's share of the GPU with other gradings (gpu_share.hpp):
-  // work on the GPU that is not timed, and timing.
-  virtual GpuShare::Hold active() = 0;
-  virtual GpuShare::Hold alone() = 0;
-  // Whether other gradings may share the GPU (--gpu-share).
-  [[nodiscard]] virtual bool shared() const = 0;
-};
-
-// A submission runner being started on a thread of its own (its sandbox
-// made, its kHello sent), ahead of its turn: take() waits for it.
-struct PendingRunner {
-  std::future<std::unique_ptr<Runner>> starting;
-  std::filesystem::path log;
-  // Or a runner whose plugin is loaded already, kept from the row before
-  // (RowRecord::kept), with its hold on the GPU's share.
-  std::unique_ptr<Runner> loaded;
-  GpuShare::Hold activity;
-  // Where this row's output begins in `log` (a kept runner's log holds the
-  // rows before too).
-  std::uintmax_t log_offset = 0;
-  std::unique_ptr<Runner> take() { return loaded ? std::move(loaded) : starting.get(); }
-};
-PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log,
-                                      bool append_log = false);
 
 RowRecord grade_row(const RowPlan& plan, PendingRunner pending, RunnerFactory& factory);
 

@@ -1,0 +1,81 @@
+#include "rows/link_checks.hpp"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <random>
+
+#include "judging/correctness.hpp"
+#include "rows/copy_buffers.hpp"
+
+namespace spmv::grade {
+namespace {
+
+// Link checks computed beside the next bursts, at most.
+constexpr std::size_t kMaxPendingChecks = 6;
+
+}  // namespace
+
+bool LinkChecks::check_links(SubmissionSession& session, std::uint64_t seed,
+                             const std::shared_ptr<std::vector<std::uint64_t>>& digests, int checks) {
+  RowRecord& record = row_.record;
+  const int links = row_.bursts.links;
+  const Stage stage = record.stage;
+  std::vector<int> chosen;
+  while (static_cast<int>(chosen.size()) < std::min(checks, links)) {
+    const int link = std::uniform_int_distribution<int>(1, links)(row_.random);
+    if (std::find(chosen.begin(), chosen.end(), link) == chosen.end()) chosen.push_back(link);
+  }
+  const std::size_t words = runner::slot_words(row_.prepared.csr.rows);
+  for (const int link : chosen) {
+    runner::Request copy = make_request(runner::Command::kCopyLink);
+    copy.link = link;
+    if (!session.step(Stage::kCheckingTimed, copy)) return false;
+    ++record.timing.checked_launches;
+    // The check (x derived, the golden result, the comparison) costs the
+    // grader milliseconds on a large case: it runs later, on a copy of
+    // the two slots taken now (into an area of the result's layout whose
+    // other slots are left unwritten and unread).
+    static_assert(runner::kLinkSlot == runner::kPreviousLinkSlot + 1 && runner::kLinkSlot == runner::kSlots - 1);
+    const std::size_t first = static_cast<std::size_t>(runner::kPreviousLinkSlot) * words;
+    const std::size_t count = static_cast<std::size_t>(runner::kSlots) * words;
+    const std::shared_ptr<std::uint32_t[]> copies = CopyBuffers::instance().take(count);
+    std::copy(session.results()->words() + first, session.results()->words() + count, copies.get() + first);
+    deferred_checks_.push_back([&prepared = row_.prepared, seed, link, digests, copies] {
+      return check_link(prepared, seed, link, *digests, ResultView(copies.get(), prepared.csr.rows));
+    });
+  }
+  record.stage = stage;
+  return true;
+}
+
+bool LinkChecks::run_checks() {
+  std::vector<std::function<std::string()>> checks = std::move(deferred_checks_);
+  deferred_checks_.clear();
+  for (auto& check : checks) {
+    if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
+    pending_checks_.push_back(std::async(std::launch::async, [check = std::move(check)] {
+      ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);  // this thread only
+      return check();
+    }));
+  }
+  return collect_checks();
+}
+
+// Waits for the oldest pending check; false if its launch was wrong.
+bool LinkChecks::collect_one_check() {
+  const std::string wrong = pending_checks_.front().get();
+  pending_checks_.pop_front();
+  if (wrong.empty()) return true;
+  if (row_.record.timing.wrong_timed_launch.empty()) row_.record.timing.wrong_timed_launch = wrong;
+  return false;
+}
+
+bool LinkChecks::collect_checks() {
+  bool all_right = true;
+  while (!pending_checks_.empty()) all_right = collect_one_check() && all_right;
+  return all_right;
+}
+
+}  // namespace spmv::grade

@@ -1,0 +1,47 @@
+// The checks of the timed launches: after each of the submission's bursts,
+// links chosen at random are copied out of its runner (check_links), and
+// once the row's timed stretch is over each is checked in full against its
+// golden product (run_checks), a few at a time on other threads at the
+// lowest CPU priority. A wrong one makes the row's timed result wrong
+// (TimingRecord::wrong_timed_launch).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rows/row_plan.hpp"
+#include "rows/submission_session.hpp"
+
+namespace spmv::grade {
+
+class LinkChecks {
+ public:
+  explicit LinkChecks(RowState& row) : row_(row) {}
+  LinkChecks(const LinkChecks&) = delete;
+  LinkChecks& operator=(const LinkChecks&) = delete;
+
+  // `checks` links of the last burst of `session` (distinct, at random),
+  // copied out and checked once the bursts are done; false if a copy
+  // failed.
+  bool check_links(SubmissionSession& session, std::uint64_t seed,
+                   const std::shared_ptr<std::vector<std::uint64_t>>& digests, int checks);
+  // The checks of the links copied out (their golden products),
+  // kMaxPendingChecks at a time; false if a launch was wrong.
+  bool run_checks();
+  // Waits for every pending check; false if a launch was wrong.
+  bool collect_checks();
+
+ private:
+  bool collect_one_check();
+
+  RowState& row_;
+  std::deque<std::future<std::string>> pending_checks_;
+  std::vector<std::function<std::string()>> deferred_checks_;  // copies taken, golden products to come
+};
+
+}  // namespace spmv::grade
