@@ -9,7 +9,10 @@
 # Configure-time settings (cache variables):
 #   SPMV_SUBMISSION      the submission folder to grade (default: student/);
 #                        any other folder is built into plugins/ with
-#                        spmv_add_submission_plugin() (cmake/SpmvPlugin.cmake)
+#                        spmv_add_submission_plugin(... UNTRUSTED)
+#                        (cmake/SpmvPlugin.cmake): a folder holding a
+#                        symbolic link, a FIFO or a device stops the
+#                        configuration, naming it
 #   SPMV_CASES           case folders, a ;-list (default: testcases/public).
 #                        Tests of testcases/public are labelled `public`,
 #                        of any other folder `hidden`. An entry that is not
@@ -123,7 +126,7 @@ function(_spmv_submission_target submission_dir out_var)
                         "(cmake/SpmvPlugin.cmake) is not available to build it")
   endif()
   if(NOT TARGET spmv_graded_submission)
-    spmv_add_submission_plugin(spmv_graded_submission DIR "${submission_dir}" NAME graded_submission)
+    spmv_add_submission_plugin(spmv_graded_submission DIR "${submission_dir}" NAME graded_submission UNTRUSTED)
   endif()
   set(${out_var} spmv_graded_submission PARENT_SCOPE)
 endfunction()

@@ -7,12 +7,16 @@
 # against the contract headers without building the grader.
 #
 #   spmv_add_submission_plugin(<target> DIR <dir> NAME <name>
-#                              [OUTPUT_DIRECTORY <dir>])
+#                              [OUTPUT_DIRECTORY <dir>] [UNTRUSTED])
 #     A plugin from DIR/{coo,csr_scalar,csr_vector,ell,hyb,jds}.cu and the
 #     submission table (contract/src/submission_table.cpp); the table's
 #     plugin name is <name>, the file libspmv_<name>.so. Also defines
 #     the object library <target>_objects (its objects and table, for tests
-#     that call the kernels without loading the module).
+#     that call the kernels without loading the module). UNTRUSTED: DIR is
+#     a student's folder, compiled where it is: everything in it must be a
+#     regular file or a folder (no symbolic link, FIFO, device or socket),
+#     or the configuration stops naming the file, since the compiler would
+#     read what a link points at and quote it in its errors.
 #
 #   spmv_configure_plugin_objects(<target> NAME <name>)
 #     Compile settings every plugin object needs: hidden visibility, C++20,
@@ -118,8 +122,45 @@ function(spmv_add_plugin_module target)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${exports}")
 endfunction()
 
+# Stops the configuration when DIR holds anything but regular files and
+# folders, naming each such entry and what it is (never what a link points
+# at). The folder is checked when configured and compiled later in place: a
+# folder the staff hold, which no student changes in between (the graders'
+# own path, tools/build-submission, copies the files it checks instead).
+function(_spmv_refuse_irregular_files dir)
+  execute_process(
+    COMMAND find "${dir}" -mindepth 1 ( -type l -o ( ! -type f ! -type d ) ) -printf "%y %P\\n"
+    OUTPUT_VARIABLE entries RESULT_VARIABLE status ERROR_VARIABLE errors)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "Submission ${dir}: could not list its files: ${errors}")
+  endif()
+  string(REGEX REPLACE "\n$" "" entries "${entries}")
+  if(entries STREQUAL "")
+    return()
+  endif()
+  string(REPLACE "\n" ";" entries "${entries}")
+  set(found "")
+  foreach(entry IN LISTS entries)
+    string(SUBSTRING "${entry}" 0 1 kind)
+    string(SUBSTRING "${entry}" 2 -1 name)
+    if(kind STREQUAL "l")
+      set(kind "a symbolic link")
+    elseif(kind STREQUAL "p")
+      set(kind "a FIFO")
+    elseif(kind STREQUAL "s")
+      set(kind "a socket")
+    else()
+      set(kind "a device")
+    endif()
+    string(APPEND found "\n  ${name} is ${kind}")
+  endforeach()
+  message(FATAL_ERROR "Submission ${dir} holds files that are not regular files:${found}\n"
+                      "A submission's files must be regular files inside its folder (the compiler would read "
+                      "what a link points at): replace each by the file itself, or remove it.")
+endfunction()
+
 function(spmv_add_submission_plugin target)
-  cmake_parse_arguments(ARG "" "DIR;NAME;OUTPUT_DIRECTORY" "" ${ARGN})
+  cmake_parse_arguments(ARG "UNTRUSTED" "DIR;NAME;OUTPUT_DIRECTORY" "" ${ARGN})
   if(NOT ARG_DIR OR NOT ARG_NAME)
     message(FATAL_ERROR "spmv_add_submission_plugin(${target}): DIR and NAME are required")
   endif()
@@ -132,10 +173,16 @@ function(spmv_add_submission_plugin target)
     message(FATAL_ERROR "spmv_add_submission_plugin(${target}): no submission folder ${dir}")
   endif()
 
+  if(ARG_UNTRUSTED)
+    _spmv_refuse_irregular_files("${dir}")
+  endif()
+
   set(sources "")
   set(missing "")
   foreach(kernel IN LISTS SPMV_SUBMISSION_KERNELS)
-    if(EXISTS "${dir}/${kernel}.cu")
+    if(IS_DIRECTORY "${dir}/${kernel}.cu")
+      message(FATAL_ERROR "Submission ${dir}: ${kernel}.cu is a folder, not a regular file")
+    elseif(EXISTS "${dir}/${kernel}.cu")
       list(APPEND sources "${dir}/${kernel}.cu")
     else()
       list(APPEND missing "${kernel}.cu")

@@ -71,6 +71,17 @@ def submission_folder(root):
     return root  # build-submission names what is missing
 
 
+def irregular_kind(path):
+    """What `path` itself is (a link not followed) when it is neither a regular file nor a folder."""
+    if path.is_symlink():
+        return "a symbolic link"
+    if path.is_fifo():
+        return "a FIFO"
+    if path.is_socket():
+        return "a socket"
+    return "a device"
+
+
 def pack(folder):
     """A tar of the folder's regular files (no links, no special files), within the caps."""
     buffer = io.BytesIO()
@@ -78,7 +89,9 @@ def pack(folder):
     with tarfile.open(fileobj=buffer, mode="w") as archive:
         for path in sorted(folder.rglob("*")):
             if path.is_symlink() or not (path.is_file() or path.is_dir()):
-                raise Refused(f"{path.relative_to(folder)}: only folders and regular files are accepted")
+                # Named, never followed: what a link points at is not the student's to see.
+                raise Refused(f"{path.relative_to(folder)} is {irregular_kind(path)}: only folders and regular "
+                              "files are accepted (replace it by the file itself)")
             if path.is_dir():
                 continue
             count += 1
