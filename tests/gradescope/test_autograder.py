@@ -235,8 +235,9 @@ def main():
 
         # Bad input is refused with the option or file named, exit status 2.
         maker = str(source / "tools/make-gradescope-autograder")
+        # --allow-dirty: this test runs in working trees too (test_zip_commit.py tests the refusal).
         good = ["--hidden", str(hidden), "--secret-seed-file", str(seed_file), "--output", str(work / "bad.zip"),
-                "--grader", str(build / "bin/spmv-grade")]
+                "--grader", str(build / "bin/spmv-grade"), "--allow-dirty"]
         empty_seed = work / "empty-seed"
         empty_seed.write_text("\n")
         broken_ini = work / "broken.ini"
@@ -272,7 +273,7 @@ def main():
 
         made = subprocess.run([maker, "--hidden", str(hidden), "--secret-seed-file", str(seed_file),
                                "--gpu-host", str(host_ini), "--output", str(work / "autograder.zip"),
-                               "--grader", str(build / "bin/spmv-grade")],
+                               "--grader", str(build / "bin/spmv-grade"), "--allow-dirty"],
                               capture_output=True, text=True)
         print(made.stdout, made.stderr)
         check(made.returncode == 0, f"make-gradescope-autograder exited {made.returncode}")
@@ -281,7 +282,7 @@ def main():
             check(archive.read("secret-seed").decode().strip() == seed, "the zip's secret-seed is not the seed")
         tracked = subprocess.run(["git", "-C", str(source), "ls-files"], capture_output=True, text=True).stdout.split()
         expected_names = {"setup.sh", "run_autograder", "README.md", "secret-seed", "gpu-host/host.ini",
-                          "gpu-host/key", "gpu-host/known_hosts"}
+                          "gpu-host/key", "gpu-host/known_hosts", "spmv-lab/COMMIT"}
         expected_names |= {f"hidden/{case.name}" for case in hidden.iterdir()}
         expected_names |= {f"spmv-lab/{name}" for name in tracked if (source / name).is_file()}
         check(names == expected_names, f"the zip's files are not the expected ones: "
@@ -323,6 +324,13 @@ def main():
                   f"{label}: not graded on the host")
             check(any("secret_" in t["name"] for t in results["tests"]), f"{label}: the hidden cases were not graded")
             check(seed not in json.dumps(results), f"{label}: the secret seed is in the results")
+            # The host serves from this tree and the zip was made from it: each names its commit (they are
+            # compared in test_zip_commit.py; here the tree may gain a commit while the test runs).
+            extra = results.get("extra_data", {})
+            check(all(isinstance(extra.get(key), dict) and extra[key].get("commit")
+                      for key in ("grader_commit", "autograder_commit")),
+                  f"{label}: the results do not name the host's and the zip's commits: {extra.get('grader_commit')}, "
+                  f"{extra.get('autograder_commit')}")
             check_agrees(label, results, direct, correctness_share)
         check(all(t["status"] == "passed" for t in published["libspmv_host_reference.so"]["tests"]),
               "(a) the host reference failed a row")

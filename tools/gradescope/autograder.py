@@ -14,9 +14,15 @@
         The GPU host's side, run by sshd as the forced command of the
         autograder's key: reads a tar of the submission's files on stdin,
         builds and grades it (tools/grade-class, the public cases and DIR)
-        and writes its results.json on stdout. One grading at a time (the
+        and writes its results.json on stdout, its extra_data naming the
+        commit this grader is at (grader_commit). One grading at a time (the
         lock), so timings never share the GPU. Exit 0 with the results;
         otherwise a line on stderr says why (no GPU here, the grader failed).
+
+run compares the GPU host's commit with the zip's (spmv-lab/COMMIT,
+written by tools/make-gradescope-autograder) and says, in its output (a
+WARNING: line) and in extra_data.commit_note, when they differ, when either
+has uncommitted changes, or when the host does not say.
 
 The root of the autograder is $SPMV_AUTOGRADER_ROOT (default /autograder);
 the grader's build is $SPMV_AUTOGRADER_BUILD (default
@@ -56,6 +62,64 @@ class Refused(RuntimeError):
 
 def prebuilt_allowed():
     return os.environ.get("SPMV_AUTOGRADER_PREBUILT") == "1"
+
+
+# -- Which commit -----------------------------------------------------------------------------------
+
+def lab_commit(lab=LAB):
+    """{'describe': ..., 'commit': ...} of the SpMV Lab tree `lab`: its git state when it is a checkout of its
+    own (the GPU host's), else the record of the zip it came from (spmv-lab/COMMIT); None when neither."""
+    def git(*arguments):
+        try:
+            # The host's checkout may belong to another user than the root that serves.
+            run = subprocess.run(["git", "-c", f"safe.directory={lab}", "-C", str(lab), *arguments],
+                                 capture_output=True, text=True)
+        except OSError:
+            return None
+        return run.stdout.strip() if run.returncode == 0 else None
+
+    top = git("rev-parse", "--show-toplevel")
+    if top and Path(top).resolve() == lab.resolve():
+        commit = git("rev-parse", "--verify", "HEAD")
+        if commit:
+            return {"describe": git("describe", "--always", "--dirty") or commit[:12], "commit": commit}
+    try:
+        lines = (lab / "COMMIT").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return None
+    record = dict(line.split("=", 1) for line in lines if "=" in line)
+    if not record.get("commit"):
+        return None
+    return {"describe": record.get("describe") or record["commit"][:12], "commit": record["commit"]}
+
+
+def commit_note(ours, host):
+    """Why the GPU host's grading may not be the zip's (their commits, each a lab_commit() or None), or None
+    when both are the same commit without uncommitted changes."""
+    def named(commit):
+        return f"{commit['describe']} ({commit['commit']})"
+
+    def valid(commit):
+        return isinstance(commit, dict) and all(isinstance(commit.get(key), str) and commit[key]
+                                                for key in ("describe", "commit"))
+    if not valid(ours):
+        return ("this autograder's spmv-lab names no commit (no spmv-lab/COMMIT: a zip made before "
+                "make-gradescope-autograder recorded it?), so the GPU host's grader cannot be compared with it")
+    if host is None:
+        return (f"the GPU host did not say which commit its grader is at (a grader older than this zip's, "
+                f"{named(ours)}?): set the host up at the zip's commit")
+    if not valid(host):
+        return (f"the GPU host's grader is not at a known commit (not a git checkout?), this zip is at "
+                f"{named(ours)}: set the host up at the zip's commit")
+    if host["commit"] != ours["commit"]:
+        return (f"the GPU host grades with spmv-lab {named(host)}, this zip holds {named(ours)}: they differ, so "
+                "the host's grading (grader, policy, cases) may not be this zip's; set the host up at the zip's commit")
+    dirty = [who for who, commit in (("this zip", ours), ("the GPU host's grader", host))
+             if commit["describe"].endswith("-dirty")]
+    if dirty:
+        return (f"the GPU host and this zip are both at {ours['commit']}, but {' and '.join(dirty)} "
+                f"{'has' if len(dirty) == 1 else 'have'} uncommitted changes: their gradings may differ")
+    return None
 
 
 # -- The submission's files ------------------------------------------------------------------------
@@ -269,6 +333,9 @@ def serve(args):
                                     args.secret_seed_file, args.policy, grader, work)
         if needs_gpu(results):
             raise Refused("this grading host has no usable GPU")
+        # {} when this grader's commit is unknown (not a git checkout, no COMMIT): said apart from an older
+        # grader's answer, which has no grader_commit at all.
+        results.setdefault("extra_data", {})["grader_commit"] = lab_commit() or {}
         sys.stdout.write(json.dumps(results) + "\n")
     return 0
 
@@ -404,10 +471,18 @@ def run(_args):
     if config is not None:
         try:
             results = ask_gpu_host(config, source / "gpu-host", packed)
-            results.setdefault("extra_data", {}).update(graded_on="the course's GPU host", gpu_graded=True)
+            extra = results.setdefault("extra_data", {})
+            extra.update(graded_on="the course's GPU host", gpu_graded=True)
+            ours = lab_commit()
+            note = commit_note(ours, extra.get("grader_commit"))
+            extra["autograder_commit"] = ours
+            if note:
+                extra["commit_note"] = note
             results["execution_time"] = round(time.monotonic() - started)
             write_results(results_dir, results)
             print("graded on the GPU host", config["host"])
+            if note:
+                print("WARNING:", note)
             return 0
         except Refused as error:
             # The whole reason for the staff (stdout, which students do not see); its first
