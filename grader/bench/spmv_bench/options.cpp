@@ -19,7 +19,8 @@ WRONG and not timed. Without --matrix or --spec, runs the built-in suite of
 generated matrices (--list shows it), each beyond the 50 MB L2 of an H100;
 --suite real runs the real matrices tools/fetch-matrices wrote. Each matrix
 also times a device-to-device copy of the same bytes, and the summary gives
-each kernel's speedup over the fastest cuSPARSE algorithm of any format.
+each kernel's speedup over the fastest cuSPARSE algorithm of any format, by
+suite and, for the real suite, by half (tuning and validation) apart.
 )";
 
 constexpr const char* kMetrics = R"(

@@ -36,7 +36,7 @@ namespace {
 constexpr const char* kCsvHeader =
     "matrix,origin,rows,cols,nnz,max_row,kernel,provider,format,status,median_ms,min_ms,max_ms,runs,"
     "gflops,gb_per_s,percent_of_copy,speedup_vs_cusparse_csr_alg1,model_bytes,detail,suite,kind,"
-    "same_size_copy_ms";
+    "same_size_copy_ms,half";
 
 constexpr int kKernelColumn = 20;
 
@@ -113,6 +113,7 @@ void Report::begin_matrix(const HostWorkload& host) {
                        {},
                        host.source.suite,
                        host.source.kind,
+                       host.source.half,
                        host.source.regular,
                        std::nullopt});
   out_ << printf_string(
@@ -183,13 +184,22 @@ void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, cons
        << number(metrics.gb_per_s, "%.2f") << ',' << number(metrics.percent_of_copy, "%.2f") << ','
        << (timed && metrics.speedup ? printf_string("%.4f", *metrics.speedup) : "") << ','
        << printf_string("%.0f", model_bytes(s)) << ',' << csv_field(row.detail) << ',' << matrix.suite << ','
-       << csv_field(matrix.kind) << ',' << (matrix.copy_ms ? printf_string("%.6f", *matrix.copy_ms) : "") << '\n'
+       << csv_field(matrix.kind) << ',' << (matrix.copy_ms ? printf_string("%.6f", *matrix.copy_ms) : "") << ','
+       << matrix.half << '\n'
        << std::flush;
 }
 
 void Report::matrix_failed(const MatrixSource& source, const std::string& why) {
-  matrices_.push_back(
-      {source.label, source.origin, {}, std::nullopt, why, source.suite, source.kind, source.regular, std::nullopt});
+  matrices_.push_back({source.label,
+                       source.origin,
+                       {},
+                       std::nullopt,
+                       why,
+                       source.suite,
+                       source.kind,
+                       source.half,
+                       source.regular,
+                       std::nullopt});
   out_ << "\n== " << source.label << ": " << source.origin << "\n   could not be prepared: " << why << '\n'
        << std::flush;
 }
@@ -281,9 +291,9 @@ void Report::print_verdict() {
   out_ << "\nVerdict: auto (its plan built before timing, as cuSPARSE's preprocessing is) against the fastest cuSPARSE "
           "algorithm of any format (same run, same matrix), and against a copy of the same bytes; auto_csr is the "
           "table's auto, without a plan\n"
-       << printf_string("%-*s %-9s %-12s %9s %-11s %9s %9s %7s %7s %8s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
-                        "matrix", "suite", "kind", "nnz", "best cuSP.", "us", "auto us", "vs best", "%copy", "auto_csr",
-                        "best ref.", "vs best", "auto picked");
+       << printf_string("%-*s %-9s %-10s %-13s %9s %-11s %9s %9s %7s %7s %8s  %-11s %6s  %s\n",
+                        static_cast<int>(kLabelWidth), "matrix", "suite", "half", "kind", "nnz", "best cuSP.", "us",
+                        "auto us", "vs best", "%copy", "auto_csr", "best ref.", "vs best", "auto picked");
   struct Tally {
     std::vector<double> speedups;
     int behind = 0;
@@ -292,15 +302,19 @@ void Report::print_verdict() {
       if (speedup < 1.0) ++behind;
     }
   };
-  // By suite, then "all", for auto and for auto_csr.
+  // By suite, by half of a split suite ("real suite, tuning half"), then
+  // "all", for auto and for auto_csr.
   std::map<std::string, Tally> by_suite;
   std::map<std::string, Tally> table_by_suite;
+  std::map<std::string, Tally> by_half;
+  std::map<std::string, Tally> table_by_half;
   Tally all;
   Tally table_all;
   std::vector<std::pair<std::string, double>> regular_copy;
   for (const MatrixEntry& matrix : matrices_) {
     if (!matrix.load_error.empty()) continue;
     const std::string suite = matrix.suite.empty() ? "other" : matrix.suite;
+    const std::string half = matrix.half.empty() ? "" : suite + " suite, " + matrix.half + " half";
     const ResultRow* best = best_cusparse(matrix.label);
     const ResultRow* automatic = find(matrix.label, kPlannedAutoKernel);
     const ResultRow* table_auto = find(matrix.label, kTableAutoKernel);
@@ -318,18 +332,21 @@ void Report::print_verdict() {
         matrix.copy_ms && auto_timed ? std::optional<double>(100.0 * *matrix.copy_ms / auto_ms) : std::nullopt;
     if (speedup) {
       by_suite[suite].add(*speedup);
+      if (!half.empty()) by_half[half].add(*speedup);
       all.add(*speedup);
     }
     if (table_speedup) {
       table_by_suite[suite].add(*table_speedup);
+      if (!half.empty()) table_by_half[half].add(*table_speedup);
       table_all.add(*table_speedup);
     }
     if (matrix.regular && copy_share) regular_copy.emplace_back(matrix.label, *copy_share);
     std::string picked = auto_timed ? first_line(automatic->detail) : "";
     if (picked.starts_with("auto picked ")) picked = picked.substr(12);
     out_ << printf_string(
-        "%-*s %-9s %-12s %9lld %-11s %9.2f %9s %7s %7s %8s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
+        "%-*s %-9s %-10s %-13s %9lld %-11s %9.2f %9s %7s %7s %8s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
         matrix.label.c_str(), matrix.suite.empty() ? "-" : matrix.suite.c_str(),
+        matrix.half.empty() ? "-" : matrix.half.c_str(),
         matrix.kind.empty() ? (matrix.regular ? "regular" : "-") : matrix.kind.c_str(),
         static_cast<long long>(matrix.stats.nnz), best != nullptr ? column_name(best->kernel).c_str() : "none",
         best != nullptr ? best->timing.median_ms * 1e3 : 0.0,
@@ -347,16 +364,24 @@ void Report::print_verdict() {
   const auto summary = [this](const std::string& kernel, const std::string& name, const Tally& tally) {
     if (tally.speedups.empty()) return;
     out_ << printf_string(
-        "%s vs the fastest cuSPARSE, %-18s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
+        "%s vs the fastest cuSPARSE, %-29s geometric mean %.3fx, min %.3fx, max %.3fx over %zu "
         "matrices; %d behind (below 1.00x)\n",
         kernel.c_str(), (name + ":").c_str(), geometric_mean(tally.speedups),
         *std::min_element(tally.speedups.begin(), tally.speedups.end()),
         *std::max_element(tally.speedups.begin(), tally.speedups.end()), tally.speedups.size(), tally.behind);
   };
   out_ << '\n';
-  for (const auto& [kernel, suites, total] : {std::tuple{std::string(kPlannedAutoKernel), &by_suite, &all},
-                                              std::tuple{std::string(kTableAutoKernel), &table_by_suite, &table_all}}) {
-    for (const auto& [suite, tally] : *suites) summary(kernel, suite + " suite", tally);
+  for (const auto& [kernel, suites, halves, total] :
+       {std::tuple{std::string(kPlannedAutoKernel), &by_suite, &by_half, &all},
+        std::tuple{std::string(kTableAutoKernel), &table_by_suite, &table_by_half, &table_all}}) {
+    for (const auto& [suite, tally] : *suites) {
+      summary(kernel, suite + " suite", tally);
+      // The halves' keys begin with their suite's: "real suite, tuning half".
+      for (auto half = halves->lower_bound(suite + " suite, ");
+           half != halves->end() && half->first.starts_with(suite + " suite, "); ++half) {
+        summary(kernel, half->first, half->second);
+      }
+    }
     if (suites->size() > 1) summary(kernel, "all matrices", *total);
   }
   if (!regular_copy.empty()) {

@@ -82,6 +82,7 @@ class Report {
     std::string load_error;
     std::string suite;  // MatrixSource::suite
     std::string kind;
+    std::string half;  // MatrixSource::half
     bool regular = false;
     std::optional<double> copy_ms;  // the same-size copy
   };
@@ -92,7 +93,8 @@ class Report {
   // Rows are matrices, columns kernels.
   void print_pivot(const std::string& title, PivotValue value);
   // The verdict: per matrix, auto against the fastest cuSPARSE kernel and
-  // the same-size copy; geometric means by suite.
+  // the same-size copy; geometric means by suite, and by half of a suite
+  // that is split (the real suite's tuning and validation halves).
   void print_verdict();
   // The fastest timed cuSPARSE row on this matrix, if any.
   [[nodiscard]] const ResultRow* best_cusparse(const std::string& matrix) const;

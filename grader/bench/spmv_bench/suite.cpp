@@ -79,6 +79,7 @@ void add_suite_entries(const SourceRequest& request, std::vector<MatrixSource>& 
                          false,
                          std::string(kSyntheticSuite),
                          {},
+                         {},
                          entry.regular,
                          {}});
       found = true;
@@ -110,17 +111,22 @@ std::vector<MatrixSource> real_suite(const std::filesystem::path& folder) {
     std::vector<std::string> fields;
     std::istringstream stream(line);
     for (std::string field; std::getline(stream, field, '\t');) fields.push_back(field);
-    if (fields.size() != 4) {
-      throw std::invalid_argument(index.string() + ":" + std::to_string(number) +
-                                  ": expected 4 tab-separated fields (name, kind, collection, file), found " +
-                                  std::to_string(fields.size()));
+    const std::string where = index.string() + ":" + std::to_string(number);
+    if (fields.size() != 5) {
+      throw std::invalid_argument(where +
+                                  ": expected 5 tab-separated fields (name, kind, collection, half, file), found " +
+                                  std::to_string(fields.size()) + " (run tools/fetch-matrices again)");
     }
-    const std::filesystem::path path = folder / fields[3];
+    const std::string& half = fields[3];
+    if (half != kTuningHalf && half != kValidationHalf) {
+      throw std::invalid_argument(where + ": expected a half of " + std::string(kTuningHalf) + " or " +
+                                  std::string(kValidationHalf) + ", found \"" + half + "\"");
+    }
+    const std::filesystem::path path = folder / fields[4];
     if (!std::filesystem::is_regular_file(path)) {
-      throw std::invalid_argument(index.string() + ":" + std::to_string(number) + ": no file " + path.string() +
-                                  " (run tools/fetch-matrices)");
+      throw std::invalid_argument(where + ": no file " + path.string() + " (run tools/fetch-matrices)");
     }
-    sources.push_back({cut_label(fields[0]), path.string(), true, std::string(kRealSuite), fields[1], false, {}});
+    sources.push_back({cut_label(fields[0]), path.string(), true, std::string(kRealSuite), fields[1], half, false, {}});
   }
   if (sources.empty()) throw std::invalid_argument("--suite real: " + index.string() + " lists no matrix");
   return sources;
@@ -142,10 +148,10 @@ std::vector<MatrixSource> resolve_sources(const SourceRequest& request) {
     for (const char* extension : {".gz", ".mtx"}) {
       if (stem.ends_with(extension)) stem.resize(stem.size() - std::string_view(extension).size());
     }
-    sources.push_back({cut_label(stem), file.string(), true, {}, {}, false, {}});
+    sources.push_back({cut_label(stem), file.string(), true, {}, {}, {}, false, {}});
   }
   for (const std::string& spec : request.specs) {
-    sources.push_back({cut_label(gen::parse_spec(spec).kind), spec, false, {}, {}, false, {}});
+    sources.push_back({cut_label(gen::parse_spec(spec).kind), spec, false, {}, {}, {}, false, {}});
   }
   // A bad spec fails now, not after minutes spent on the matrices before it.
   for (const MatrixSource& source : sources) {

@@ -38,13 +38,20 @@ inline constexpr std::size_t kLabelWidth = 10;
 inline constexpr std::string_view kSyntheticSuite = "synthetic";
 inline constexpr std::string_view kRealSuite = "real";
 
+// The halves the real suite is split into, once, by a rule on the matrices
+// alone (tools/real-matrices.tsv says which and how): the rule's thresholds
+// are set on the tuning half, and the validation half checks them.
+inline constexpr std::string_view kTuningHalf = "tuning";
+inline constexpr std::string_view kValidationHalf = "validation";
+
 // A matrix to benchmark: where it comes from and how to get it.
 struct MatrixSource {
   std::string label;   // short, unique within a run
   std::string origin;  // the generator spec or the file path
   bool from_file = false;
   std::string suite;     // kSyntheticSuite, kRealSuite or empty
-  std::string kind;      // real matrices: fem, circuit, graph, road, ...
+  std::string kind;      // real matrices: fem, circuit, network, road, ...
+  std::string half;      // real matrices: kTuningHalf or kValidationHalf
   bool regular = false;  // SuiteEntry::regular
   // A generator of spmv-bench's own (the threshold sweep's), used instead
   // of `origin` when set; `origin` then describes it.
@@ -63,12 +70,13 @@ struct SourceRequest {
   std::vector<std::string> specs;
   bool quick = false;
   // Where --suite real finds index.tsv (tools/fetch-matrices writes it:
-  // name, kind, collection name, file, tab-separated, '#' comments).
+  // name, kind, collection name, half, file, tab-separated, '#' comments).
   std::filesystem::path real_folder{kDefaultRealFolder};
 };
 
-// The real matrices listed in folder/index.tsv, in its order. Throws
-// std::invalid_argument naming the index or the line that is wrong, or a
+// The real matrices listed in folder/index.tsv, in its order, each with its
+// half. Throws std::invalid_argument naming the index or the line that is
+// wrong (an index from before the split lacks the half: fetch again), or a
 // listed file that is missing (run tools/fetch-matrices).
 std::vector<MatrixSource> real_suite(const std::filesystem::path& folder);
 

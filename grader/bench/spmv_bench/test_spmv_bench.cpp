@@ -388,7 +388,7 @@ TEST(Catalogue, RejectsATableOfAnotherAbiOrOfHostKernels) {
 
 HostWorkload workload_named(const std::string& label, const MatrixStats& stats) {
   HostWorkload host;
-  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, false, {}};
+  host.source = MatrixSource{label, "spec of " + label, false, {}, {}, {}, false, {}};
   host.stats = stats;
   return host;
 }
@@ -503,30 +503,93 @@ TEST(Report, VerdictComparesAutoWithTheFastestCusparseKernel) {
   EXPECT_DOUBLE_EQ(geometric_mean({2.0, 8.0}), 4.0);
 }
 
+// The real suite's halves are summed up apart, under the suite's own line:
+// the validation half's geometric mean is the figure to believe.
+TEST(Report, VerdictSumsUpEachHalfOfTheRealSuiteApart) {
+  std::ostringstream out;
+  Report report(out, std::nullopt);
+  const auto add_matrix = [&report](const std::string& label, const std::string& half, double auto_ms) {
+    HostWorkload host = workload_named(label, MatrixStats{1000, 1000, 5000, 5, 0});
+    host.source.suite = std::string(kRealSuite);
+    host.source.kind = "network";
+    host.source.half = half;
+    report.begin_matrix(host);
+    ResultRow alg1 = row_of(label, kBaselineKernel, Outcome::kTimed, 0.010);
+    alg1.provider = kCusparseProvider;
+    report.add(alg1);
+    report.add(row_of(label, kPlannedAutoKernel, Outcome::kTimed, auto_ms));
+    report.add(row_of(label, kTableAutoKernel, Outcome::kTimed, 0.010));
+  };
+  add_matrix("t1", std::string(kTuningHalf), 0.005);       // 2.000x
+  add_matrix("t2", std::string(kTuningHalf), 0.0025);      // 4.000x
+  add_matrix("v1", std::string(kValidationHalf), 0.0125);  // 0.800x
+  report.print_summary();
+  const std::string text = out.str();
+  const std::string verdict = text.substr(text.find("Verdict:"));
+  const auto line_of = [&verdict](const std::string& start) {
+    const std::size_t at = verdict.find(start);
+    return at == std::string::npos ? std::string() : verdict.substr(at, verdict.find('\n', at) - at);
+  };
+  const std::string suite = line_of("auto vs the fastest cuSPARSE, real suite: ");
+  const std::string tuning = line_of("auto vs the fastest cuSPARSE, real suite, tuning half:");
+  const std::string validation = line_of("auto vs the fastest cuSPARSE, real suite, validation half:");
+  EXPECT_NE(suite.find("geometric mean 1.857x, min 0.800x, max 4.000x over 3 matrices; 1 behind"), std::string::npos)
+      << verdict;
+  EXPECT_NE(tuning.find("geometric mean 2.828x, min 2.000x, max 4.000x over 2 matrices; 0 behind"), std::string::npos)
+      << verdict;
+  EXPECT_NE(validation.find("geometric mean 0.800x, min 0.800x, max 0.800x over 1 matrices; 1 behind"),
+            std::string::npos)
+      << verdict;
+  EXPECT_NE(line_of("auto_csr vs the fastest cuSPARSE, real suite, validation half:").find("geometric mean 1.000x"),
+            std::string::npos)
+      << verdict;
+  // The halves follow their suite's line; one suite gives no "all matrices".
+  EXPECT_LT(verdict.find(suite), verdict.find(tuning));
+  EXPECT_LT(verdict.find(tuning), verdict.find(validation));
+  EXPECT_EQ(verdict.find("all matrices"), std::string::npos) << verdict;
+  // Each matrix's line names its half.
+  EXPECT_NE(line_of("v1 ").find(" validation "), std::string::npos) << verdict;
+}
+
 TEST(Suite, RealSuiteReadsTheIndexTheFetchScriptWrites) {
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / ("spmv-bench-real-" + std::to_string(std::random_device{}()));
   std::filesystem::create_directories(folder);
   write_matrix_market(folder / "tiny.mtx", five_by_four());
-  {
+  const auto write_index = [&folder](const std::string& lines) {
     std::ofstream index(folder / "index.tsv");
-    index << "# name\tkind\tcollection\tfile\n"
-          << "a_very_long_name\tcircuit\tGroup/a_very_long_name\ttiny.mtx\n";
-  }
+    index << "# name\tkind\tcollection\thalf\tfile\n" << lines;
+  };
+  write_index(
+      "a_very_long_name\tcircuit\tGroup/a_very_long_name\ttuning\ttiny.mtx\n"
+      "other\tnetwork\tGroup/other\tvalidation\ttiny.mtx\n");
   SourceRequest request;
   request.suite_names = {"real"};
   request.real_folder = folder;
   const std::vector<MatrixSource> sources = resolve_sources(request);
-  ASSERT_EQ(sources.size(), 1u);
+  ASSERT_EQ(sources.size(), 2u);
   EXPECT_EQ(sources[0].label, "a_very_lon");
   EXPECT_EQ(sources[0].suite, kRealSuite);
   EXPECT_EQ(sources[0].kind, "circuit");
+  EXPECT_EQ(sources[0].half, kTuningHalf);
+  EXPECT_EQ(sources[1].half, kValidationHalf);
   EXPECT_EQ(sources[0].load().nnz(), 7);
-  {
-    std::ofstream index(folder / "index.tsv");
-    index << "missing\tfem\tGroup/missing\tmissing.mtx.gz\n";
-  }
-  EXPECT_THROW(resolve_sources(request), std::invalid_argument);
+  // A half that is neither, and an index from before the split (no half).
+  const auto refused = [&request](const std::string& expected) {
+    try {
+      resolve_sources(request);
+    } catch (const std::invalid_argument& error) {
+      EXPECT_NE(std::string(error.what()).find(expected), std::string::npos) << error.what();
+      return;
+    }
+    ADD_FAILURE() << "accepted an index that should be refused for: " << expected;
+  };
+  write_index("m\tfem\tGroup/m\tboth\ttiny.mtx\n");
+  refused("expected a half of tuning or validation, found \"both\"");
+  write_index("m\tfem\tGroup/m\ttiny.mtx\n");
+  refused("expected 5 tab-separated fields");
+  write_index("missing\tfem\tGroup/missing\ttuning\tmissing.mtx.gz\n");
+  refused("no file");
   std::filesystem::remove_all(folder);
   EXPECT_THROW(resolve_sources(request), std::invalid_argument);
 }

@@ -243,7 +243,7 @@ struct Scale {
 
 // `regular`: a stencil's or a band's rows (SuiteEntry::regular).
 MatrixSource spec_source(std::string label, std::string spec, bool regular = false) {
-  return MatrixSource{std::move(label), std::move(spec), false, "sweep", {}, regular, {}};
+  return MatrixSource{std::move(label), std::move(spec), false, "sweep", {}, {}, regular, {}};
 }
 
 MatrixSource banded_source(Scale scale, int half_bandwidth) {
