@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cases/case_data.hpp"
+#include "grading/kept_runners.hpp"
 #include "judging/verdict.hpp"
 #include "model/exit_codes.hpp"
 #include "rows/row_grading.hpp"
@@ -30,26 +31,6 @@ struct StartedRow {
   std::size_t index = 0;  // into the rows
   PendingRunner runner;
 };
-
-// A row's verdict when it needs no runner.
-struct Decision {
-  Verdict verdict;
-  std::string cause;
-  std::string why;
-};
-
-// In CTest mode a case's rows may be graded by several runs (one per GPU,
-// and a kernel's own run for rows left over): what the first measured of a
-// case, cuSPARSE's time (context only: it earns nothing) and which of its
-// rows are short (a prediction, Grading::known_short), is kept beside the
-// journals for the others. So is a class's on one GPU, in --cusparse-cache
-// (tools/grade-class). The file of `case_name` ending in `suffix`.
-std::optional<std::filesystem::path> cache_file(const RowLoopSettings& settings, const std::string& case_name,
-                                                const std::string& suffix) {
-  const auto& folder = settings.cusparse_cache ? settings.cusparse_cache : settings.journal;
-  if (!folder) return std::nullopt;
-  return *folder / (file_name_part(case_name) + suffix);
-}
 
 // Cases prepared by other threads while one is graded (GPU gradings only).
 constexpr std::size_t kCasesPreparedAhead = 2;
@@ -90,7 +71,7 @@ class Grading {
 
   // Runners started ahead and never used end as work on the GPU.
   ~Grading() {
-    end_kept();
+    kept_.end_kept();
     try {
       const GpuShare::Hold ending = runners_.active();
       started_.clear();
@@ -121,7 +102,7 @@ class Grading {
   void order_case(const std::vector<RowResult>& rows, std::vector<std::size_t>& indices, std::size_t c) {
     const bool known_short_first = c % 2 == 1;
     std::stable_partition(indices.begin(), indices.end(), [&](std::size_t i) {
-      const auto known = known_short(rows[i].case_name, rows[i].kernel);
+      const auto known = kept_.known_short(rows[i].case_name, rows[i].kernel);
       return (known && *known) == known_short_first;
     });
   }
@@ -174,23 +155,6 @@ class Grading {
     return cases_.emplace(c, prepare_state(c, formats_of(rows, case_rows_[c]))).first->second;
   }
 
-  void read_cusparse_cache(PreparedCase& prepared) const {
-    const auto file = cache_file(settings_, prepared.test_case.name, ".cusparse-ms");
-    if (!file || prepared.cusparse_ms) return;
-    std::ifstream in(*file);
-    double ms = 0;
-    if (in >> ms && ms > 0) prepared.cusparse_ms = ms;
-  }
-
-  void write_cusparse_cache(const PreparedCase& prepared) const {
-    const auto file = cache_file(settings_, prepared.test_case.name, ".cusparse-ms");
-    if (!file || !prepared.cusparse_ms) return;
-    std::ostringstream text;
-    text.precision(17);
-    text << *prepared.cusparse_ms << '\n';
-    write_file_atomically(*file, text.str());
-  }
-
   // Whether case `c` is prepared: case_state(c) returns without waiting.
   bool case_prepared(std::size_t c) const {
     if (cases_.count(c) != 0) return true;
@@ -228,7 +192,7 @@ class Grading {
     const std::vector<std::size_t>& indices = case_rows_[c];
     // A kept runner is work on the GPU: with the GPU shared, not held while
     // the case is read.
-    if (runners_.shared() && !case_prepared(c)) end_kept();
+    if (runners_.shared() && !case_prepared(c)) kept_.end_kept();
     CaseState& state = case_state(rows, c);
     prepare_ahead(rows, c);
     if (!state.prepared) {
@@ -237,7 +201,7 @@ class Grading {
       return;
     }
     PreparedCase& prepared = *state.prepared;
-    read_cusparse_cache(prepared);
+    read_cusparse_cache(settings_, prepared);
     for (const auto i : indices) {
       rows[i].rows = prepared.csr.rows;
       rows[i].cols = prepared.csr.cols;
@@ -256,7 +220,7 @@ class Grading {
     }
     for (const auto i : indices) {
       reporter_.row_started(rows, i);
-      if (const auto decision = decide_without_runner(rows[i], prepared)) {
+      if (const auto decision = decide_without_runner(setup_, rows[i], prepared, gpu_missing())) {
         drop_started(i);
         set_verdict(rows[i], decision->verdict, decision->cause, decision->why);
       } else {
@@ -264,34 +228,10 @@ class Grading {
       }
       reporter_.row_finished(rows, i);
       if (needs_gpu_ && (rows[i].verdict == Verdict::kCrash || rows[i].verdict == Verdict::kTimeout)) {
-        check_gpu_health(rows[i]);
+        runners_.check_gpu_health(rows[i], settings_.device, settings_.output_dir);
       }
     }
     cases_.erase(c);
-  }
-
-  // Everything that settles a row before any plugin code runs; nullopt
-  // when the row needs its runner.
-  std::optional<Decision> decide_without_runner(const RowResult& row, const PreparedCase& prepared) const {
-    const KernelInfo& reference_kernel = *setup_.reference.find(row.kernel);
-    if (!setup_.submission.loaded) return Decision{Verdict::kLoadError, "load_error", setup_.submission.error};
-    if (const auto refused = prepared.refused.find(reference_kernel.format); refused != prepared.refused.end()) {
-      return Decision{Verdict::kNotApplicable, "format_refused", refused->second};
-    }
-    // The reason is given once, in the run's notes.
-    if (gpu_missing()) return Decision{Verdict::kSkipped, "no_gpu", ""};
-    const KernelInfo* submission_kernel = setup_.submission.find(row.kernel);
-    if (submission_kernel == nullptr) {
-      return Decision{
-          Verdict::kNotImplemented, "missing_kernel",
-          "the submission has no kernel named " + row.kernel + " (it has: " + setup_.submission.kernel_names() + ")"};
-    }
-    if (submission_kernel->format != reference_kernel.format) {
-      return Decision{Verdict::kLoadError, "format_mismatch",
-                      "the submission's kernel " + row.kernel + " takes a " + format_name(submission_kernel->format) +
-                          " view; it must take a " + format_name(reference_kernel.format) + " view"};
-    }
-    return std::nullopt;
   }
 
   std::filesystem::path log_of(const RowResult& row) const {
@@ -317,7 +257,7 @@ class Grading {
       if (turn.case_index > current_case + kCasesPreparedAhead) break;
       if (case_prepared(turn.case_index)) {
         const CaseState& state = case_state(rows, turn.case_index);
-        if (!state.prepared || decide_without_runner(rows[turn.row], *state.prepared)) continue;
+        if (!state.prepared || decide_without_runner(setup_, rows[turn.row], *state.prepared, gpu_missing())) continue;
       }
       if (likely_kept_runner(rows, next)) continue;
       started_.push_back({turn.row, start_submission_runner(runners_, log_of(rows[turn.row]))});
@@ -337,28 +277,6 @@ class Grading {
     if (it == started_.end()) return;
     runners_.retire(it->runner.take(), {});
     started_.erase(it);
-  }
-
-  // After a row whose submission crashed or hung: a trusted process (the GPU
-  // probe's) must still create a context and copy on the GPU, else the next
-  // rows would fail for the GPU's sake. Tried 4 times over 7 s; then the
-  // grading stops with a clear message (the finished rows are in the
-  // reports; --resume grades the rest once the GPU is back).
-  void check_gpu_health(const RowResult& row) {
-    runners_.settle();
-    std::string why;
-    for (const double pause : {0.0, 1.0, 2.0, 4.0}) {
-      std::this_thread::sleep_for(std::chrono::duration<double>(pause));
-      const GpuShare::Hold active = runners_.active();
-      const GpuInfo health = probe_gpu(settings_.device, kMinimumProbeTimeout,
-                                       logs_dir(settings_.output_dir) / "gpu-health.log", std::nullopt);
-      if (health.count > 0 && health.copy_gbps) return;
-      why = health.note.empty() ? "no GPU found" : health.note;
-    }
-    throw SetupError("the GPU failed its health check after the row " + row.kernel + " / " + row.case_name + " (" +
-                     row.summary + "): " + why +
-                     ". Grading stopped; the rows graded so far are in the reports, and "
-                     "spmv-grade --resume grades the rest once the GPU works again.");
   }
 
   // Before the first row: the reference runner and the first rows' runners
@@ -382,7 +300,7 @@ class Grading {
                                       const RowContext& context) {
     RowRecord record = grade_row(plan, std::move(pending), runners_);
     if (record.kept) {
-      kept_ = KeptRunner{std::move(record.kept), std::move(record.kept_activity), record.log_file};
+      kept_.keep(std::move(record.kept), std::move(record.kept_activity), record.log_file);
     }
     if (record.passed_when_tried) {
       const double tried_ms = total_ms(record.phase_ms);
@@ -418,24 +336,13 @@ class Grading {
     return total;
   }
 
-  // Whether a row would take a runner kept from the row before (and hand
-  // its own on): its kernel failed its last row (tried first; a
-  // stub's rows), or it is likely short (correctness only): an earlier
-  // grading found it so, or else the case's last row timed here was.
-  bool keepable(const RowResult& row) {
-    if (kernels_failing_.count(row.kernel) != 0) return true;
-    if (const auto known = known_short(row.case_name, row.kernel)) return *known;
-    const auto last = last_short_.find(row.case_name);
-    return last != last_short_.end() && last->second;
-  }
-
   // Whether the row at `position` will likely take a kept runner (no
   // runner started ahead for it): it is keepable, and so is the row before
   // it that needs a runner, in its case or the one before (with the GPU
   // shared, a case not yet read ends the kept runner). If not, its runner
   // starts at its turn.
   bool likely_kept_runner(const std::vector<RowResult>& rows, std::size_t position) {
-    if (!keepable(rows[order_[position].row])) return false;
+    if (!kept_.keepable(rows[order_[position].row])) return false;
     const std::size_t c = order_[position].case_index;
     for (std::size_t at = position; at-- > 0;) {
       const std::size_t before_case = order_[at].case_index;
@@ -443,55 +350,11 @@ class Grading {
       const RowResult& before = rows[order_[at].row];
       if (case_prepared(before_case)) {
         const CaseState& state = case_state(rows, before_case);
-        if (state.prepared && decide_without_runner(before, *state.prepared)) continue;
+        if (state.prepared && decide_without_runner(setup_, before, *state.prepared, gpu_missing())) continue;
       }
-      return keepable(before);
+      return kept_.keepable(before);
     }
     return false;
-  }
-
-  // Whether the row of `kernel` on `case_name` is short (correctness only),
-  // as this grading or another of the class on the same GPU found it
-  // (the cache folder, as cuSPARSE's time); nullopt if none has graded it.
-  // A prediction only: the row's own pilot decides.
-  std::optional<bool> known_short(const std::string& case_name, const std::string& kernel) {
-    const auto key = std::make_pair(case_name, kernel);
-    if (const auto it = short_rows_.find(key); it != short_rows_.end()) return it->second;
-    const auto file = short_file(case_name, kernel);
-    if (!file) return std::nullopt;
-    std::ifstream in(*file);
-    int value = -1;
-    if (!(in >> value) || (value != 0 && value != 1)) return std::nullopt;
-    return short_rows_[key] = value == 1;
-  }
-
-  std::optional<std::filesystem::path> short_file(const std::string& case_name, const std::string& kernel) const {
-    return cache_file(settings_, case_name, "__" + file_name_part(kernel) + ".short");
-  }
-
-  void note_short(const std::string& case_name, const std::string& kernel, bool is_short) {
-    last_short_[case_name] = is_short;
-    const auto key = std::make_pair(case_name, kernel);
-    if (const auto it = short_rows_.find(key); it != short_rows_.end() && it->second == is_short) return;
-    short_rows_[key] = is_short;
-    if (const auto file = short_file(case_name, kernel)) {
-      write_file_atomically(*file, is_short ? "1\n" : "0\n");
-    }
-  }
-
-  // Whether this row takes the kept runner: there is one, and (with the
-  // GPU shared) the others' work is not waiting for this grading's to end:
-  // a kept runner is work on the GPU for as long as it lives.
-  bool takes_kept_runner() {
-    if (!kept_) return false;
-    return !runners_.shared() || runners_.try_active().held();
-  }
-
-  // The kept runner ended (in the background, its hold with it).
-  void end_kept() {
-    if (!kept_) return;
-    runners_.retire(std::move(kept_->runner), std::move(kept_->activity));
-    kept_.reset();
   }
 
   std::size_t position_of(std::size_t row) const {
@@ -502,18 +365,12 @@ class Grading {
   void run_row(std::vector<RowResult>& rows, std::size_t index, PreparedCase& prepared) {
     RowResult& row = rows[index];
     PendingRunner pending;
-    const bool tried_first = kernels_failing_.count(row.kernel) != 0;
-    const bool in_kept = keepable(row) && takes_kept_runner();
+    const bool tried_first = kept_.failing(row.kernel);
+    const bool in_kept = kept_.keepable(row) && kept_.takes_kept_runner();
     if (in_kept) {
       drop_started(index);
-      pending.loaded = std::move(kept_->runner);
-      pending.activity = std::move(kept_->activity);
-      pending.log = kept_->log;
-      std::error_code error;
-      const auto size = std::filesystem::file_size(pending.log, error);
-      pending.log_offset = error ? 0 : size;
-      kept_.reset();
-    } else if (end_kept(); !started_.empty() && started_.front().index == index) {
+      pending = kept_.take();
+    } else if (kept_.end_kept(); !started_.empty() && started_.front().index == index) {
       pending = std::move(started_.front().runner);
       started_.pop_front();
     } else {
@@ -556,7 +413,7 @@ class Grading {
       own_runner = true;
       const std::string first = row.summary;
       const double first_ms = total_ms(row.phase_ms);
-      end_kept();
+      kept_.end_kept();
       plan.may_keep_runner = false;
       graded_short =
           grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
@@ -578,7 +435,7 @@ class Grading {
       const double first_ms = total_ms(row.phase_ms);
       plan.alone = true;
       plan.may_keep_runner = false;
-      end_kept();
+      kept_.end_kept();
       graded_short =
           grade_and_judge(row, unjudged, plan, start_submission_runner(runners_, log_of(row), true), context);
       row.phase_ms["first_attempt"] = first_ms;
@@ -590,19 +447,15 @@ class Grading {
     if (row.verdict == Verdict::kTimeout && own_runner && alone) hanging_kernels_.insert(row.kernel);
     // Short or not, for the rows of the same case and kernel to come (in
     // other gradings of the class): known from a row that was timed.
-    if (row.verdict == Verdict::kPass && graded_short) note_short(row.case_name, row.kernel, *graded_short);
-    if (row.verdict == Verdict::kPass) {
-      kernels_failing_.erase(row.kernel);
-    } else {
-      kernels_failing_.insert(row.kernel);
-    }
+    if (row.verdict == Verdict::kPass && graded_short) kept_.note_short(row.case_name, row.kernel, *graded_short);
+    kept_.note_passed(row.kernel, row.verdict == Verdict::kPass);
     for (const std::string& flag : row.flags) {
       const auto& accepted = setup_.policy.accepted_flags;
       if (std::find(accepted.begin(), accepted.end(), flag) != accepted.end()) row.accepted_flags.push_back(flag);
     }
     if (row.cusparse_ms && !prepared.cusparse_ms) {
       prepared.cusparse_ms = row.cusparse_ms;
-      write_cusparse_cache(prepared);
+      write_cusparse_cache(settings_, prepared);
     }
   }
 
@@ -621,20 +474,9 @@ class Grading {
   std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
   std::deque<StartedRow> started_;                           // runners started ahead, waiting for their turn, in order
   std::size_t next_to_start_ = 0;                            // position in order_ not yet looked at
-  // Kernels whose last row graded did not pass: their next row is tried
-  // first (RowPlan::tried_first).
-  std::set<std::string> kernels_failing_;
-  // The runner of the last row that passed short or whose kernel is a stub,
-  // kept loaded for the next keepable row, of the same case or the next.
-  struct KeptRunner {
-    std::unique_ptr<Runner> runner;
-    GpuShare::Hold activity;
-    std::filesystem::path log;  // the row's that started it: the runner writes there
-  };
-  std::optional<KeptRunner> kept_;
-  // Rows found short or not (known_short), by case and kernel.
-  std::map<std::pair<std::string, std::string>, bool> short_rows_;
-  std::map<std::string, bool> last_short_;  // by case: its last row timed here short or not
+  // The runner kept for the next keepable row, the kernels failing and
+  // the rows known short (kept_runners.hpp).
+  KeptRunners kept_{settings_, runners_};
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).
   std::set<std::string> hanging_kernels_;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "grading/setup.hpp"
 #include "model/exit_codes.hpp"
 
 namespace spmv::grade {
@@ -177,6 +178,23 @@ QuietGpu::Hold GradingRunners::quiet() { return quiet_.quiet(kQuietPatience); }
 void GradingRunners::settle() {
   for (auto& ending : retiring_) ending.get();
   retiring_.clear();
+}
+
+void GradingRunners::check_gpu_health(const RowResult& row, int device, const std::filesystem::path& output_dir) {
+  settle();
+  std::string why;
+  for (const double pause : {0.0, 1.0, 2.0, 4.0}) {
+    std::this_thread::sleep_for(std::chrono::duration<double>(pause));
+    const GpuShare::Hold probing = active();
+    const GpuInfo health =
+        probe_gpu(device, kMinimumProbeTimeout, logs_dir(output_dir) / "gpu-health.log", std::nullopt);
+    if (health.count > 0 && health.copy_gbps) return;
+    why = health.note.empty() ? "no GPU found" : health.note;
+  }
+  throw SetupError("the GPU failed its health check after the row " + row.kernel + " / " + row.case_name + " (" +
+                   row.summary + "): " + why +
+                   ". Grading stopped; the rows graded so far are in the reports, and "
+                   "spmv-grade --resume grades the rest once the GPU works again.");
 }
 
 }  // namespace spmv::grade

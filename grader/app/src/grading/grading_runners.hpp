@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "grading/setup.hpp"
+#include "model/row.hpp"
 #include "rows/row_grading.hpp"
 #include "runners/runner_client.hpp"
 
@@ -51,6 +52,14 @@ class GradingRunners final : public RunnerFactory {
   GpuShare::Hold alone() override { return share_->alone(); }
   GpuShare::Hold try_active() { return share_->try_active(); }
   [[nodiscard]] bool shared() const override { return share_->shared(); }
+
+  // After a row whose submission crashed or hung: a trusted process (the GPU
+  // probe's) must still create a context and copy on the GPU, else the next
+  // rows would fail for the GPU's sake. Tried 4 times over 7 s; then the
+  // grading stops with a clear message (the finished rows are in the
+  // reports; --resume grades the rest once the GPU is back).
+  // `device`: the GPU probed; its log goes into `output_dir`'s logs.
+  void check_gpu_health(const RowResult& row, int device, const std::filesystem::path& output_dir);
 
   GradingRunners(const GradingRunners&) = delete;
   GradingRunners& operator=(const GradingRunners&) = delete;

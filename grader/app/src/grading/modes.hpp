@@ -6,7 +6,7 @@
 
 namespace spmv::grade {
 
-// Each returns the process's exit status (cli/exit_codes.hpp).
+// Each returns the process's exit status (model/exit_codes.hpp).
 int run_grading(const Options& options, const Defaults& defaults);
 int run_aggregate(const Options& options);
 // --show-row: one row of a journal, its verdict as the exit status.

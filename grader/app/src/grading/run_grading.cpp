@@ -159,155 +159,235 @@ RunInfo run_info(const Setup& setup, const GpuInfo& gpu, bool needs_gpu, std::ui
   return info;
 }
 
-}  // namespace
+// A grading, step by step (run_grading below reads them in order). Each
+// step's locals are fields, declared in the order the steps make them, so
+// that they end in the reverse order, as the locals of one function did.
+class GradingRun {
+ public:
+  GradingRun(const Options& options, const Defaults& defaults) : options_(options), defaults_(defaults) {}
 
-int run_grading(const Options& options, const Defaults& defaults) {
-  const auto started = Clock::now();
-  const auto seconds_since = [](Clock::time_point from) {
-    return std::chrono::duration<double>(Clock::now() - from).count();
-  };
-  Setup setup;
-  setup.policy = read_policy(options.policy);
-  if (options.show_policy) {
-    // With --cases, the policy's [case.<name>] sections are checked against
-    // them (and the folders checked), as a grading would.
-    if (options.cases_given) load_case_set(options.cases, options.case_filters, setup.policy);
-    return show_policy(setup.policy, *options.show_policy);
+  // The policy, then the cases (--show-policy stops after the policy), the
+  // output folder, and in CTest mode whether the rows are graded already.
+  std::optional<int> read_policy_and_cases() {
+    setup_.policy = read_policy(options_.policy);
+    if (options_.show_policy) {
+      // With --cases, the policy's [case.<name>] sections are checked against
+      // them (and the folders checked), as a grading would.
+      if (options_.cases_given) load_case_set(options_.cases, options_.case_filters, setup_.policy);
+      return show_policy(setup_.policy, *options_.show_policy);
+    }
+    setup_.cases = load_case_set(options_.cases, options_.case_filters, setup_.policy);
+    unread_ = unread_files_note(options_.cases, false);
+    if (!unread_.empty()) std::cerr << "spmv-grade: note: " << unread_files_note(options_.cases, true) << '\n';
+    // --resume: what made the folder, read before this run writes there.
+    earlier_ = options_.resume && !options_.journal ? earlier_run(options_.output_dir) : std::nullopt;
+    logs_ = logs_dir(options_.output_dir);
+    std::error_code error;
+    std::filesystem::create_directories(logs_, error);
+    if (error) throw SetupError(logs_.string() + ": cannot create: " + error.message());
+    if (const auto code = already_graded(options_.journal, options_.kernels, setup_.cases, options_.strict_gpu)) {
+      return *code;
+    }
+    level_ = isolation_level(options_.isolation, options_.allow_unisolated);
+    return std::nullopt;
   }
-  setup.cases = load_case_set(options.cases, options.case_filters, setup.policy);
-  const std::string unread = unread_files_note(options.cases, false);
-  if (!unread.empty()) std::cerr << "spmv-grade: note: " << unread_files_note(options.cases, true) << '\n';
-  // --resume: what made the folder, read before this run writes there.
-  const std::optional<JournalRun> earlier =
-      options.resume && !options.journal ? earlier_run(options.output_dir) : std::nullopt;
-  const auto logs = logs_dir(options.output_dir);
-  std::error_code error;
-  std::filesystem::create_directories(logs, error);
-  if (error) throw SetupError(logs.string() + ": cannot create: " + error.message());
-  if (const auto code = already_graded(options.journal, options.kernels, setup.cases, options.strict_gpu)) return *code;
-  const sandbox::Level level = isolation_level(options.isolation, options.allow_unisolated);
 
   // The run's identity (run_identity.hpp); with --resume the folder must
   // have been made by the same, and its seed is kept.
-  std::optional<std::uint64_t> earlier_seed = earlier ? identity_seed(earlier->info.identity) : std::nullopt;
-  const std::uint64_t seed = options.seed ? *options.seed : earlier_seed ? *earlier_seed : fresh_seed();
-  std::map<std::string, std::string> digests;  // read once: --list reads no case file
-  IdentityInputs identity_inputs;
-  std::string secret_entry;
-  if (!options.list) {
-    digests = matrix_digests(setup.cases);
-    identity_inputs.submission = options.submission;
-    identity_inputs.policy_digest = policy_digest(setup.policy);
-    identity_inputs.kernels = options.kernels.empty() ? setup.policy.graded_kernels() : options.kernels;
-    for (const auto& entry : setup.cases) {
+  void identify() {
+    const std::optional<std::uint64_t> earlier_seed = earlier_ ? identity_seed(earlier_->info.identity) : std::nullopt;
+    seed_ = options_.seed ? *options_.seed : earlier_seed ? *earlier_seed : fresh_seed();
+    if (options_.list) return;  // --list reads no case file
+    digests_ = matrix_digests(setup_.cases);
+    identity_inputs_.submission = options_.submission;
+    identity_inputs_.policy_digest = policy_digest(setup_.policy);
+    identity_inputs_.kernels = options_.kernels.empty() ? setup_.policy.graded_kernels() : options_.kernels;
+    for (const auto& entry : setup_.cases) {
       const TestCase& c = entry.test_case;
-      identity_inputs.cases.emplace_back(c.name, case_identity(c, digests.at(c.name)));
+      identity_inputs_.cases.emplace_back(c.name, case_identity(c, digests_.at(c.name)));
     }
-    identity_inputs.seed = seed;
-    identity_inputs.settings = grading_settings(options.timeout_s, options.format_limit_bytes, options.timing);
-    if (earlier) {
-      secret_entry = check_resume(options.output_dir, *earlier, run_identity(identity_inputs), options.secret_seed,
-                                  options.submission.string(), policy_text(setup.policy));
+    identity_inputs_.seed = seed_;
+    identity_inputs_.settings = grading_settings(options_.timeout_s, options_.format_limit_bytes, options_.timing);
+    if (earlier_) {
+      secret_entry_ = check_resume(options_.output_dir, *earlier_, run_identity(identity_inputs_), options_.secret_seed,
+                                   options_.submission.string(), policy_text(setup_.policy));
     }
   }
 
-  const WorkRoot work_root;
-  const RunnerSpec common = common_runner_spec(setup.policy, work_root, level, options.timeout_s);
-  check_submission_path(options.submission, options.submission_given);
-  // The GPU shared with other gradings (--gpu-share): the probes are work on
-  // it too (the submission's constructors run in its probe, the GPU's copy
-  // bandwidth is measured).
-  auto share = options.gpu_share
-                   ? std::make_unique<GpuShare>(*options.gpu_share, GpuShare::patience_for(options.timeout_s))
-                   : std::make_unique<GpuShare>();
-  {
-    const GpuShare::Hold probing = share->active();
-    probe_plugins(setup, common, defaults, options.submission, options.reference, logs, options.timeout_s);
+  // The runners' common settings, the GPU's share, and the plugins' tables
+  // probed in runners; the kernels chosen (--list stops here).
+  std::optional<int> probe_plugins() {
+    work_root_.emplace();
+    common_ = common_runner_spec(setup_.policy, *work_root_, level_, options_.timeout_s);
+    check_submission_path(options_.submission, options_.submission_given);
+    // The GPU shared with other gradings (--gpu-share): the probes are work on
+    // it too (the submission's constructors run in its probe, the GPU's copy
+    // bandwidth is measured).
+    share_ = options_.gpu_share
+                 ? std::make_unique<GpuShare>(*options_.gpu_share, GpuShare::patience_for(options_.timeout_s))
+                 : std::make_unique<GpuShare>();
+    {
+      const GpuShare::Hold probing = share_->active();
+      grade::probe_plugins(setup_, common_, defaults_, options_.submission, options_.reference, logs_,
+                           options_.timeout_s);
+    }
+    // Said even with --quiet: the score alone would look like a student's zero.
+    if (!setup_.submission.loaded && !options_.list) {
+      std::cerr << "spmv-grade: the submission " << options_.submission.string()
+                << " cannot be loaded, so every row is graded \"load error\": " << setup_.submission.error << '\n';
+    }
+    setup_.kernels = choose_kernels(options_.kernels, setup_);
+    if (options_.list) return list(setup_);
+    return std::nullopt;
   }
-  // Said even with --quiet: the score alone would look like a student's zero.
-  if (!setup.submission.loaded && !options.list) {
-    std::cerr << "spmv-grade: the submission " << options.submission.string()
-              << " cannot be loaded, so every row is graded \"load error\": " << setup.submission.error << '\n';
-  }
-  setup.kernels = choose_kernels(options.kernels, setup);
-  if (options.list) return list(setup);
-  const std::string no_points = no_points_note(setup, !options.case_filters.empty(), !options.kernels.empty());
-  if (!no_points.empty()) std::cerr << "spmv-grade: note: " << no_points << '\n';
-  const std::string reference_digest = file_digest(setup.reference.path);
-  if (earlier) check_resume_reference(options.output_dir, *earlier, reference_digest, setup.reference.path.string());
-  if (!earlier) secret_entry = secret_identity(options.secret_seed);
-  identity_inputs.reference = setup.reference.path;
 
-  const bool needs_gpu = setup.reference.memory == SPMV_MEMORY_DEVICE;
-  const double probes_s = seconds_since(started);
-  const auto gpu_probe_started = Clock::now();
-  const GpuInfo gpu = [&] {
-    const GpuShare::Hold probing = share->active();
-    return needs_gpu ? probe_gpu(options.device, std::max(options.timeout_s, kMinimumProbeTimeout),
-                                 logs / "probe-gpu.log", gpu_probe_cache(options.journal))
-                     : GpuInfo{};
-  }();
-  const double gpu_probe_s = seconds_since(gpu_probe_started);
-  const std::uint64_t run_seed = options.secret_seed ? mix_secret(seed, *options.secret_seed) : seed;
+  // What the selection scores, the reference checked against --resume's,
+  // and the secret seed's check value.
+  void check_reference() {
+    no_points_ = no_points_note(setup_, !options_.case_filters.empty(), !options_.kernels.empty());
+    if (!no_points_.empty()) std::cerr << "spmv-grade: note: " << no_points_ << '\n';
+    const std::string reference_digest = file_digest(setup_.reference.path);
+    if (earlier_) {
+      check_resume_reference(options_.output_dir, *earlier_, reference_digest, setup_.reference.path.string());
+    }
+    if (!earlier_) secret_entry_ = secret_identity(options_.secret_seed);
+    identity_inputs_.reference = setup_.reference.path;
+  }
 
-  auto rows = plan_rows(setup, run_seed, options.secret_seed.has_value());
-  const auto resumed = options.resume ? std::optional(options.output_dir) : std::nullopt;
-  const std::set<std::size_t> done =
-      take_finished_rows(finished_row_files(options.journal, resumed, setup.kernels), rows);
-  RunInfo info = run_info(setup, gpu, needs_gpu, seed, options.secret_seed.has_value());
-  info.provenance = provenance_of(setup, options.policy, defaults, gpu, digests);
-  info.policy = policy_text(setup.policy);
-  info.identity = run_identity(identity_inputs);
-  info.identity.emplace_back("secret seed", secret_entry);
-  if (!no_points.empty()) info.notes.push_back(no_points);
-  if (!unread.empty()) info.notes.push_back(unread);
-  info.isolation = sandbox::level_name(level);
-  info.isolation_detail = sandbox::describe_level(level);
-  info.unisolated = level < sandbox::Level::kContainer;
-  if (info.unisolated) {
-    info.notes.push_back("Graded with isolation level '" + info.isolation +
-                         "' (--allow-unisolated): the submission was not contained as for marks.");
+  // The GPU and its copy bandwidth (device plugins only).
+  void probe_gpu() {
+    needs_gpu_ = setup_.reference.memory == SPMV_MEMORY_DEVICE;
+    probes_s_ = seconds_since(started_);
+    const auto gpu_probe_started = Clock::now();
+    gpu_ = [&] {
+      const GpuShare::Hold probing = share_->active();
+      return needs_gpu_ ? grade::probe_gpu(options_.device, std::max(options_.timeout_s, kMinimumProbeTimeout),
+                                           logs_ / "probe-gpu.log", gpu_probe_cache(options_.journal))
+                        : GpuInfo{};
+    }();
+    gpu_probe_s_ = seconds_since(gpu_probe_started);
+    run_seed_ = options_.secret_seed ? mix_secret(seed_, *options_.secret_seed) : seed_;
   }
-  // A direct run's facts beside its reports (in CTest mode the reporter
-  // writes them beside each kernel's journal): written before the first
-  // row, so a folder with rows always says what graded them (--resume).
-  const std::string run_id = new_run_id();
-  if (!options.journal) write_run_info(run_facts_file(options.output_dir), {run_id, info});
-  Reporter reporter({options.output_dir, options.journal, options.quiet}, setup.policy, std::move(info));
-  reporter.start(rows);
-  GradingRunners runners(common, defaults, setup, options.device, logs, std::move(share));
-  const auto rows_started = Clock::now();
-  const RowLoopSettings loop{.cache_dir = options.cache_dir,
-                             .format_limit_bytes = options.format_limit_bytes,
-                             .journal = options.journal,
-                             .output_dir = options.output_dir,
-                             .device = options.device,
-                             .prestart = options.prestart,
-                             .timeout_s = options.timeout_s,
-                             .timing = options.timing,
-                             .cusparse = options.cusparse,
-                             .cusparse_cache = options.cusparse_cache};
-  const RowsGraded graded = grade_rows(loop, setup, reporter, gpu, needs_gpu, runners, rows, run_seed, done);
-  runners.settle();
-  if (options.memcheck && needs_gpu && gpu.count > 0) {
-    memcheck_pass(setup, {options.cache_dir, options.format_limit_bytes, run_seed}, logs, options.timeout_s, runners,
-                  reporter, rows);
+
+  // The rows planned, those finished already kept (--resume, journals), the
+  // run's facts written and the reports begun.
+  void plan_rows() {
+    rows_ = grade::plan_rows(setup_, run_seed_, options_.secret_seed.has_value());
+    const auto resumed = options_.resume ? std::optional(options_.output_dir) : std::nullopt;
+    done_ = take_finished_rows(finished_row_files(options_.journal, resumed, setup_.kernels), rows_);
+    RunInfo info = run_info(setup_, gpu_, needs_gpu_, seed_, options_.secret_seed.has_value());
+    info.provenance = provenance_of(setup_, options_.policy, defaults_, gpu_, digests_);
+    info.policy = policy_text(setup_.policy);
+    info.identity = run_identity(identity_inputs_);
+    info.identity.emplace_back("secret seed", secret_entry_);
+    if (!no_points_.empty()) info.notes.push_back(no_points_);
+    if (!unread_.empty()) info.notes.push_back(unread_);
+    info.isolation = sandbox::level_name(level_);
+    info.isolation_detail = sandbox::describe_level(level_);
+    info.unisolated = level_ < sandbox::Level::kContainer;
+    if (info.unisolated) {
+      info.notes.push_back("Graded with isolation level '" + info.isolation +
+                           "' (--allow-unisolated): the submission was not contained as for marks.");
+    }
+    // A direct run's facts beside its reports (in CTest mode the reporter
+    // writes them beside each kernel's journal): written before the first
+    // row, so a folder with rows always says what graded them (--resume).
+    run_id_ = new_run_id();
+    if (!options_.journal) write_run_info(run_facts_file(options_.output_dir), {run_id_, info});
+    reporter_.emplace(Reporter::Settings{options_.output_dir, options_.journal, options_.quiet}, setup_.policy,
+                      std::move(info));
+    reporter_->start(rows_);
   }
-  const double rows_s = seconds_since(rows_started);
-  if (!runners.ready_message().empty()) {
-    reporter.info().notes.push_back("Runners started as: " + runners.ready_message() + ".");
+
+  // The rows graded, in the runners of the grading, and the --memcheck pass.
+  void grade_rows() {
+    runners_.emplace(common_, defaults_, setup_, options_.device, logs_, std::move(share_));
+    const auto rows_started = Clock::now();
+    const RowLoopSettings loop{.cache_dir = options_.cache_dir,
+                               .format_limit_bytes = options_.format_limit_bytes,
+                               .journal = options_.journal,
+                               .output_dir = options_.output_dir,
+                               .device = options_.device,
+                               .prestart = options_.prestart,
+                               .timeout_s = options_.timeout_s,
+                               .timing = options_.timing,
+                               .cusparse = options_.cusparse,
+                               .cusparse_cache = options_.cusparse_cache};
+    graded_ = grade::grade_rows(loop, setup_, *reporter_, gpu_, needs_gpu_, *runners_, rows_, run_seed_, done_);
+    runners_->settle();
+    if (options_.memcheck && needs_gpu_ && gpu_.count > 0) {
+      memcheck_pass(setup_, {options_.cache_dir, options_.format_limit_bytes, run_seed_}, logs_, options_.timeout_s,
+                    *runners_, *reporter_, rows_);
+    }
+    rows_s_ = seconds_since(rows_started);
   }
-  if (graded.gpu_missing) reporter.info().notes.push_back(no_gpu_note(gpu, rows, graded.cases_checked_on_host));
-  reporter.finish(rows);
-  if (options.journal) return journal_exit_code(rows, options.strict_gpu);
-  write_run_info(run_facts_file(options.output_dir), {run_id, reporter.info()});
-  if (!options.quiet) {
-    std::printf(
-        "Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
-        "waiting for cases %.1f s)\n",
-        seconds_since(started), probes_s, gpu_probe_s, rows_s, graded.case_wait_s);
+
+  // The reports finished, the run's facts, the time it took; the exit status.
+  int report() {
+    if (!runners_->ready_message().empty()) {
+      reporter_->info().notes.push_back("Runners started as: " + runners_->ready_message() + ".");
+    }
+    if (graded_.gpu_missing) {
+      reporter_->info().notes.push_back(no_gpu_note(gpu_, rows_, graded_.cases_checked_on_host));
+    }
+    reporter_->finish(rows_);
+    if (options_.journal) return journal_exit_code(rows_, options_.strict_gpu);
+    write_run_info(run_facts_file(options_.output_dir), {run_id_, reporter_->info()});
+    if (!options_.quiet) {
+      std::printf(
+          "Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s, of which "
+          "waiting for cases %.1f s)\n",
+          seconds_since(started_), probes_s_, gpu_probe_s_, rows_s_, graded_.case_wait_s);
+    }
+    return exit_code_of(rows_, options_.strict_gpu);
   }
-  return exit_code_of(rows, options.strict_gpu);
+
+ private:
+  static double seconds_since(Clock::time_point from) {
+    return std::chrono::duration<double>(Clock::now() - from).count();
+  }
+
+  const Options& options_;
+  const Defaults& defaults_;
+  const Clock::time_point started_ = Clock::now();
+  Setup setup_;
+  std::string unread_;
+  std::optional<JournalRun> earlier_;
+  std::filesystem::path logs_;
+  sandbox::Level level_{};
+  std::uint64_t seed_ = 0;
+  std::map<std::string, std::string> digests_;  // read once: --list reads no case file
+  IdentityInputs identity_inputs_;
+  std::string secret_entry_;
+  std::optional<WorkRoot> work_root_;
+  RunnerSpec common_;
+  std::unique_ptr<GpuShare> share_;
+  std::string no_points_;
+  bool needs_gpu_ = false;
+  double probes_s_ = 0, gpu_probe_s_ = 0, rows_s_ = 0;
+  GpuInfo gpu_;
+  std::uint64_t run_seed_ = 0;
+  std::vector<RowResult> rows_;
+  std::set<std::size_t> done_;
+  std::string run_id_;
+  std::optional<Reporter> reporter_;
+  std::optional<GradingRunners> runners_;
+  RowsGraded graded_;
+};
+
+}  // namespace
+
+// The grading mode, as a table of its steps.
+int run_grading(const Options& options, const Defaults& defaults) {
+  GradingRun run(options, defaults);
+  if (const auto code = run.read_policy_and_cases()) return *code;  // --show-policy; CTest: graded already
+  run.identify();
+  if (const auto code = run.probe_plugins()) return *code;  // --list
+  run.check_reference();
+  run.probe_gpu();
+  run.plan_rows();
+  run.grade_rows();
+  return run.report();
 }
 
 }  // namespace spmv::grade

@@ -157,4 +157,27 @@ void check_submission_path(const std::filesystem::path& submission, bool given) 
   }
 }
 
+std::optional<Decision> decide_without_runner(const Setup& setup, const RowResult& row, const PreparedCase& prepared,
+                                              bool gpu_missing) {
+  const KernelInfo& reference_kernel = *setup.reference.find(row.kernel);
+  if (!setup.submission.loaded) return Decision{Verdict::kLoadError, "load_error", setup.submission.error};
+  if (const auto refused = prepared.refused.find(reference_kernel.format); refused != prepared.refused.end()) {
+    return Decision{Verdict::kNotApplicable, "format_refused", refused->second};
+  }
+  // The reason is given once, in the run's notes.
+  if (gpu_missing) return Decision{Verdict::kSkipped, "no_gpu", ""};
+  const KernelInfo* submission_kernel = setup.submission.find(row.kernel);
+  if (submission_kernel == nullptr) {
+    return Decision{
+        Verdict::kNotImplemented, "missing_kernel",
+        "the submission has no kernel named " + row.kernel + " (it has: " + setup.submission.kernel_names() + ")"};
+  }
+  if (submission_kernel->format != reference_kernel.format) {
+    return Decision{Verdict::kLoadError, "format_mismatch",
+                    "the submission's kernel " + row.kernel + " takes a " + format_name(submission_kernel->format) +
+                        " view; it must take a " + format_name(reference_kernel.format) + " view"};
+  }
+  return std::nullopt;
+}
+
 }  // namespace spmv::grade

@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "cases/case_data.hpp"
 #include "cases/case_set.hpp"
 #include "model/options.hpp"
+#include "model/row.hpp"
 #include "runners/probe.hpp"
 #include "runners/runner_client.hpp"
 #include "scoring/policy.hpp"
@@ -78,5 +80,18 @@ std::string no_points_note(const Setup& setup, bool cases_filtered, bool kernels
 // does not load is the submission's own problem, judged row by row.
 // `given`: by --submission, not the default. Throws UsageError.
 void check_submission_path(const std::filesystem::path& submission, bool given);
+
+// A row's verdict when it needs no runner.
+struct Decision {
+  Verdict verdict;
+  std::string cause;
+  std::string why;
+};
+
+// Everything that settles a row before any plugin code runs; nullopt
+// when the row needs its runner.
+// `gpu_missing`: a device grading found no GPU.
+std::optional<Decision> decide_without_runner(const Setup& setup, const RowResult& row, const PreparedCase& prepared,
+                                              bool gpu_missing);
 
 }  // namespace spmv::grade

@@ -1,4 +1,4 @@
-// The exit status of a grading from its rows (cli/exit_codes.hpp).
+// The exit status of a grading from its rows (model/exit_codes.hpp).
 #pragma once
 
 #include <vector>

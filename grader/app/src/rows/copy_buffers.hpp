@@ -1,4 +1,4 @@
-// Buffers for the copies of checked links (row_grading.cpp), reused from row
+// Buffers for the copies of checked links (link_checks.cpp), reused from row
 // to row: a fresh allocation of a large case's slots costs the grader a page
 // fault for each page it copies into, and the copies are taken inside a
 // row's timed stretch (on the development machine, 16 copies of 16 MB took
