@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "spmv/memory/buffer.hpp"
 #include "fresh_seed.hpp"
+#include "spmv/memory/buffer.hpp"
 
 namespace spmv {
 namespace {

@@ -13,9 +13,9 @@
 #include <string>
 #include <thread>
 
+#include "fresh_seed.hpp"
 #include "spmv/memory/buffer.hpp"
 #include "spmv/runner/executor.hpp"
-#include "fresh_seed.hpp"
 
 namespace spmv::runner {
 namespace {

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "rows/copy_buffers.hpp"
 #include "fresh_seed.hpp"
+#include "rows/copy_buffers.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -7,8 +7,8 @@
 #include <random>
 #include <string>
 
-#include "runners/memcheck.hpp"
 #include "fresh_seed.hpp"
+#include "runners/memcheck.hpp"
 
 namespace spmv::grade {
 namespace {

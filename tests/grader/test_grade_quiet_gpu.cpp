@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "runners/quiet_gpu.hpp"
 #include "fresh_seed.hpp"
+#include "runners/quiet_gpu.hpp"
 
 namespace spmv::grade {
 namespace {

@@ -27,8 +27,8 @@
 #include <gtest/gtest.h>
 
 #include "child.hpp"
-#include "harness.hpp"
 #include "fresh_seed.hpp"
+#include "harness.hpp"
 
 namespace spmv::sandbox::test {
 namespace {

@@ -413,8 +413,7 @@ TEST_F(SpmvCases, ValidateNamesAMatrixInASubfolder) {
   std::ofstream(folder / "more" / "other.mtx") << "%%MatrixMarket matrix coordinate real general\n2 2 1\n2 2 1\n";
   const RunResult result = run("validate '" + folder.string() + "' --no-kernels " + cache_option());
   EXPECT_EQ(result.status, kExitProblems) << result.out << result.err;
-  EXPECT_NE(result.err.find((folder / "more" / "other.mtx").string() + ": not read: in a subfolder"),
-            std::string::npos)
+  EXPECT_NE(result.err.find((folder / "more" / "other.mtx").string() + ": not read: in a subfolder"), std::string::npos)
       << result.err;
   EXPECT_NE(result.err.find("file = more/other.mtx"), std::string::npos) << "the fix\n" << result.err;
 

@@ -11,8 +11,8 @@
 #include <unordered_set>
 #include <vector>
 
-#include "spmv/core/formats.hpp"
 #include "fresh_seed.hpp"
+#include "spmv/core/formats.hpp"
 
 namespace spmv::test {
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "fresh_seed.hpp"
 #include "spmv/core/convert.hpp"
 #include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/generators.hpp"
-#include "fresh_seed.hpp"
 
 namespace spmv::test {
 
