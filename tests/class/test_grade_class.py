@@ -14,6 +14,7 @@ The class's report then opens in tools/class-report.
 import csv
 import json
 import math
+import os
 import random
 import re
 import shutil
@@ -31,11 +32,11 @@ def check(condition, message):
         print("FAIL:", message)
 
 
-def grade_class(source, build, submissions, output, more=()):
+def grade_class(source, build, submissions, output, more=(), env=None):
     run = subprocess.run([str(source / "tools/grade-class"), str(submissions), "--output", str(output),
                           "--cases", str(source / "testcases/edge"), "--prebuilt", "--allow-unisolated",
                           "--timeout", "20", "--grader", str(build / "bin/spmv-grade"), *more],
-                         capture_output=True, text=True, timeout=1200)
+                         capture_output=True, text=True, timeout=1200, env=env)
     print(run.stdout, run.stderr, sep="\n")
     check(run.returncode == 0, f"grade-class exited {run.returncode}")
     return run.stdout + run.stderr
@@ -131,10 +132,16 @@ def main():
     check(float(lines[changed]["score"]) > 90, f"{changed} changed to the reference scored {lines[changed]['score']}")
 
     # Two gradings sharing one "GPU" (--gpu-share; host-path plugins, so no
-    # GPU is needed): every row gets the verdict it got one at a time, and
-    # the crashing submission's failing rows were graded again alone.
+    # GPU is needed, but --gpus must name one nvidia-smi lists: here one
+    # that lists GPU 0): every row gets the verdict it got one at a time,
+    # and the crashing submission's failing rows were graded again alone.
     shared = work / "class-shared"
-    last = grade_class(source, build, submissions, shared, ["--gpus", "0", "--gradings-per-gpu", "2"])
+    fake_bin = work / "fake-bin"
+    fake_bin.mkdir()
+    (fake_bin / "nvidia-smi").write_text("#!/bin/sh\necho 0\n")
+    (fake_bin / "nvidia-smi").chmod(0o755)
+    one_gpu = dict(os.environ, PATH=f"{fake_bin}:{os.environ['PATH']}")
+    last = grade_class(source, build, submissions, shared, ["--gpus", "0", "--gradings-per-gpu", "2"], env=one_gpu)
     check("2 gradings a GPU" in last, "the run does not say it shared the GPU:\n" + last)
     for name in picks:
         def verdicts(folder):

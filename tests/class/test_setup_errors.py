@@ -13,7 +13,8 @@ naming the option or file, no Python traceback, and no student built or
 graded. Then, on a class whose set-up is right:
   - a grading that the grader could not finish (a grader that exits 3 for
     one student) leaves that student's score out of class.csv, and shows
-    it out of the policy's total_points as spmv-grade reads them;
+    it out of the policy's total_points as spmv-grade reads them; the run
+    exits 3 (a student not graded) and names the student;
   - students whose folder names hold quotes, '$', spaces and a backquote are
     graded like any other;
   - a submission with the stubs one folder deeper, a 5 MB data file and a
@@ -147,7 +148,9 @@ exec {grader} "$@"
     run = run_tool(source, [submissions, "--output", output, "--prebuilt", "--allow-unisolated", "--grader", wrapper,
                             "--cases", source / "testcases/edge", "--timeout", "20", "--policy", points_policy])
     print(run.stdout, run.stderr, sep="\n")
-    check(run.returncode == 0, f"grade-class exited {run.returncode}")
+    check(run.returncode == 3, f"grade-class exited {run.returncode}, not 3 (a student not graded)")
+    check("bo: not graded" in run.stderr and "the grading broke" in run.stderr,
+          "the console does not say bo was not graded, and why")
     lines = {}
     if (output / "class.csv").is_file():
         with open(output / "class.csv", newline="") as handle:

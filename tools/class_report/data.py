@@ -5,6 +5,8 @@ The folder is the one tools/grade-class writes:
     DIR/class.csv        student,score,max_score,<kernel>...,geomean_speedup,status,flags
     DIR/<student>/       results.json, summary.md, rows.jsonl, logs/ (spmv-grade's reports);
                          build.log and results.json only when the submission did not build
+    DIR/skipped.json     the entries of the submissions folder that are not students, with
+                         why (optional: a folder from an older grade-class has none)
     DIR/similarity/      tools/check-similarity's report.html and pairs.csv (optional)
 
 Nothing here trusts a student-controlled string: names, plugin names, file
@@ -23,11 +25,14 @@ from collections import Counter
 
 HEAD_COLUMNS = ["student", "score", "max_score"]
 TAIL_COLUMNS = ["geomean_speedup", "status", "flags"]
-STATUSES = ("graded", "build_failed", "grader_error", "incomplete")
+STATUSES = ("graded", "build_failed", "grader_error", "no_gpu", "incomplete")
+# How the pages name a status: the ones a student was not graded by say so.
+STATUS_WORDS = {"no_gpu": "not graded: no GPU"}
 
 # Verdicts whose rows are left out of the score (their points go to the
-# kernel's other rows): not the submission's doing, so not "graded".
-NOT_GRADED = {"not_applicable", "case_error", "grader_error"}
+# kernel's other rows): not the submission's doing, so not "graded"; and
+# rows skipped for want of a GPU, which were not graded at all.
+NOT_GRADED = {"not_applicable", "case_error", "grader_error", "skipped"}
 
 # Visibility of a row that every student may see before the due date.
 PUBLIC_VISIBILITY = "visible"
@@ -38,6 +43,11 @@ OUTPUT_EXCERPT_CHARS = 400
 
 class ClassError(Exception):
     """The class folder cannot be read as a graded class (a usage error)."""
+
+
+def status_words(status):
+    """A student's status as the pages and the console say it."""
+    return STATUS_WORDS.get(status, status.replace("_", " "))
 
 
 @dataclasses.dataclass
@@ -123,10 +133,20 @@ class Closest:
 
 
 @dataclasses.dataclass
+class Skipped:
+    """An entry of the submissions folder that grade-class did not grade."""
+    entry: str
+    why: str
+    command: str          # what unpacks an archive into a folder to grade, or ""
+
+
+@dataclasses.dataclass
 class Class:
     folder: pathlib.Path
     kernels: list
     students: list
+    skipped: list = dataclasses.field(default_factory=list)  # Skipped, from skipped.json
+    skipped_recorded: bool = False    # whether grade-class wrote skipped.json
     similarity_report: object = None  # pathlib.Path of report.html, when present
     similarity_pairs: list = dataclasses.field(default_factory=list)
     notes: list = dataclasses.field(default_factory=list)
@@ -382,14 +402,43 @@ def read_closest(folder, pairs, notes):
     return closest
 
 
+def read_skipped(path, notes):
+    """The entries of the submissions folder grade-class did not grade
+    (DIR/skipped.json), or [] when there is no such file."""
+    if not path.is_file():
+        return []
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8", errors="replace")).get("skipped")
+        if not isinstance(entries, list):
+            raise ValueError("no list of entries")
+        return [Skipped(str(e["entry"]), str(e.get("why") or ""), str(e.get("command") or "")) for e in entries]
+    except (OSError, ValueError, AttributeError, KeyError, TypeError) as error:
+        notes.append(f"{path.name} cannot be read ({error}): entries of the submissions folder may be missing")
+        return []
+
+
+def not_graded_for_want_of_a_gpu(student):
+    """A student class.csv calls graded whose rows were skipped for want of
+    a GPU (an older grade-class): counted as no_gpu, its zeros no score."""
+    if student.status == "graded" and any(r.verdict == "skipped" and r.cause == "no_gpu" for r in student.rows):
+        student.status = "no_gpu"
+        student.score = student.geomean = None
+        student.points = {kernel: None for kernel in student.points}
+        student.notes.append("class.csv says graded, but its rows were skipped for want of a GPU: "
+                             "counted as not graded: no GPU")
+
+
 def load_class(folder, similarity=None):
     folder = pathlib.Path(folder)
     if not folder.is_dir():
         raise ClassError(f"{folder} is not a folder")
     kernels, students = read_class_csv(folder / "class.csv")
     graded = Class(folder=folder, kernels=kernels, students=students)
+    graded.skipped = read_skipped(folder / "skipped.json", graded.notes)
+    graded.skipped_recorded = (folder / "skipped.json").is_file()
     for student in students:
         read_student_folder(folder, student)
+        not_graded_for_want_of_a_gpu(student)
         if student.status == "graded" and not student.has_rows:
             student.notes.append("graded, but no rows.jsonl")
         unknown = sorted({r.kernel for r in student.rows} - set(kernels))
@@ -631,9 +680,11 @@ def kernel_cell(student, kernel):
     if not rows:
         if student.status == "build_failed":
             return Cell("not_graded", "did not build", "")
+        if student.status == "no_gpu":
+            return Cell("not_graded", status_words(student.status), "its rows need a GPU")
         if student.rows_of(kernel):
             return Cell("not_graded", "not applicable", "no graded row")
-        return Cell("not_graded", student.status.replace("_", " ") if student.status != "graded" else "no rows", "")
+        return Cell("not_graded", status_words(student.status) if student.status != "graded" else "no rows", "")
     passed = sum(r.passed for r in rows)
     flags = sorted({f for r in rows for f in r.open_flags})
     detail = f"{passed}/{len(rows)} rows pass"

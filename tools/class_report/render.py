@@ -29,6 +29,7 @@ def environment():
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     env.filters["points"] = lambda v: "" if v is None else f"{v:.2f}"
     env.filters["speedup"] = lambda v: "" if v is None else f"{v:.2f}x"
+    env.filters["status"] = data.status_words
     return env
 
 
@@ -149,7 +150,8 @@ def write_pages(graded, output, title, pseudonym_of=None, after_due_date=False, 
         case_figures=data.case_figures(graded),
         grid=cells, reviews=reviews, flagged_names=flagged_names,
         flagged=flagged[:FLAGGED_SHOWN], flagged_total=len(flagged), flagged_cut=len(flagged) > FLAGGED_SHOWN,
-        not_graded=[s for s in graded.students if s.status != "graded"],
+        not_graded=[s for s in graded.students if s.status != "graded"], skipped=graded.skipped,
+        skipped_recorded=graded.skipped_recorded,
         similarity_pairs=pairs[:SIMILAR_PAIRS_SHOWN], similarity_total=len(pairs),
         similarity_checked=graded.similarity_report is not None or bool(pairs),
         similarity_report=similarity_report,
