@@ -5,13 +5,17 @@
 #   run_doc_commands.sh <build dir> <file.md>...
 #
 # In each Markdown file, a fenced block whose info string is exactly
-# `sh doc-test` holds commands written for a fresh quick-start checkout: run
+# `sh doc-test` (or `sh doc-test git`: commands that need the source tree
+# to be a git checkout, skipped and said where it is not) holds commands written for a fresh quick-start checkout: run
 # from the repository root, with the build in build/. Each such block runs
 # under `bash -e -o pipefail` in a fresh temporary folder that stands in for
 # the repository root: every top-level entry of the source tree is linked
 # into it and `build` links to <build dir>, so the commands find the real
 # programs and cases while whatever they write stays in the temporary
-# folder. Only commands that need no GPU and take seconds belong in such
+# folder. SPMV_BUILD_DIR is <build dir> too: the tools (tools/grade-class,
+# build-submission, make-gradescope-autograder), which find the source tree
+# through their own real path, take the build under test from it, not
+# whatever is in the source tree's build/. Only commands that need no GPU and take seconds belong in such
 # blocks.
 #
 # What a block leaves in that folder must be ignored by git (.gitignore of
@@ -32,6 +36,7 @@ usage() {
 [ $# -ge 2 ] || usage
 build_dir="$(cd "$1" 2>/dev/null && pwd)" || { echo "$0: $1: not a folder" >&2; exit 2; }
 shift
+export SPMV_BUILD_DIR="$build_dir"
 source_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/spmv-doc-test.XXXXXX")"
@@ -69,7 +74,7 @@ unignored_entries() {
   printf '%s' "${left# }"
 }
 
-# Prints "<line>\t<command text with \x1f for newlines>" per doc-test block.
+# Prints "<line>\t<git or any>\t<command text with \x1f for newlines>" per doc-test block.
 # A fence opens with ``` or ~~~ (three or more) and closes with the same
 # character, at least as many, and nothing after it.
 extract_blocks() {
@@ -81,7 +86,8 @@ extract_blocks() {
           fence = substr($0, RSTART, RLENGTH); sub(/^ +/, "", fence)
           info = substr($0, RSTART + RLENGTH)
           sub(/^[ \t]+/, "", info); sub(/[ \t]+$/, "", info)
-          in_block = 1; tested = (info == "sh doc-test"); start = NR; text = ""
+          in_block = 1; tested = (info == "sh doc-test" || info == "sh doc-test git"); start = NR; text = ""
+          needs_git = (info == "sh doc-test git")
         }
         next
       }
@@ -89,13 +95,13 @@ extract_blocks() {
       sub(/^ +/, "", line)
       if (index(line, substr(fence, 1, 1)) == 1 && line ~ /^(```+|~~~+)[ \t]*$/ && length(line) >= length(fence) &&
           substr(line, 1, length(fence)) == fence) {
-        if (tested) printf "%d\t%s\n", start, text
+        if (tested) printf "%d\t%s\t%s\n", start, (needs_git ? "git" : "any"), text
         in_block = 0
         next
       }
       if (tested) text = text $0 "\037"
     }
-    END { if (in_block && tested) printf "%d\tUNCLOSED\n", start }
+    END { if (in_block && tested) printf "%d\tany\tUNCLOSED\n", start }
   ' "$1"
 }
 
@@ -107,8 +113,12 @@ for file in "$@"; do
     failures=$((failures + 1))
     continue
   fi
-  while IFS=$'\t' read -r line text; do
+  while IFS=$'\t' read -r line needs text; do
     blocks=$((blocks + 1))
+    if [ "$needs" = git ] && ! git -C "$source_root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+      echo "skip $file:$line: needs a git checkout, and $source_root is not one"
+      continue
+    fi
     if [ "$text" = UNCLOSED ]; then
       echo "FAIL $file:$line: the sh doc-test block is never closed" >&2
       failures=$((failures + 1))
