@@ -278,8 +278,10 @@ def without_gpu(results, reason):
 
 # -- Grading (tools/grade-class on a class of one) -------------------------------------------------
 
-def grade_here(submission, cases, secret_seed_file, policy, grader, work):
-    """Builds and grades one submission in `work`; (results dict, status)."""
+def grade_here(submission, cases, secret_seed_file, policy, grader, work, host_only=False):
+    """Builds and grades one submission in `work`; (results dict, status).
+    `host_only`: without a GPU, on purpose (grade-class --host-only: rows
+    that need a GPU are not graded, and that is no failure)."""
     students = work / "class"
     shutil.rmtree(students, ignore_errors=True)
     students.mkdir(parents=True)
@@ -297,6 +299,8 @@ def grade_here(submission, cases, secret_seed_file, policy, grader, work):
         command += ["--policy", str(policy)]
     if prebuilt_allowed():
         command.append("--prebuilt")
+    if host_only:
+        command.append("--host-only")
     graded = subprocess.run(command, capture_output=True, text=True)
     report = output / "submission"
     status = "grader_error"
@@ -304,6 +308,8 @@ def grade_here(submission, cases, secret_seed_file, policy, grader, work):
         with open(output / "class.csv", newline="", encoding="utf-8") as handle:
             for line in csv.DictReader(handle):
                 status = line["status"]
+    if status == "no_gpu" and not host_only:
+        raise Refused("this grading host has no usable GPU")
     if graded.returncode != 0 or status == "grader_error" or not (report / "results.json").is_file():
         log = report / "grade-class.log"
         detail = log.read_text(encoding="utf-8", errors="replace") if log.is_file() else ""
@@ -491,7 +497,8 @@ def run(_args):
             why_local = str(error).split(":")[0]
     with tempfile.TemporaryDirectory(prefix="spmv-autograder-") as temporary:
         results, status = grade_here(submission, [source / "spmv-lab/testcases/public", source / "hidden"],
-                                     source / "secret-seed", policy, build / "bin/spmv-grade", Path(temporary))
+                                     source / "secret-seed", policy, build / "bin/spmv-grade", Path(temporary),
+                                     host_only=True)
     results = without_gpu(results, why_local)
     results["execution_time"] = round(time.monotonic() - started)
     results["stdout_visibility"] = "hidden"  # this script's diagnostics, for the staff
