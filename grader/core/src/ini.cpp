@@ -1,6 +1,7 @@
 #include "spmv/core/ini.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -34,7 +35,8 @@ std::string_view strip_byte_order_mark(std::string_view text) {
 
 class Reader {
  public:
-  Reader(const std::string& source, RepeatedSection repeated) : repeated_(repeated) {
+  Reader(const std::string& source, RepeatedSection repeated, RepeatedKey repeated_key)
+      : repeated_(repeated), repeated_key_(repeated_key) {
     document_.source = source;
     document_.sections.emplace_back();  // section "", the keys before any header
     section_index_.emplace("", 0);
@@ -95,7 +97,7 @@ class Reader {
       fail("expected a key before \"=\", found none");
     }
     Section& section = document_.sections[current_];
-    if (const Key* earlier = section.find(name); earlier != nullptr) {
+    if (const Key* earlier = section.find(name); earlier != nullptr && repeated_key_ == RepeatedKey::kError) {
       fail(message("key \"", name, "\" is already set",
                    section.name.empty() ? std::string() : message(" in [", section.name, "]"), " at line ",
                    earlier->line));
@@ -104,6 +106,7 @@ class Reader {
   }
 
   RepeatedSection repeated_;
+  RepeatedKey repeated_key_;
   Document document_;
   std::map<std::string, std::size_t, std::less<>> section_index_;
   std::size_t current_ = 0;
@@ -125,17 +128,91 @@ const Key* Section::find(std::string_view key) const {
   return nullptr;
 }
 
-Document parse(std::string_view text, const std::string& source, RepeatedSection repeated) {
-  return Reader(source, repeated).read(text);
+Document parse(std::string_view text, const std::string& source, RepeatedSection repeated, RepeatedKey repeated_key) {
+  return Reader(source, repeated, repeated_key).read(text);
 }
 
-Document read_file(const std::filesystem::path& file, RepeatedSection repeated) {
+Document read_file(const std::filesystem::path& file, RepeatedSection repeated, RepeatedKey repeated_key) {
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     throw Error(file.string(), 0, "cannot be opened");
   }
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  return parse(text, file.string(), repeated);
+  return parse(text, file.string(), repeated, repeated_key);
+}
+
+std::string expected_text(const KeySpec& spec) {
+  switch (spec.type) {
+    case ValueType::kText: return "text";
+    case ValueType::kWholeNumber: return message("a whole number from ", spec.min, " to ", spec.max);
+  }
+  return "text";
+}
+
+namespace {
+
+bool has_type(const KeySpec& spec, std::string_view value) {
+  if (spec.type == ValueType::kText) {
+    return true;
+  }
+  std::int64_t number = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), number);
+  return !value.empty() && value.front() != '-' && error == std::errc{} && end == value.data() + value.size() &&
+         number >= spec.min && number <= spec.max;
+}
+
+const KeySpec* find_spec(std::span<const KeySpec> table, std::string_view name) {
+  const auto found = std::ranges::find(table, name, &KeySpec::name);
+  return found == table.end() ? nullptr : &*found;
+}
+
+std::string known_keys(std::span<const KeySpec> table) {
+  std::string names;
+  for (const KeySpec& spec : table) {
+    names += (names.empty() ? "" : ", ") + std::string(spec.name);
+  }
+  return names;
+}
+
+}  // namespace
+
+void check(const Document& document, const Section& section, std::span<const KeySpec> table) {
+  for (const Key& key : section.keys) {
+    const KeySpec* spec = find_spec(table, key.name);
+    if (spec == nullptr) {
+      throw Error(document.source, key.line,
+                  message("key \"", key.name, "\": expected one of ", known_keys(table), ", found an unknown key"));
+    }
+    if (!has_type(*spec, key.value)) {
+      throw Error(document.source, key.line,
+                  message("key \"", key.name, "\": expected ", expected_text(*spec), ", found \"", key.value, "\""));
+    }
+  }
+  for (const KeySpec& spec : table) {
+    if (spec.required && section.find(spec.name) == nullptr) {
+      throw Error(
+          document.source, section.line,
+          message("key \"", spec.name, "\": expected in [", section.name, "] (", spec.meaning, "), found no such key"));
+    }
+  }
+}
+
+std::vector<std::pair<std::string, std::string>> values_with_defaults(const Section& section,
+                                                                      std::span<const KeySpec> table) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const KeySpec& spec : table) {
+    if (const Key* key = section.find(spec.name); key != nullptr) {
+      values.emplace_back(spec.name, key->value);
+    } else if (!spec.default_value.empty()) {
+      values.emplace_back(spec.name, spec.default_value);
+    }
+  }
+  return values;
+}
+
+const Section* find_section(const Document& document, std::string_view name) {
+  const auto found = std::ranges::find(document.sections, name, &Section::name);
+  return found == document.sections.end() ? nullptr : &*found;
 }
 
 }  // namespace spmv::ini

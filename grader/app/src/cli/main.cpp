@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/ini_files.hpp"
 #include "cli/options.hpp"
 #include "grading/modes.hpp"
 #include "model/exit_codes.hpp"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
       std::cout << command.help_text;
       return kExitAllPassed;
     }
+    if (!command.show_ini.empty()) return show_ini(command.show_ini[0], command.show_ini[1], command.config_options);
     if (command.options.aggregate) return run_aggregate(command.options);
     if (command.options.show_row) return run_show_row(command.options);
     return run_grading(command.options, defaults);

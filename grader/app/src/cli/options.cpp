@@ -1,5 +1,7 @@
 #include "cli/options.hpp"
 
+#include "cli/ini_files.hpp"
+
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
@@ -188,7 +190,12 @@ void describe_options(Described& d) {
       "strict-gpu", po::bool_switch(), "exit 77 when no CUDA GPU is found (for CTest) instead of 0");
   d.general.add_options()("help,h", "this help")(
       "config", po::value<std::string>()->value_name("FILE"),
-      "read options from FILE (name = value lines, names as above without --)");
+      "read options from FILE (name = value lines, names as above without --; '#' or ';' starts a comment at the "
+      "start of a line or after a blank, elsewhere it is part of the value)")(
+      "show-ini", po::value<std::vector<std::string>>()->multitoken()->value_name("TYPE FILE"),
+      "check FILE as a file of TYPE (host: the autograder's host.ini, cases: a cases.ini, policy, config: a "
+      "--config file), read as the grader reads it, and print it as JSON (for tools; exit 2 naming the file, line "
+      "and key if it is not valid)");
 }
 
 std::vector<std::string> split_commas(const std::vector<std::string>& values) {
@@ -300,16 +307,6 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   return o;
 }
 
-void store_config_file(const std::string& path, const po::options_description& allowed, po::variables_map& vm) {
-  try {
-    po::store(po::parse_config_file<char>(path.c_str(), allowed), vm);
-  } catch (const po::reading_file&) {
-    throw UsageError("--config: cannot read '" + path + "'");
-  } catch (const po::error& e) {
-    throw UsageError("config file " + path + ": " + e.what());
-  }
-}
-
 }  // namespace
 
 Defaults defaults_for_executable(const std::filesystem::path& executable) {
@@ -359,14 +356,20 @@ ParsedCommand parse_command_line(int argc, const char* const* argv, const Defaul
     command.help_text = text.str();
     return command;
   }
+  if (vm.count("show-ini") != 0) {
+    command.show_ini = vm["show-ini"].as<std::vector<std::string>>();
+    if (command.show_ini.size() != 2) throw UsageError("--show-ini: expected TYPE FILE");
+    command.config_options.add(in_config_file);
+    return command;
+  }
   if (vm.count("secret-seed") != 0) {
     throw UsageError(
         "--secret-seed: a secret on the command line is visible to every process of the machine; put "
         "it in a file (--secret-seed-file FILE) or a --config file (secret-seed = TEXT)");
   }
   // Stored after the command line, so the command line's values stay.
-  if (vm.count("config") != 0) store_config_file(vm["config"].as<std::string>(), in_config_file, vm);
   try {
+    if (vm.count("config") != 0) po::store(read_config_file(vm["config"].as<std::string>(), in_config_file), vm);
     po::notify(vm);
     command.options = to_options(vm, defaults);
   } catch (const po::error& e) {

@@ -1,7 +1,9 @@
-// spmv-grade's command line, then an optional config file in the same
-// syntax (Boost.Program_options), read into Options (model/options.hpp); a
-// value on the command line wins.
+// spmv-grade's command line, then an optional config file of the same
+// options (read by the one INI reader, cli/ini_files.hpp), read into Options
+// (model/options.hpp); a value on the command line wins.
 #pragma once
+
+#include <boost/program_options.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -22,6 +24,8 @@ Defaults defaults_for_executable(const std::filesystem::path& executable);
 struct ParsedCommand {
   bool help = false;
   std::string help_text;
+  std::vector<std::string> show_ini;                           // --show-ini TYPE FILE
+  boost::program_options::options_description config_options;  // the keys of a --config file
   Options options;
 };
 
