@@ -159,7 +159,7 @@ def lab_commit(lab, python_lab=None):
     return json.loads(run.stdout) if run.returncode == 0 else "failed"
 
 
-def check_comparison(lab, clean, ours, work):
+def check_comparison(lab, build, clean, ours, work):
     root = work / "autograder"
     with zipfile.ZipFile(clean) as archive:
         archive.extractall(root / "source")
@@ -194,7 +194,9 @@ def check_comparison(lab, clean, ours, work):
         answer = work / "answer.json"
         answer.write_text(json.dumps({"score": 1.0, "output": "graded", "tests": [], "extra_data": extra}))
         (root / "results/results.json").unlink(missing_ok=True)
-        environment = dict(os.environ, SPMV_AUTOGRADER_ROOT=str(root), FAKE_HOST_ANSWER=str(answer),
+        # The build reads gpu-host/host.ini (spmv-grade --show-ini host), as a zip's build-release does.
+        environment = dict(os.environ, SPMV_AUTOGRADER_ROOT=str(root), SPMV_AUTOGRADER_BUILD=str(build),
+                           FAKE_HOST_ANSWER=str(answer),
                            PATH=f"{fake_bin}:{os.environ['PATH']}")
         run = subprocess.run([sys.executable, str(root / "source/spmv-lab/tools/gradescope/autograder.py"), "run"],
                              capture_output=True, text=True, env=environment, timeout=300)
@@ -224,7 +226,7 @@ def main():
     work.mkdir(parents=True)
     lab, clean, ours = check_zip_maker(source, build, work)
     if clean.is_file():
-        check_comparison(lab, clean, ours, work)
+        check_comparison(lab, build, clean, ours, work)
     else:
         check(False, "no clean zip: the comparison with a GPU host's commit is not tried")
     print(f"{len(failures)} failure(s)")

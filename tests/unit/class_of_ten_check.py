@@ -2,8 +2,11 @@
 """Checks of tools/make-class-of-ten: the ten students are what
 docs/grading.md says they are (kernels compared with their sources), the
 cases are the ten named, readable by spmv-cases, and the seed is private;
-a folder that exists is refused."""
-import configparser
+a folder that exists is refused. Usage: class_of_ten_check.py SPMV_CASES
+SPMV_GRADE (both of the build under test; cases.ini read by spmv-grade
+--show-ini cases, as the tool reads it)."""
+import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -24,10 +27,12 @@ def same(a: Path, b: Path) -> bool:
     return a.read_bytes() == b.read_bytes()
 
 
-spmv_cases = sys.argv[1] if len(sys.argv) > 1 else None
+spmv_cases, spmv_grade = sys.argv[1:3]
+# The tool takes the grader from the build under test.
+environment = dict(os.environ, SPMV_BUILD_DIR=str(Path(spmv_grade).resolve().parent.parent))
 with tempfile.TemporaryDirectory() as scratch:
     folder = Path(scratch) / "ten"
-    made = subprocess.run([str(TOOL), str(folder)], capture_output=True, text=True)
+    made = subprocess.run([str(TOOL), str(folder)], capture_output=True, text=True, env=environment)
     check(made.returncode == 0, f"the class is made ({made.stderr.strip()})")
     submissions = folder / "submissions"
     students = sorted(p.name for p in submissions.iterdir())
@@ -54,18 +59,20 @@ with tempfile.TemporaryDirectory() as scratch:
     check(ivan == {"coo": True, "csr_scalar": False, "csr_vector": False, "ell": True, "hyb": False, "jds": True},
           f"ivan has stubs for coo, ell and jds only: {ivan}")
     check("this line is not C++" in (submissions / "judy" / "ell.cu").read_text(), "judy's ell does not compile")
-    cases = configparser.ConfigParser(interpolation=None)
-    cases.read(folder / "cases" / "cases.ini")
-    check(len(cases.sections()) == 10, f"ten cases: {cases.sections()}")
-    files = [cases[s]["file"] for s in cases.sections() if "file" in cases[s]]
-    generated = [s for s in cases.sections() if "generator" in cases[s]]
+    shown = subprocess.run([spmv_grade, "--show-ini", "cases", str(folder / "cases" / "cases.ini")],
+                           capture_output=True, text=True)
+    check(shown.returncode == 0, f"spmv-grade reads the cases.ini ({shown.stderr.strip()})")
+    cases = {s["name"]: {k["name"]: k["value"] for k in s["keys"]} for s in json.loads(shown.stdout)["sections"]
+             if s["name"]}
+    check(len(cases) == 10, f"ten cases: {list(cases)}")
+    files = [cases[s]["file"] for s in cases if "file" in cases[s]]
+    generated = [s for s in cases if "generator" in cases[s]]
     check(len(files) == 5 and len(generated) == 5, f"five files {files}, five generated {generated}")
     check(all((folder / "cases" / f).is_file() for f in files), "each file is copied beside cases.ini")
-    check(all(cases[s].get("why") for s in cases.sections()), "each case keeps its why")
+    check(all(cases[s].get("why") for s in cases), "each case keeps its why")
     check((folder / "seed").stat().st_mode & 0o077 == 0, "the seed is readable by its owner only")
-    if spmv_cases:
-        listed = subprocess.run([spmv_cases, "validate", "--no-kernels", str(folder / "cases")],
-                                capture_output=True, text=True)
-        check(listed.returncode == 0, f"spmv-cases validates the cases ({listed.stdout[-300:]}{listed.stderr[-300:]})")
-    again = subprocess.run([str(TOOL), str(folder)], capture_output=True, text=True)
+    listed = subprocess.run([spmv_cases, "validate", "--no-kernels", str(folder / "cases")], capture_output=True,
+                            text=True)
+    check(listed.returncode == 0, f"spmv-cases validates the cases ({listed.stdout[-300:]}{listed.stderr[-300:]})")
+    again = subprocess.run([str(TOOL), str(folder)], capture_output=True, text=True, env=environment)
     check(again.returncode != 0 and "exists already" in again.stderr, "a folder that exists is refused")

@@ -34,7 +34,6 @@ submission folder holding one *.so and no .cu file is graded as that plugin
 GPU, can go through the whole path. Never set it for a course.
 """
 import argparse
-import configparser
 import csv
 import fcntl
 import io
@@ -348,54 +347,29 @@ def serve(args):
 
 # -- run: Gradescope's side ------------------------------------------------------------------------
 
-class HostIni(configparser.ConfigParser):
-    """A host.ini read in the grader's INI dialect (grader/core/include/spmv/core/ini.hpp): '='
-    splits, ';' or '#' starts a comment at the start of a line or after white space, keys keep
-    their case, a key or section given twice is an error. key_line(section, key) is the line a key
-    was read from, for messages. Raises configparser.Error (naming the file and line) or OSError.
-    The autograder reads the zip's copy with it, tools/make-gradescope-autograder the course's."""
-
-    def __init__(self, path):
-        super().__init__(delimiters=("=",), comment_prefixes=("#", ";"), inline_comment_prefixes=("#", ";"),
-                         interpolation=None)
-        self._lines = {}
-        self._line_read = 0
-        with open(path, encoding="utf-8") as handle:
-            self.read_file(self._numbered(handle), source=str(path))
-        self._line_read = 0
-
-    def _numbered(self, lines):
-        for self._line_read, text in enumerate(lines, 1):
-            yield text
-
-    def optionxform(self, optionstr):
-        # configparser names each key through this hook as it reads the key's line, in the
-        # section it read last.
-        if self._line_read:
-            self._lines.setdefault((self.sections()[-1], optionstr), self._line_read)
-        return optionstr
-
-    def key_line(self, section, key):
-        return self._lines[(section, key)]
+def show_ini(grader, kind, path):
+    """An INI file of the project as the grader reads it (spmv-grade --show-ini KIND PATH, JSON: its
+    sections, their keys with values and lines, and for a host.ini "values", defaults filled in), so
+    the file means here what it means to the grader. Raises Refused with the grader's message
+    (file:line: key "k": expected ..., found ...) when it is not a valid one."""
+    try:
+        done = subprocess.run([str(grader), "--show-ini", kind, str(path)], capture_output=True, text=True,
+                              timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        raise Refused(f"{path}: {grader} could not read it ({error})") from None
+    if done.returncode != 0:
+        said = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit status {done.returncode}"
+        raise Refused(said.removeprefix("spmv-grade: ").removesuffix(" (see spmv-grade --help)"))
+    return json.loads(done.stdout)
 
 
-def read_host_config(folder):
-    """gpu-host/host.ini's [gpu-host] keys as a dict, or None when the zip has none; raises Refused
-    naming the file and line of a malformed one."""
+def read_host_config(folder, grader):
+    """gpu-host/host.ini's [gpu-host] keys (defaults filled in) as a dict, or None when the zip has
+    none; raises Refused naming the file, line and key of a malformed one."""
     path = folder / "host.ini"
     if not path.is_file():
         return None
-    try:
-        parser = HostIni(path)
-    except (configparser.Error, UnicodeDecodeError) as error:
-        raise Refused(" ".join(str(error).split())) from None
-    if not parser.has_section("gpu-host"):
-        raise Refused(f"{path}: no [gpu-host] section")
-    config = dict(parser["gpu-host"])
-    for key in ("host", "user"):
-        if not config.get(key):
-            raise Refused(f"{path}: no {key}")
-    return config
+    return dict(show_ini(grader, "host", path)["values"]["gpu-host"])
 
 
 def bounded_run(command, data, timeout, cap):
@@ -470,7 +444,7 @@ def run(_args):
         return 0
     why_local = "the autograder has no GPU host configured"
     try:
-        config = read_host_config(source / "gpu-host")
+        config = read_host_config(source / "gpu-host", build / "bin/spmv-grade")
     except Refused as error:
         print("the GPU host's configuration is broken:", error)
         config, why_local = None, "the autograder's GPU host configuration is broken"
