@@ -90,8 +90,8 @@ function(_spmv_case_names dir out_var)
 endfunction()
 
 # Kernels of weight > 0 in the policy's [kernels] section, in order. A
-# policy without a [kernels] section grades the default policy's kernels,
-# as spmv-grade does.
+# policy that names no kernel there grades the default policy's kernels, as
+# spmv-grade does: every kernel of the catalog (SPMV_SUBMISSION_KERNELS).
 function(_spmv_policy_kernels policy out_var)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${policy}")
   file(STRINGS "${policy}" lines)
@@ -108,9 +108,8 @@ function(_spmv_policy_kernels policy out_var)
       endif()
     endif()
   endforeach()
-  set(default_policy "${PROJECT_SOURCE_DIR}/grader/policy/default-policy.ini")
-  if(NOT names_kernels AND NOT policy STREQUAL default_policy)
-    _spmv_policy_kernels("${default_policy}" kernels)
+  if(NOT names_kernels)
+    set(kernels "${SPMV_SUBMISSION_KERNELS}")
   endif()
   set(${out_var} "${kernels}" PARENT_SCOPE)
 endfunction()

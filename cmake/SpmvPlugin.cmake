@@ -8,7 +8,8 @@
 #
 #   spmv_add_submission_plugin(<target> DIR <dir> NAME <name>
 #                              [OUTPUT_DIRECTORY <dir>] [UNTRUSTED])
-#     A plugin from DIR/{coo,csr_scalar,csr_vector,ell,hyb,jds}.cu and the
+#     A plugin from DIR/<kernel>.cu for each kernel of
+#     SPMV_SUBMISSION_KERNELS (the catalog, cmake/SpmvCatalog.cmake) and the
 #     submission table (contract/src/submission_table.cpp); the table's
 #     plugin name is <name>, the file libspmv_<name>.so. Also defines
 #     the object library <target>_objects (its objects and table, for tests
@@ -52,9 +53,9 @@ endif()
 set(SPMV_CONTRACT_SOURCE_DIR "${CMAKE_CURRENT_LIST_DIR}/../contract/src"
     CACHE INTERNAL "Sources of the plugin tables")
 
-# The six kernel files every submission provides (file stem = kernel name).
-set(SPMV_SUBMISSION_KERNELS coo csr_scalar csr_vector ell hyb jds
-    CACHE INTERNAL "Kernel files of a submission")
+# SPMV_SUBMISSION_KERNELS: the kernel files every submission provides (file
+# stem = kernel name), from the catalog.
+include(${CMAKE_CURRENT_LIST_DIR}/SpmvCatalog.cmake)
 
 function(spmv_configure_plugin_objects target)
   cmake_parse_arguments(ARG "" "NAME" "" ${ARGN})

@@ -10,7 +10,8 @@
 # edge cases, the student-facing docs, the tests of the student's kernels,
 # and the two reference plugins prebuilt (prebuilt/):
 #
-#   libspmv_reference.so       the six graded reference kernels and the
+#   libspmv_reference.so       the graded reference kernels (those of the
+#                              catalog's SPMV_SUBMISSION_KERNELS) and the
 #                              submission table, nothing else of reference/
 #                              (no research kernels); machine code for
 #                              SPMV_KIT_CUDA_ARCHITECTURES plus PTX for newer
@@ -32,7 +33,7 @@ set(SPMV_KIT_CUDA_ARCHITECTURES "80-real;90-real;90-virtual" CACHE STRING
 (A100 sm_80, H100 sm_90) and PTX (compute_90) that newer GPUs compile when they load it")
 
 # The reference kernels a student writes too, one file each (the stems of
-# SPMV_SUBMISSION_KERNELS, cmake/SpmvPlugin.cmake).
+# SPMV_SUBMISSION_KERNELS, from the catalog: cmake/SpmvCatalog.cmake).
 function(_spmv_kit_reference_sources out_var)
   set(sources "")
   foreach(kernel IN LISTS SPMV_SUBMISSION_KERNELS)

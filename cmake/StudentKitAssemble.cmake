@@ -24,6 +24,7 @@ set(allowed
   CMakePresets.json
   .gitignore
   cmake/CudaArchitectures.cmake
+  cmake/SpmvCatalog.cmake
   cmake/SpmvGrading.cmake
   cmake/SpmvPlugin.cmake
   cmake/SpmvPrebuilt.cmake
@@ -175,6 +176,17 @@ set(KIT_COMMIT "${commit}")
 set(KIT_CUDA_VERSION "${CUDA_VERSION}")
 set(KIT_CUDA_MAJOR "${cuda_major}")
 set(KIT_ARCHITECTURES "${architectures}")
+# The kernels a student writes, from the catalog: a line each, and their files.
+include("${SOURCE_DIR}/cmake/SpmvCatalog.cmake")
+spmv_read_catalog("${SOURCE_DIR}/contract/include/spmv/contract/catalog.h")
+set(KIT_KERNELS "")
+set(KIT_KERNEL_FILES "")
+foreach(kernel IN LISTS SPMV_SUBMISSION_KERNELS)
+  string(APPEND KIT_KERNELS "- `${kernel}` (`student/${kernel}.cu`): ${SPMV_KERNEL_DESCRIPTION_${kernel}}\n")
+  list(APPEND KIT_KERNEL_FILES "`${kernel}.cu`")
+endforeach()
+string(REGEX REPLACE "\n$" "" KIT_KERNELS "${KIT_KERNELS}")
+list(JOIN KIT_KERNEL_FILES " " KIT_KERNEL_FILES)
 configure_file("${SOURCE_DIR}/kit/README.md.in" "${kit}/README.md" @ONLY)
 
 # A fixed time and owner in the archive: the same kit gives the same bytes.

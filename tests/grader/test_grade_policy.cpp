@@ -10,15 +10,25 @@
 #include "model/json.hpp"
 #include "scoring/policy.hpp"
 #include "scoring/scoring.hpp"
+#include "spmv/contract/catalog.h"
 
 namespace spmv::grade {
 namespace {
 
-TEST(DefaultPolicy, IsTheDocumentedFile) {
+// The documented file, with "<kernel> = 1" under [kernels] for each kernel
+// of the catalog, in its order.
+TEST(DefaultPolicy, IsTheDocumentedFileWithTheCatalogsKernels) {
   std::ifstream file(std::string(SPMV_SOURCE_DIR) + "/grader/policy/default-policy.ini");
   std::ostringstream text;
   text << file.rdbuf();
-  EXPECT_EQ(default_policy_text(), text.str()) << "the compiled-in default differs from the file: rebuild";
+  std::string expected = text.str();
+  const std::string section = "\n[kernels]\n";
+  const std::size_t at = expected.find(section);
+  ASSERT_NE(at, std::string::npos) << "the file has no [kernels] line";
+#define SPMV_POLICY_LINE(name, description) #name " = 1\n"
+  expected.insert(at + section.size(), SPMV_SUBMISSION_KERNELS(SPMV_POLICY_LINE));
+#undef SPMV_POLICY_LINE
+  EXPECT_EQ(default_policy_text(), expected) << "the compiled-in default differs from the file: rebuild";
 }
 
 TEST(DefaultPolicy, GradesTheSixKernelsEqually) {

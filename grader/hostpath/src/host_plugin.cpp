@@ -1,6 +1,6 @@
 // A host-memory plugin (SPMV_MEMORY_HOST) with every kernel of the course
-// (the six a submission provides, and the reference-only "sell") run on the
-// CPU: the grader can then be exercised end to end without a GPU.
+// (those a submission provides, from the catalog, and the reference-only
+// "sell") run on the CPU: the grader can then be exercised end to end without a GPU.
 //
 // Built once as the correct "host-reference" plugin and once per fault as a
 // fake submission. SPMV_HOST_FAULT names the fault (an enumerator of Fault
@@ -8,7 +8,9 @@
 // name. Each fault misbehaves the same way in every kernel, so a grader test
 // may use any kernel name. The stream is ignored: the work is done before
 // the launch returns, which the contract allows a host plugin.
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -136,9 +138,16 @@ spmv_status run(const View& a, const float* x, float* y, int call) {
   return SPMV_SUCCESS;
 }
 
-// One instantiation per kernel (`Kernel` tells csr_scalar from csr_vector),
+// A kernel's name as a template argument.
+template <std::size_t N>
+struct KernelName {
+  char text[N];
+  consteval KernelName(const char (&name)[N]) { std::copy_n(name, N, text); }
+};
+
+// One instantiation per kernel (its name tells csr_scalar from csr_vector),
 // so each kernel counts its own calls.
-template <typename View, int Kernel>
+template <typename View, KernelName Name>
 spmv_status launch(const View* a, const float* x, float* y, void* /*scratch*/, cudaStream_t /*stream*/) {
   static int calls = 0;
   ++calls;
@@ -146,16 +155,15 @@ spmv_status launch(const View* a, const float* x, float* y, void* /*scratch*/, c
 }
 
 using spmv::contract::kernel_entry;
+using spmv::contract::launch_view_of;
 
-constexpr spmv_kernel_entry kKernels[] = {
-    kernel_entry<&launch<spmv_coo_view, 0>>("coo", "CPU: one pass over the COO entries"),
-    kernel_entry<&launch<spmv_csr_view, 1>>("csr_scalar", "CPU: row by row over CSR"),
-    kernel_entry<&launch<spmv_csr_view, 2>>("csr_vector", "CPU: row by row over CSR"),
-    kernel_entry<&launch<spmv_ell_view, 3>>("ell", "CPU: slot by slot over column-major ELL"),
-    kernel_entry<&launch<spmv_hyb_view, 4>>("hyb", "CPU: the ELL part, then the COO part"),
-    kernel_entry<&launch<spmv_jds_view, 5>>("jds", "CPU: diagonal by diagonal over JDS"),
-    kernel_entry<&launch<spmv_sell_view, 6>>("sell", "CPU: slice by slice over SELL-C-sigma"),
-};
+// Each kernel of the catalog over the view its contract launch function
+// (spmv_<name>) takes, then the reference-only sell.
+constexpr const char* kDescription = "CPU: the view's entries in stored order";
+#define SPMV_HOST_KERNEL(name, description) \
+  kernel_entry<&launch<launch_view_of<decltype(&spmv_##name)>, #name>>(#name, kDescription),
+constexpr spmv_kernel_entry kKernels[] = {SPMV_SUBMISSION_KERNELS(SPMV_HOST_KERNEL) SPMV_HOST_KERNEL(sell, "")};
+#undef SPMV_HOST_KERNEL
 
 constexpr spmv_plugin kPlugin = spmv::contract::make_plugin(SPMV_HOST_PLUGIN_NAME, kKernels, SPMV_MEMORY_HOST);
 

@@ -12,6 +12,7 @@
 #ifndef SPMV_CONTRACT_PLUGIN_H
 #define SPMV_CONTRACT_PLUGIN_H
 
+#include "spmv/contract/catalog.h"
 #include "spmv/contract/common.h"
 
 #ifdef __cplusplus
@@ -22,15 +23,12 @@ extern "C" {
 #define SPMV_PLUGIN_ENTRY spmv_plugin_entry
 #define SPMV_PLUGIN_ENTRY_NAME "spmv_plugin_entry"
 
-/* The matrix view a kernel takes (spmv_<format>_view). */
-typedef enum spmv_format {
-  SPMV_FORMAT_COO = 1,
-  SPMV_FORMAT_CSR = 2,
-  SPMV_FORMAT_ELL = 3,
-  SPMV_FORMAT_HYB = 4,
-  SPMV_FORMAT_JDS = 5,
-  SPMV_FORMAT_SELL = 6
-} spmv_format;
+/* The matrix view a kernel takes (spmv_<format>_view): SPMV_FORMAT_<NAME>
+ * for every format of catalog.h, with the number it gives (SPMV_FORMAT_COO
+ * = 1, SPMV_FORMAT_CSR = 2, ...). */
+#define SPMV_FORMAT_ENUMERATOR(name, NAME, Name, number) SPMV_FORMAT_##NAME = number,
+typedef enum spmv_format { SPMV_FORMATS(SPMV_FORMAT_ENUMERATOR) } spmv_format;
+#undef SPMV_FORMAT_ENUMERATOR
 
 /* Where the view's arrays, x, y and scratch live. Course plugins are DEVICE;
  * HOST plugins run on the CPU and exist to test the grader without a GPU. */

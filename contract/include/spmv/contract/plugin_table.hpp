@@ -33,34 +33,18 @@ extern "C" SPMV_PLUGIN_EXPORT const spmv_plugin* SPMV_PLUGIN_ENTRY(void);
 
 namespace spmv::contract {
 
-// The format whose view a kernel takes; a view type without a
-// specialization here is not part of the contract and does not compile.
+// The format whose view a kernel takes, for every format of the catalog
+// (catalog.h); a view type without a specialization is not part of the
+// contract and does not compile.
 template <typename View>
 struct view_format;
-template <>
-struct view_format<spmv_coo_view> {
-  static constexpr spmv_format value = SPMV_FORMAT_COO;
-};
-template <>
-struct view_format<spmv_csr_view> {
-  static constexpr spmv_format value = SPMV_FORMAT_CSR;
-};
-template <>
-struct view_format<spmv_ell_view> {
-  static constexpr spmv_format value = SPMV_FORMAT_ELL;
-};
-template <>
-struct view_format<spmv_hyb_view> {
-  static constexpr spmv_format value = SPMV_FORMAT_HYB;
-};
-template <>
-struct view_format<spmv_jds_view> {
-  static constexpr spmv_format value = SPMV_FORMAT_JDS;
-};
-template <>
-struct view_format<spmv_sell_view> {
-  static constexpr spmv_format value = SPMV_FORMAT_SELL;
-};
+#define SPMV_VIEW_FORMAT(name, NAME, Name, number)           \
+  template <>                                                \
+  struct view_format<spmv_##name##_view> {                   \
+    static constexpr spmv_format value = SPMV_FORMAT_##NAME; \
+  };
+SPMV_FORMATS(SPMV_VIEW_FORMAT)
+#undef SPMV_VIEW_FORMAT
 
 template <typename View>
 using typed_launch_fn = spmv_status (*)(const View*, const float*, float*, void*, cudaStream_t);
@@ -97,6 +81,11 @@ size_t erased_scratch_size(const void* matrix) {
 }
 
 }  // namespace detail
+
+// The view a launch function of type LaunchFunction takes:
+// launch_view_of<decltype(&spmv_jds)> is spmv_jds_view.
+template <typename LaunchFunction>
+using launch_view_of = typename detail::launch_view<LaunchFunction>::type;
 
 // A kernel that needs no scratch memory.
 template <auto Launch>

@@ -109,7 +109,8 @@ std::string policy_digest(const Policy& policy);
 Policy parse_policy(const std::string& text, const std::string& source);
 Policy load_policy(const std::filesystem::path& path);
 const Policy& default_policy();
-// The text of grader/policy/default-policy.ini, as compiled in.
+// The text of grader/policy/default-policy.ini, as compiled in: with a line
+// "<kernel> = 1" under [kernels] for each kernel of the catalog.
 const std::string& default_policy_text();
 
 // Share of a row's performance points for `speedup`: 0 below the band, 1 at

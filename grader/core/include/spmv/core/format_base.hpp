@@ -7,8 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
+
+#include "spmv/contract/catalog.h"
 
 namespace spmv {
 
@@ -33,9 +36,19 @@ struct ConversionLimits {
   std::size_t max_bytes = std::size_t{4} << 30;  // 4 GiB
 };
 
-// What the host side knows of format Matrix: its number (the spmv_format
-// enumerator of the contract, contract/include/spmv/contract/plugin.h), its
-// name and label, its conversion from CSR with the grader's parameters
+// The number the catalog (spmv/contract/catalog.h, the contract's one list
+// of formats) gives the format named `name`, which is also its spmv_format
+// enumerator. A name the catalog lacks does not compile.
+consteval int catalog_format_number(std::string_view name) {
+#define SPMV_CATALOG_NUMBER(format, NAME, Name, number) \
+  if (name == #format) return number;
+  SPMV_FORMATS(SPMV_CATALOG_NUMBER)
+#undef SPMV_CATALOG_NUMBER
+  throw std::logic_error("the catalog has no format of this name");
+}
+
+// What the host side knows of format Matrix: its name, its number (from the
+// catalog: catalog_format_number(name)), its label, its conversion from CSR with the grader's parameters
 // (from_csr), its byte model (matrix_bytes, byte_model) and its members
 // (members: a tuple of Member, below), in the order the runner's matrix
 // image stores them.

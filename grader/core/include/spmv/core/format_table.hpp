@@ -1,12 +1,13 @@
-// The format table: every sparse format the grader knows, named once.
+// The format table: every sparse format the grader knows, as the catalog
+// (contract/include/spmv/contract/catalog.h) lists them.
 //
 // FormatTable lists the host containers; FormatTraits<Matrix>, next to each
 // container in spmv/core/formats/<format>.hpp, holds what the host side
-// knows of it: its number (the spmv_format enumerator of the contract,
-// contract/include/spmv/contract/plugin.h), its name, its conversion from
-// CSR with the grader's parameters, its byte model and its members.
-// Code that dispatches on a format visits the list (for_each_format,
-// visit_format) instead of switching, so a format added here reaches every
+// knows of it: its number (the catalog's, also the spmv_format enumerator
+// of the contract's plugin.h), its name, its conversion from CSR with the
+// grader's parameters, its byte model and its members. Code that
+// dispatches on a format visits the list (for_each_format, visit_format)
+// instead of switching, so a format added to the catalog reaches every
 // such place, and a place that needs more of a format than the table holds
 // does not compile.
 //
@@ -33,8 +34,16 @@ namespace spmv {
 template <typename... Matrices>
 struct FormatList {};
 
-// Every format; runner::AnyMatrix's alternatives follow this order.
-using FormatTable = FormatList<CsrMatrix, CooMatrix, EllMatrix, HybMatrix, JdsMatrix, SellMatrix>;
+namespace detail {
+template <typename Ignored, typename... Matrices>
+using FormatListOfRest = FormatList<Matrices...>;
+}  // namespace detail
+
+// Every format of the catalog (spmv/contract/catalog.h), in its order, by
+// its container <Name>Matrix; runner::AnyMatrix's alternatives follow it.
+#define SPMV_CORE_CONTAINER(name, NAME, Name, number) , Name##Matrix
+using FormatTable = detail::FormatListOfRest<void SPMV_FORMATS(SPMV_CORE_CONTAINER)>;
+#undef SPMV_CORE_CONTAINER
 
 namespace detail {
 // Whether Table is a tuple of members of Matrix (FormatTraits<Matrix>::members).

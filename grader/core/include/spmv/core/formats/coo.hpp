@@ -30,8 +30,8 @@ std::vector<float> cpu_spmv(const CooMatrix& a, std::span<const float> x);
 
 template <>
 struct FormatTraits<CooMatrix> {
-  static constexpr int id = 1;  // SPMV_FORMAT_COO
   static constexpr const char* name = "coo";
+  static constexpr int id = catalog_format_number(name);
   static constexpr const char* label = "COO";
   static constexpr const char* byte_model = "12 nnz";
   static CooMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& /*limits*/) { return to_coo(csr); }

@@ -37,8 +37,8 @@ std::vector<index_t> row_lengths(const CsrMatrix& csr);
 // converted form (null when it was not built: then the model is unknown).
 template <>
 struct FormatTraits<CsrMatrix> {
-  static constexpr int id = 2;  // SPMV_FORMAT_CSR
   static constexpr const char* name = "csr";
+  static constexpr int id = catalog_format_number(name);
   static constexpr const char* label = "CSR";
   static constexpr const char* byte_model = "4(rows+1) + 8 nnz";
   static CsrMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& /*limits*/) { return csr; }

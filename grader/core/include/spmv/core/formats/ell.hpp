@@ -44,8 +44,8 @@ std::size_t ell_bytes(index_t rows, index_t width);
 
 template <>
 struct FormatTraits<EllMatrix> {
-  static constexpr int id = 3;  // SPMV_FORMAT_ELL
   static constexpr const char* name = "ell";
+  static constexpr int id = catalog_format_number(name);
   static constexpr const char* label = "ELL";
   static constexpr const char* byte_model = "4 rows + 8 nnz";
   static EllMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& limits) { return to_ell(csr, limits); }

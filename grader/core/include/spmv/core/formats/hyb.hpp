@@ -45,8 +45,8 @@ index_t hyb_default_width(const CsrMatrix& csr);
 
 template <>
 struct FormatTraits<HybMatrix> {
-  static constexpr int id = 4;  // SPMV_FORMAT_HYB
   static constexpr const char* name = "hyb";
+  static constexpr int id = catalog_format_number(name);
   static constexpr const char* label = "HYB";
   static constexpr const char* byte_model = "its ELL and COO parts";
   static HybMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& limits) {

@@ -43,8 +43,8 @@ std::vector<index_t> jds_sorted_row_lengths(const JdsMatrix& jds);
 
 template <>
 struct FormatTraits<JdsMatrix> {
-  static constexpr int id = 5;  // SPMV_FORMAT_JDS
   static constexpr const char* name = "jds";
+  static constexpr int id = catalog_format_number(name);
   static constexpr const char* label = "JDS";
   static constexpr const char* byte_model = "4 rows + 4(diagonals+1) + 8 nnz";
   static JdsMatrix from_csr(const CsrMatrix& csr, const ConversionLimits& /*limits*/) { return to_jds(csr); }

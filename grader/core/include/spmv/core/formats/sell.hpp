@@ -86,8 +86,8 @@ std::vector<index_t> sell_position_lengths(const SellMatrix& sell);
 
 template <>
 struct FormatTraits<SellMatrix> {
-  static constexpr int id = 6;  // SPMV_FORMAT_SELL
   static constexpr const char* name = "sell";
+  static constexpr int id = catalog_format_number(name);
   static constexpr const char* label = "SELL";
   static constexpr const char* byte_model =
       "8(slices+1) + 4 rows if rows are permuted + 4 slots + 4 nnz, as padding is told only by its column";
