@@ -1,4 +1,5 @@
-// Statistics of spmv-cases on the course's worked examples (their numbers
+// The matrix statistics (spmv/core/matrix_stats.hpp, which spmv-cases and
+// spmv-bench show) on the course's worked examples (their numbers
 // worked out by hand from the slides) and on random matrices checked against
 // a direct count and against the real HYB conversion.
 #include <gtest/gtest.h>
@@ -6,10 +7,11 @@
 #include <algorithm>
 #include <random>
 
-#include "matrix_stats.hpp"
 #include "sparse_test_support.hpp"
 #include "spmv/core/convert.hpp"
 #include "spmv/core/generators.hpp"
+#include "spmv/core/matrix_stats.hpp"
+#include "text_report.hpp"
 
 namespace spmv::ta {
 namespace {

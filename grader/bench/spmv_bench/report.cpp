@@ -117,10 +117,10 @@ void Report::begin_matrix(const HostWorkload& host) {
                        host.source.regular,
                        std::nullopt});
   out_ << printf_string(
-              "\n== %s: %s\n   %d x %d, %lld nnz, longest row %d, %d empty rows, %.1f MB by the "
+              "\n== %s: %s\n   %d x %d, %lld nnz, longest row %d, %lld empty rows, %.1f MB by the "
               "byte model; host preparation %.1f s\n",
               host.source.label.c_str(), host.source.origin.c_str(), s.rows, s.cols, static_cast<long long>(s.nnz),
-              s.max_row, s.empty_rows, model_bytes(s) * 1e-6, host.prepare_seconds)
+              s.max_row_length, static_cast<long long>(s.empty_rows), model_bytes(s) * 1e-6, host.prepare_seconds)
        << printf_string("   %-*s %-8s %9s %9s %8s %6s %8s\n", kKernelColumn, "kernel", "status", "ms", "GFLOP/s",
                         "GB/s", "%copy", "vs ALG1")
        << std::flush;
@@ -177,8 +177,8 @@ void Report::write_csv_row(const MatrixEntry& matrix, const ResultRow& row, cons
   const auto number = [&](double value, const char* format) { return timed ? printf_string(format, value) : ""; };
   const MatrixStats& s = matrix.stats;
   csv_ << csv_field(matrix.label) << ',' << csv_field(matrix.origin) << ',' << s.rows << ',' << s.cols << ',' << s.nnz
-       << ',' << s.max_row << ',' << csv_field(row.kernel) << ',' << csv_field(row.provider) << ',' << row.format << ','
-       << outcome_label(row.outcome) << ',' << number(row.timing.median_ms, "%.6f") << ','
+       << ',' << s.max_row_length << ',' << csv_field(row.kernel) << ',' << csv_field(row.provider) << ',' << row.format
+       << ',' << outcome_label(row.outcome) << ',' << number(row.timing.median_ms, "%.6f") << ','
        << number(row.timing.min_ms, "%.6f") << ',' << number(row.timing.max_ms, "%.6f") << ','
        << (timed ? std::to_string(row.timing.samples) : "") << ',' << number(metrics.gflops, "%.2f") << ','
        << number(metrics.gb_per_s, "%.2f") << ',' << number(metrics.percent_of_copy, "%.2f") << ','
@@ -418,7 +418,7 @@ void Report::print_summary() {
     }
     out_ << printf_string("  %-*s %s (%d x %d, %lld nnz, longest row %d)\n", static_cast<int>(kLabelWidth),
                           m.label.c_str(), m.origin.c_str(), m.stats.rows, m.stats.cols,
-                          static_cast<long long>(m.stats.nnz), m.stats.max_row);
+                          static_cast<long long>(m.stats.nnz), m.stats.max_row_length);
   }
   print_verdict();
   int counts[5] = {0, 0, 0, 0, 0};

@@ -119,13 +119,13 @@ TEST(SlicedEll, RefusesMostlyPadding) {
 }
 
 TEST(ByteModel, CountsValuesIndicesRowPointersXAndY) {
-  const MatrixStats stats{3, 4, 5, 2, 0};
+  const MatrixStats stats{.rows = 3, .cols = 4, .nnz = 5, .max_row_length = 2};
   // 8 * 5 + 4 * (3 + 1) + 4 * 4 + 4 * 3
   EXPECT_EQ(model_bytes(stats), 84.0);
 }
 
 TEST(ByteModel, DerivesRatesFromTheMedian) {
-  const MatrixStats stats{1000000, 1000000, 4000000, 4, 0};
+  const MatrixStats stats{.rows = 1000000, .cols = 1000000, .nnz = 4000000, .max_row_length = 4};
   TimingResult timing;
   timing.median_ms = 0.5;
   const Metrics m = metrics_of(stats, timing, 2000.0, 0.75);
@@ -420,7 +420,7 @@ TEST(Report, SummarizesEveryOutcomeLastAndWritesCsv) {
     Report report(out, csv);
     report.set_copy_bandwidth(1000.0);
     // 1e6 x 1e6 with 1e7 entries: 8e7 + 4e6 + 4 + 4e6 + 4e6 bytes
-    const MatrixStats stats{1000000, 1000000, 10000000, 10, 0};
+    const MatrixStats stats{.rows = 1000000, .cols = 1000000, .nnz = 10000000, .max_row_length = 10};
     report.begin_matrix(workload_named("m1", stats));
     report.add(row_of("m1", kBaselineKernel, Outcome::kTimed, 0.2));
     report.add(row_of("m1", "fast", Outcome::kTimed, 0.1));
@@ -449,7 +449,7 @@ TEST(Report, SummarizesEveryOutcomeLastAndWritesCsv) {
 TEST(Report, AllCorrectRunIsNoFailure) {
   std::ostringstream out;
   Report report(out, std::nullopt);
-  report.begin_matrix(workload_named("m", MatrixStats{10, 10, 30, 3, 0}));
+  report.begin_matrix(workload_named("m", MatrixStats{.rows = 10, .cols = 10, .nnz = 30, .max_row_length = 3}));
   report.add(row_of("m", kBaselineKernel, Outcome::kTimed, 0.01));
   report.add(row_of("m", "stub", Outcome::kNotImplemented, 0));
   EXPECT_FALSE(report.any_failure());
@@ -462,7 +462,7 @@ TEST(Report, VerdictComparesAutoWithTheFastestCusparseKernel) {
   std::ostringstream out;
   Report report(out, std::nullopt);
   report.set_copy_bandwidth(1000.0);
-  HostWorkload host = workload_named("m", MatrixStats{1000, 1000, 5000, 5, 0});
+  HostWorkload host = workload_named("m", MatrixStats{.rows = 1000, .cols = 1000, .nnz = 5000, .max_row_length = 5});
   host.source.suite = std::string(kRealSuite);
   host.source.kind = "fem";
   report.begin_matrix(host);
@@ -509,7 +509,8 @@ TEST(Report, VerdictSumsUpEachHalfOfTheRealSuiteApart) {
   std::ostringstream out;
   Report report(out, std::nullopt);
   const auto add_matrix = [&report](const std::string& label, const std::string& half, double auto_ms) {
-    HostWorkload host = workload_named(label, MatrixStats{1000, 1000, 5000, 5, 0});
+    HostWorkload host =
+        workload_named(label, MatrixStats{.rows = 1000, .cols = 1000, .nnz = 5000, .max_row_length = 5});
     host.source.suite = std::string(kRealSuite);
     host.source.kind = "network";
     host.source.half = half;

@@ -28,15 +28,6 @@ std::future<void> convert_async(Converted<Matrix>& slot, bool wanted, Convert co
   });
 }
 
-MatrixStats stats_of(const CsrMatrix& a) {
-  MatrixStats stats{a.rows, a.cols, a.nnz(), 0, 0};
-  for (index_t row = 0; row < a.rows; ++row) {
-    stats.max_row = std::max(stats.max_row, a.row_length(row));
-    if (a.row_length(row) == 0) ++stats.empty_rows;
-  }
-  return stats;
-}
-
 }  // namespace
 
 HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<HostFormat>& formats,
@@ -45,7 +36,7 @@ HostWorkload prepare_host_workload(const MatrixSource& source, const std::set<Ho
   HostWorkload w;
   w.source = source;
   w.csr = source.load();
-  w.stats = stats_of(w.csr);
+  w.stats = compute_stats(w.csr);
   const CsrMatrix& csr = w.csr;
   const auto wants = [&](HostFormat format) { return formats.contains(format); };
 

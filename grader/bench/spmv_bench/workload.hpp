@@ -15,6 +15,7 @@
 #include "spmv/core/format_table.hpp"
 #include "spmv/core/formats.hpp"
 #include "spmv/core/golden.hpp"
+#include "spmv/core/matrix_stats.hpp"
 #include "spmv/memory/buffer.hpp"
 #include "spmv/memory/format_views.hpp"
 #include "spmv_bench/sliced_ell.hpp"
@@ -43,14 +44,6 @@ struct Converted {
   bool requested = false;
   std::optional<Matrix> matrix;  // empty after a refusal, or once uploaded
   std::string refusal;           // why the conversion was refused
-};
-
-struct MatrixStats {
-  index_t rows = 0;
-  index_t cols = 0;
-  std::int64_t nnz = 0;
-  index_t max_row = 0;
-  index_t empty_rows = 0;
 };
 
 struct HostWorkload {

@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "matrix_stats.hpp"
 #include "spmv/contract/plugin.h"
 #include "spmv/core/cases.hpp"
 #include "spmv/core/convert.hpp"
 #include "spmv/core/formats.hpp"
+#include "spmv/core/matrix_stats.hpp"
 #include "spmv/memory/buffer.hpp"
 
 namespace spmv::ta {

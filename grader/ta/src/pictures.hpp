@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "image.hpp"
-#include "matrix_stats.hpp"
 #include "spmv/core/formats.hpp"
+#include "spmv/core/matrix_stats.hpp"
 
 namespace spmv::ta {
 

@@ -3,13 +3,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include "case_check.hpp"
-#include "matrix_stats.hpp"
 #include "spmv/contract/plugin.h"
+#include "spmv/core/matrix_stats.hpp"
 
 namespace spmv::ta {
 
@@ -32,5 +33,9 @@ void print_stats(std::ostream& out, const MatrixCheck& check, const std::vector<
 
 // One line per log2 bucket: its lengths, its rows and a bar of '#'.
 void print_histogram(std::ostream& out, const RowLengthHistogram& histogram);
+
+// "512 B", "3.4 MiB", "17.2 GiB": binary units, as in the conversion
+// library's refusals and --format-limit-mib.
+std::string human_bytes(std::uint64_t bytes);
 
 }  // namespace spmv::ta

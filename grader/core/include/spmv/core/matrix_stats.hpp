@@ -1,7 +1,9 @@
-// What a TA wants to know about a test matrix before it goes into a case
-// set: its shape, how its row lengths spread, and what the padded formats
-// would cost. One pass over the CSR row pointers; the column indices are
-// never read, so this is cheap even at 50M entries.
+// What is known of a matrix from its row lengths alone: its shape, how its
+// row lengths spread, and what the padded formats would cost. spmv-cases
+// shows it to a TA before a matrix goes into a case set; spmv-bench prints
+// it beside each matrix and models bytes from it. One pass over the CSR row
+// pointers; the column indices are never read, so this is cheap even at
+// 50M entries.
 #pragma once
 
 #include <cstddef>
@@ -10,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "spmv/core/formats.hpp"
+#include "spmv/core/formats/csr.hpp"
 
-namespace spmv::ta {
+namespace spmv {
 
 // Row lengths in log2 buckets: bucket 0 holds the empty rows, bucket k >= 1
 // the rows of length 2^(k-1) .. 2^k - 1 (1, 2-3, 4-7, ...). The last bucket
@@ -35,11 +37,11 @@ struct MatrixStats {
   index_t max_row_length = 0;
   double mean_row_length = 0;
   std::int64_t empty_rows = 0;
-  RowLengthHistogram histogram;
+  RowLengthHistogram histogram{};
 
   // ELL pads every row to the longest: rows * max_row_length slots for nnz
   // entries. Empty when there is no entry (no ratio to speak of).
-  std::optional<double> ell_padding_ratio;
+  std::optional<double> ell_padding_ratio{};
   std::size_t ell_bytes = 0;  // what to_ell would allocate (spmv::ell_bytes)
 
   // HYB with the ELL width of spmv::hyb_default_width: the entries beyond
@@ -51,8 +53,4 @@ struct MatrixStats {
 
 MatrixStats compute_stats(const CsrMatrix& a);
 
-// "512 B", "3.4 MiB", "17.2 GiB": binary units, as in the conversion
-// library's refusals and --format-limit-mib.
-std::string human_bytes(std::uint64_t bytes);
-
-}  // namespace spmv::ta
+}  // namespace spmv

@@ -1,12 +1,11 @@
-#include "matrix_stats.hpp"
+#include "spmv/core/matrix_stats.hpp"
 
 #include <algorithm>
 #include <bit>
-#include <cstdio>
 
 #include "spmv/core/convert.hpp"
 
-namespace spmv::ta {
+namespace spmv {
 
 std::size_t RowLengthHistogram::bucket_of(index_t length) {
   return length <= 0 ? 0 : static_cast<std::size_t>(std::bit_width(static_cast<std::uint32_t>(length)));
@@ -59,21 +58,4 @@ MatrixStats compute_stats(const CsrMatrix& a) {
   return s;
 }
 
-std::string human_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  if (unit == 0) {
-    std::snprintf(text, sizeof text, "%llu B", static_cast<unsigned long long>(bytes));
-  } else {
-    std::snprintf(text, sizeof text, "%.1f %s", value, kUnits[unit]);
-  }
-  return text;
-}
-
-}  // namespace spmv::ta
+}  // namespace spmv
