@@ -37,11 +37,12 @@ mkdir -p "$build/corpus" "$build/artifacts"
 
 # Rebuilt only when a source or header is newer than the binary.
 if [[ ! -x "$binary" ]] || [[ -n "$(find "${sources[@]}" "$root/grader/core/src" "$root/grader/core/include" \
-    -newer "$binary" \( -name '*.cpp' -o -name '*.hpp' \) -print -quit)" ]]; then
+    "$root/contract/include" -newer "$binary" \( -name '*.cpp' -o -name '*.hpp' -o -name '*.h' \) -print -quit)" ]]; then
   echo "run-fuzz.sh: building $binary with $cxx"
   "$cxx" -std=c++20 -O1 -g -fno-omit-frame-pointer \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-    -I "$root/grader/core/include" -I "$root/grader/core/src" "${sources[@]}" -lz -o "$binary.tmp"
+    -I "$root/grader/core/include" -I "$root/grader/core/src" -I "$root/contract/include" "${sources[@]}" -lz \
+    -o "$binary.tmp"
   mv "$binary.tmp" "$binary"
 fi
 
