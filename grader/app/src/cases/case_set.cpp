@@ -100,7 +100,7 @@ std::vector<CaseEntry> load_case_set(const std::vector<std::filesystem::path>& s
   return entries;
 }
 
-std::string unread_files_note(const std::vector<std::filesystem::path>& sources, bool with_paths) {
+UnreadNotes unread_files_notes(const std::vector<std::filesystem::path>& sources) {
   std::string misnamed, below;
   std::size_t count = 0;
   const auto add = [&](std::string& list, const std::filesystem::path& file) {
@@ -111,27 +111,25 @@ std::string unread_files_note(const std::vector<std::filesystem::path>& sources,
     for (const auto& file : unread_matrix_files(source)) add(misnamed, file);
     for (const auto& file : subfolder_matrix_files(source)) add(below, file);
   }
-  if (count == 0) return {};
-  if (!with_paths) {
-    return std::to_string(count) + (count == 1 ? " file" : " files") +
-           " of the case folders that look like matrices but are no case were not graded; the grader's console "
-           "names them.";
-  }
-  std::string note;
+  UnreadNotes notes;
+  if (count == 0) return notes;
+  notes.report = std::to_string(count) + (count == 1 ? " file" : " files") +
+                 " of the case folders that look like matrices but are no case were not graded; the grader's "
+                 "console names them.";
   if (!misnamed.empty()) {
-    note +=
+    notes.console +=
         "Files that look like matrices but are no case were not graded (only .mtx and .mtx.gz files, and the "
         "cases.ini sections, are cases): " +
         misnamed + ".";
   }
   if (!below.empty()) {
-    note += std::string(note.empty() ? "" : " ") +
-            "Matrices in a subfolder of a case folder were not graded (a case folder's cases are its own .mtx and "
-            ".mtx.gz files and its cases.ini sections; move them up, or name them in cases.ini with "
-            "\"file = <subfolder>/<name>.mtx\"): " +
-            below + ".";
+    notes.console += std::string(notes.console.empty() ? "" : " ") +
+                     "Matrices in a subfolder of a case folder were not graded (a case folder's cases are its own "
+                     ".mtx and .mtx.gz files and its cases.ini sections; move them up, or name them in cases.ini "
+                     "with \"file = <subfolder>/<name>.mtx\"): " +
+                     below + ".";
   }
-  return note;
+  return notes;
 }
 
 std::map<std::string, std::string> matrix_digests(const std::vector<CaseEntry>& cases) {

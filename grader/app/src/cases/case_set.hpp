@@ -30,10 +30,14 @@ std::vector<CaseEntry> load_case_set(const std::vector<std::filesystem::path>& s
 
 // Files of the sources that look like matrices but are no case (a matrix
 // named .MTX or .mtx.bz2, a matrix in a subfolder no cases.ini line names):
-// graded without them, and said. With paths for the grader's console; without
-// (a count) for the reports a student may be shown, which never name a case
-// folder's files. Empty when none.
-std::string unread_files_note(const std::vector<std::filesystem::path>& sources, bool with_paths);
+// graded without them, and said: `console` names them, for the grader's
+// console; `report` counts them, for the reports a student may be shown,
+// which never name a case folder's files. Both empty when none.
+struct UnreadNotes {
+  std::string console;
+  std::string report;
+};
+UnreadNotes unread_files_notes(const std::vector<std::filesystem::path>& sources);
 
 // Each case's matrix digest, by name: its file's SHA-256, or its generator
 // spec's. Read once for the provenance and the run's identity.

@@ -177,8 +177,9 @@ class GradingRun {
       return show_policy(setup_.policy, *options_.show_policy);
     }
     setup_.cases = load_case_set(options_.cases, options_.case_filters, setup_.policy);
-    unread_ = unread_files_note(options_.cases, false);
-    if (!unread_.empty()) std::cerr << "spmv-grade: note: " << unread_files_note(options_.cases, true) << '\n';
+    const UnreadNotes unread = unread_files_notes(options_.cases);
+    unread_ = unread.report;
+    if (!unread_.empty()) std::cerr << "spmv-grade: note: " << unread.console << '\n';
     // --resume: what made the folder, read before this run writes there.
     earlier_ = options_.resume && !options_.journal ? earlier_run(options_.output_dir) : std::nullopt;
     logs_ = logs_dir(options_.output_dir);
