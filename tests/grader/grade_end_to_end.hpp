@@ -25,6 +25,16 @@ inline std::filesystem::path fake(const std::string& fault) { return kFakesDir /
 inline std::string verdict_of(const grade::Json& row) { return row.at("verdict").get<std::string>(); }
 inline std::string cause_of(const grade::Json& row) { return row.at("cause").get<std::string>(); }
 
+// The first `count` lines of `text`, in order of their text: rows.jsonl's
+// rows kept by --resume, which writes them again in the planned order.
+inline std::multiset<std::string> first_lines(const std::string& text, std::size_t count) {
+  std::multiset<std::string> lines;
+  std::istringstream in(text);
+  std::string line;
+  while (lines.size() < count && std::getline(in, line)) lines.insert(line);
+  return lines;
+}
+
 inline std::set<std::string> names_of_tests(const grade::Json& results) {
   std::set<std::string> names;
   for (const auto& test : results.at("tests")) names.insert(test.at("name").get<std::string>());

@@ -3,9 +3,11 @@
 // stores through a null pointer, ell never returns, hyb calls exit(0), jds
 // is wrong on matrices of more than 20 rows only; coo and csr_vector are
 // correct (the host reference's walk over the view). Built with
-// SPMV_STUB_FAULTS: coo is not implemented, csr_vector is always wrong, and
+// SPMV_STUB_FAULTS: coo is not implemented, csr_vector is always wrong,
 // ell prints "ell was here" once in its process (rows sharing a runner
-// each show their own output only).
+// each show their own output only), and hyb is correct on the first matrix
+// its process sees and wrong on any other (a row graded after another in
+// one runner fails there, and passes in a runner of its own).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -73,6 +75,14 @@ spmv_status correct(const View* a, const float* x, float* y, void*, cudaStream_t
   return correct(a, x, y, scratch, stream);
 }
 
+[[maybe_unused]] spmv_status correct_on_first_matrix(const spmv_hyb_view* a, const float* x, float* y, void* scratch,
+                                                     cudaStream_t stream) {
+  static const std::int32_t first_rows = rows_of(*a);
+  const spmv_status status = correct(a, x, y, scratch, stream);
+  if (rows_of(*a) != first_rows) y[0] += 1.0f;
+  return status;
+}
+
 [[maybe_unused]] spmv_status exit_zero(const spmv_hyb_view*, const float*, float*, void*, cudaStream_t) {
   std::exit(0);
 }
@@ -85,7 +95,7 @@ constexpr spmv_kernel_entry kKernels[] = {
     kernel_entry<&correct<spmv_csr_view>>("csr_scalar", "correct"),
     kernel_entry<&always_wrong>("csr_vector", "wrong"),
     kernel_entry<&correct_and_says_so>("ell", "correct, and prints once"),
-    kernel_entry<&correct<spmv_hyb_view>>("hyb", "correct"),
+    kernel_entry<&correct_on_first_matrix>("hyb", "correct on its process's first matrix"),
     kernel_entry<&correct<spmv_jds_view>>("jds", "correct"),
 };
 #else

@@ -73,7 +73,8 @@ TEST_F(StaffMistake, ResumeRefusesAnotherSubmission) {
   const auto run = grade(kHostReference, {"--kernel", "coo,csr_scalar", "--quiet", "--resume"});
   EXPECT_EQ(run.exit_code, 0) << context_;
   EXPECT_EQ(rows().size(), 4U) << context_;
-  EXPECT_EQ(read_text(output_dir() / "rows.jsonl").substr(0, rows_before_.size()), rows_before_);
+  EXPECT_EQ(first_lines(read_text(output_dir() / "rows.jsonl"), 3), first_lines(rows_before_, 3))
+      << "the finished rows were not kept as they were";
 }
 
 TEST_F(StaffMistake, ResumeRefusesAnotherPolicySeedOrSetting) {

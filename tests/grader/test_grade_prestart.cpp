@@ -178,11 +178,12 @@ TEST_F(Prestart, AFailingRowCostsOnlyItself) {
   for (std::size_t i = 0; i < ahead.size(); ++i) EXPECT_EQ(ahead[i], one_at_a_time[i]) << "row " << i;
 }
 
-// A kernel whose row did not pass has its next row tried first: its runs
-// before anything of the reference, ending there if it fails again (no
-// reference bursts), graded again in full if it passes (the try a phase of
-// its time); a kernel that passed is graded in full at once.
-TEST_F(Prestart, AKernelThatFailedHasItsNextRowTriedFirst) {
+// A kernel's rows are checked first, in one runner, before anything of the
+// reference: a row that fails there (a crash, a wrong result) ends with no
+// reference set up; a row that passes is graded in full (the reference's
+// bursts, its own in the kernel's timing runner), its first check a phase
+// of its time.
+TEST_F(Prestart, AKernelsRowsAreCheckedBeforeTheReferenceIsTimed) {
   grade(kRowFaultsPlugin, {"--timeout", "1", "--kernel", "coo,csr_scalar,jds"});
   std::map<std::string, std::vector<Json>> by_kernel;
   for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()].push_back(row);
@@ -192,174 +193,109 @@ TEST_F(Prestart, AKernelThatFailedHasItsNextRowTriedFirst) {
     ASSERT_EQ(kernel_rows.size(), 2U) << kernel;
     // Cases in order: mixed_rows (60 rows), then tiny_wide (5 rows).
     ASSERT_GT(kernel_rows[0].at("rows").get<int>(), 20) << kernel;
-    EXPECT_TRUE(phases(kernel_rows[0]).contains("reference_bursts")) << kernel << ": the first row is graded in full";
-    EXPECT_FALSE(phases(kernel_rows[0]).contains("tried_first")) << kernel;
   }
-  EXPECT_FALSE(phases(by_kernel["coo"][1]).contains("tried_first")) << "coo passed its first row";
-  const Json& crash = by_kernel["csr_scalar"][1];
-  EXPECT_EQ(verdict_of(crash), "crash") << crash.at("summary").get<std::string>();
-  EXPECT_FALSE(phases(crash).contains("reference_bursts")) << "a row that failed again had the reference set up";
+  for (const Json& row : by_kernel["coo"]) {
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
+    EXPECT_TRUE(phases(row).contains("correctness_first")) << "its first check is not in its time";
+    EXPECT_TRUE(phases(row).contains("reference_bursts")) << "a passing row was not graded in full";
+    EXPECT_TRUE(phases(row).contains("bursts")) << "its launches were not checked in bursts";
+  }
+  for (const Json& crash : by_kernel["csr_scalar"]) {
+    EXPECT_EQ(verdict_of(crash), "crash") << crash.at("summary").get<std::string>();
+    EXPECT_FALSE(phases(crash).contains("reference_bursts")) << "a crashing row had the reference timed";
+  }
   const Json& wrong = by_kernel["jds"][0];
   EXPECT_EQ(verdict_of(wrong), "wrong") << wrong.at("summary").get<std::string>();
+  EXPECT_FALSE(phases(wrong).contains("reference_bursts")) << "a wrong row had the reference timed";
   const Json& recovered = by_kernel["jds"][1];
   EXPECT_EQ(verdict_of(recovered), "pass") << recovered.at("summary").get<std::string>() << "\n" << context_;
-  EXPECT_TRUE(phases(recovered).contains("tried_first")) << "its try is not in its time";
-  EXPECT_TRUE(phases(recovered).contains("reference_bursts")) << "a row that passed its try was not graded in full";
-  EXPECT_TRUE(phases(recovered).contains("bursts")) << "its launches were not checked in bursts as any passing row's";
+  EXPECT_TRUE(phases(recovered).contains("reference_bursts")) << "the row after a failing one was not graded in full";
+  EXPECT_EQ(recovered.at("detail").get<std::string>().find("Graded again"), std::string::npos)
+      << "a row that passed in the runner after a failure needs no second grading";
 }
 
-// A stub's rows: once each kernel has answered "not implemented", its rows
-// share one runner, across cases too, and get the verdicts they get with a
-// runner each. The rows are short (a stub's first row of a kernel scored by
-// speed is alone on the GPU, and its runner is not kept). The first case's
-// rows each have a runner (no kernel has failed yet); the second's all take
-// the one its last row left loaded (its log is theirs).
-TEST_F(Prestart, AStubsRowsShareARunnerAcrossCases) {
+// A stub's rows: each kernel's share one runner (the log of the kernel's
+// first row), whatever the number of runners started ahead, and nothing of
+// the reference runs for them.
+TEST_F(Prestart, AStubsRowsShareOneRunnerPerKernel) {
   const std::vector<std::string> options{"--timeout", "30", "--policy", policy(true)};
   const auto each = signatures(fake("not_implemented"), 0, options);
-  const auto kept = signatures(fake("not_implemented"), 2, options);
-  ASSERT_EQ(kept.size(), each.size()) << context_;
-  std::map<std::string, std::set<std::string>> logs_by_case;
+  const auto ahead = signatures(fake("not_implemented"), 2, options);
+  ASSERT_EQ(ahead.size(), each.size()) << context_;
+  ASSERT_EQ(ahead.size(), 12U) << context_;
   for (const auto& row : rows()) {
+    const std::string kernel = row.at("kernel").get<std::string>();
     EXPECT_EQ(verdict_of(row), "not_implemented") << row.at("summary").get<std::string>();
-    logs_by_case[row.at("case").get<std::string>()].insert(
-        std::filesystem::path(row.at("log_file").get<std::string>()).filename().string());
+    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
+              kernel + "__mixed_rows.log")
+        << kernel << " / " << row.at("case").get<std::string>() << ": not the kernel's one runner";
+    EXPECT_FALSE(row.at("phase_ms").contains("reference_bursts")) << kernel << ": a stub's row had the reference timed";
   }
-  ASSERT_EQ(logs_by_case.size(), 2U) << context_;
-  EXPECT_EQ(logs_by_case["mixed_rows"].size(), 6U);
-  EXPECT_EQ(logs_by_case["tiny_wide"], std::set<std::string>{"jds__mixed_rows.log"})
-      << "the second case's rows did not take the runner of the first case's last row";
-  for (std::size_t i = 0; i < kept.size(); ++i)
-    EXPECT_EQ(kept[i].substr(0, kept[i].find("log_file=")), each[i].substr(0, each[i].find("log_file=")))
-        << "row " << i;
+  for (std::size_t i = 0; i < ahead.size(); ++i) EXPECT_EQ(ahead[i], each[i]) << "row " << i;
 }
 
-// Rows known short (an earlier grading's cache says so) are graded
-// together: at the first case's end and the second case's start, where one
-// kept runner can serve them all. The reports list the rows in their usual
-// order; rows.jsonl, the journal, in the order graded.
-TEST_F(Prestart, RowsKnownShortAreGradedTogetherAcrossTheCaseBoundary) {
+// Rows are graded kernel by kernel, a kernel's cases in their order, as
+// rows.jsonl (the journal) and the reports list them.
+TEST_F(Prestart, RowsAreGradedKernelByKernelAndReportedAsPlanned) {
   grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false)});
-  const Json usual = results();
-  const auto cache = scratch_ / "cache";
-  std::filesystem::create_directories(cache);
-  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
-  for (const char* case_name : {"mixed_rows", "tiny_wide"}) {
-    for (const char* kernel : {"csr_scalar", "ell"}) {
-      write_text(cache / (std::string(case_name) + "__" + kernel + ".short"), "1\n");
-    }
-  }
-  grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false), "--cusparse-cache", cache.string()});
   std::vector<std::string> graded;
   for (const auto& row : rows()) {
-    graded.push_back(row.at("case").get<std::string>() + "/" + row.at("kernel").get<std::string>());
+    graded.push_back(row.at("kernel").get<std::string>() + "/" + row.at("case").get<std::string>());
   }
-  const std::vector<std::string> expected{"mixed_rows/coo",       "mixed_rows/csr_vector", "mixed_rows/hyb",
-                                          "mixed_rows/jds",       "mixed_rows/csr_scalar", "mixed_rows/ell",
-                                          "tiny_wide/csr_scalar", "tiny_wide/ell",         "tiny_wide/coo",
-                                          "tiny_wide/csr_vector", "tiny_wide/hyb",         "tiny_wide/jds"};
+  const std::vector<std::string> expected{"coo/mixed_rows",       "coo/tiny_wide",         "csr_scalar/mixed_rows",
+                                          "csr_scalar/tiny_wide", "csr_vector/mixed_rows", "csr_vector/tiny_wide",
+                                          "ell/mixed_rows",       "ell/tiny_wide",         "hyb/mixed_rows",
+                                          "hyb/tiny_wide",        "jds/mixed_rows",        "jds/tiny_wide"};
   EXPECT_EQ(graded, expected) << context_;
-  const auto names = [](const Json& report) {
-    std::vector<std::string> all;
-    for (const auto& test : report.at("tests")) all.push_back(test.at("name").get<std::string>());
-    return all;
-  };
-  EXPECT_EQ(names(results()), names(usual)) << "the report's rows moved with the order of grading";
+  // The reports' order (kernel, then case: report_common.cpp) is the
+  // order graded too.
+  const Json report = results();
+  std::vector<std::string> reported;
+  for (const auto& test : report.at("tests")) {
+    std::string name = test.at("name").get<std::string>();
+    reported.push_back(name.replace(name.find(" / "), 3, "/"));
+  }
+  EXPECT_EQ(reported, expected) << context_;
 }
 
-// Short rows (correctness only) of a case share a runner: once a row of
-// the case was short, the next rows take the runner it left loaded. The
-// stub-faults plugin in mixed_rows: coo is not implemented (its runner is
-// kept, but csr_scalar is not yet known short: a runner of its own);
-// csr_vector, wrong in csr_scalar's runner, is graded again in one of its
-// own; ell starts another and prints once; hyb and jds take ell's runner
-// and show only their own output. Rows scored by speed each have a runner.
-TEST_F(Prestart, ShortRowsOfACaseShareARunner) {
-  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(true)});
-  std::map<std::string, Json> by_kernel;
-  for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()] = row;
+// A kernel's rows share its runners. The stub-faults plugin: csr_scalar's
+// timed rows both write into its timing runner's log; ell prints once in
+// its process, and only the first row of each of its runners shows it;
+// hyb, wrong on any matrix but its process's first, fails tiny_wide after
+// passing mixed_rows in one runner, and passes it graded again in a runner
+// of its own (the detail says so); csr_vector, wrong in any runner, fails
+// each row first in its runner and is not graded again.
+TEST_F(Prestart, AKernelsRowsShareItsRunnersAndAFailureAfterAnotherIsGradedAlone) {
+  grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false)});
+  std::map<std::string, std::vector<Json>> by_kernel;
+  for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()].push_back(row);
   ASSERT_EQ(by_kernel.size(), 6U) << context_;
-  const auto log = [&](const std::string& kernel) {
-    return std::filesystem::path(by_kernel[kernel].at("log_file").get<std::string>()).filename().string();
+  const auto log = [](const Json& row) {
+    return std::filesystem::path(row.at("log_file").get<std::string>()).filename().string();
   };
-  const auto output = [&](const std::string& kernel) {
-    return by_kernel[kernel].at("submission_output").get<std::string>();
-  };
-  for (const auto& [kernel, row] : by_kernel) {
-    const std::string expected = kernel == "coo" ? "not_implemented" : kernel == "csr_vector" ? "wrong" : "pass";
-    EXPECT_EQ(verdict_of(row), expected) << kernel << ": " << row.at("summary").get<std::string>();
-    if (expected == "pass") {
-      EXPECT_FALSE(row.at("correctness_only").get<std::string>().empty()) << kernel;
-    }
-  }
-  EXPECT_EQ(log("csr_scalar"), "csr_scalar__mixed_rows.log");
-  EXPECT_EQ(log("csr_vector"), "csr_vector__mixed_rows.log") << "graded again in a runner of its own";
-  EXPECT_EQ(by_kernel["csr_vector"].at("detail").get<std::string>().find("Graded again in a runner of its own"), 0U)
-      << by_kernel["csr_vector"].at("detail").get<std::string>();
-  EXPECT_EQ(log("ell"), "ell__mixed_rows.log");
-  EXPECT_EQ(log("hyb"), "ell__mixed_rows.log") << "hyb did not take ell's runner";
-  EXPECT_EQ(log("jds"), "ell__mixed_rows.log") << "jds did not take ell's runner";
-  EXPECT_NE(output("ell").find("ell was here"), std::string::npos) << output("ell");
-  EXPECT_EQ(output("hyb").find("ell was here"), std::string::npos) << "hyb shows ell's output: " << output("hyb");
-  EXPECT_EQ(output("jds").find("ell was here"), std::string::npos) << "jds shows ell's output: " << output("jds");
-
-  grade(kStubFaultsPlugin, {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false)});
-  for (const auto& row : rows()) {
-    const std::string kernel = row.at("kernel").get<std::string>();
-    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
-              kernel + "__mixed_rows.log")
-        << kernel << ": a row scored by speed did not have a runner of its own";
-  }
-}
-
-// A row predicted short (an earlier grading's cache says so) that its own
-// pilot finds scored by speed does not use the runner kept for it: one of
-// its own is started, the row is scored, and its log is its own.
-TEST_F(Prestart, ARowPredictedShortButScoredStartsARunnerOfItsOwn) {
-  const auto cache = scratch_ / "cache";
-  std::filesystem::create_directories(cache);
-  std::filesystem::permissions(cache, std::filesystem::perms::owner_all);
-  for (const char* kernel : {"coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"}) {
-    write_text(cache / (std::string("mixed_rows__") + kernel + ".short"), "1\n");
-  }
-  grade(kStubFaultsPlugin,
-        {"--timeout", "30", "--case", "mixed_rows", "--policy", policy(false), "--cusparse-cache", cache.string()});
-  const auto all = rows();
-  ASSERT_EQ(all.size(), 6U) << context_;
-  for (const auto& row : all) {
-    const std::string kernel = row.at("kernel").get<std::string>();
-    if (kernel == "coo" || kernel == "csr_vector") continue;
-    EXPECT_EQ(verdict_of(row), "pass") << kernel << ": " << row.at("summary").get<std::string>();
-    EXPECT_TRUE(row.at("phase_ms").contains("submission_calibration")) << kernel << " was not timed as a scored row";
-    EXPECT_EQ(std::filesystem::path(row.at("log_file").get<std::string>()).filename().string(),
-              kernel + "__mixed_rows.log")
-        << kernel;
-  }
-  // The rows' own findings replace the prediction.
-  std::ifstream csr_scalar(cache / "mixed_rows__csr_scalar.short");
-  int value = -1;
-  csr_scalar >> value;
-  EXPECT_EQ(value, 0);
-}
-
-// A row that fails in a runner kept from another kernel's row (coo, not
-// implemented, then csr_vector, wrong, in the second case) is graded again
-// in a runner of its own, and keeps its verdict; the stub's row is graded
-// once.
-TEST_F(Prestart, ARowFailingInAKeptRunnerIsGradedAgainInItsOwn) {
-  grade(kStubFaultsPlugin, {"--kernel", "coo,csr_vector", "--timeout", "30"});
-  const auto all = rows();
-  ASSERT_EQ(all.size(), 4U) << context_;
-  for (const auto& row : all) {
-    const std::string kernel = row.at("kernel").get<std::string>();
-    EXPECT_EQ(verdict_of(row), kernel == "coo" ? "not_implemented" : "wrong") << row.at("summary").get<std::string>();
-  }
-  // Rows in order: coo and csr_vector of mixed_rows, then of tiny_wide.
+  const auto detail = [](const Json& row) { return row.at("detail").get<std::string>(); };
   const std::string again = "Graded again in a runner of its own";
-  EXPECT_EQ(all[3].at("detail").get<std::string>().find(again), 0U) << all[3].at("detail").get<std::string>();
-  EXPECT_NE(all[3].at("log_file"), all[2].at("log_file")) << "the row graded again kept the other's log";
-  for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(all[i].at("detail").get<std::string>().find(again), std::string::npos) << i;
+  for (const Json& row : by_kernel["csr_scalar"]) {
+    EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
+    EXPECT_EQ(log(row), "csr_scalar__mixed_rows.timing.log") << "not the kernel's timing runner";
+  }
+  ASSERT_EQ(by_kernel["ell"].size(), 2U);
+  for (const Json& row : by_kernel["ell"]) EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
+  const std::string first_output = by_kernel["ell"][0].at("submission_output").get<std::string>();
+  const std::string second_output = by_kernel["ell"][1].at("submission_output").get<std::string>();
+  EXPECT_NE(first_output.find("ell was here"), std::string::npos) << first_output;
+  EXPECT_EQ(second_output.find("ell was here"), std::string::npos) << "the second row shows the first's output";
+  ASSERT_EQ(by_kernel["hyb"].size(), 2U);
+  EXPECT_EQ(verdict_of(by_kernel["hyb"][0]), "pass") << by_kernel["hyb"][0].at("summary").get<std::string>();
+  EXPECT_EQ(detail(by_kernel["hyb"][0]).find(again), std::string::npos);
+  const Json& regraded = by_kernel["hyb"][1];
+  EXPECT_EQ(verdict_of(regraded), "pass") << regraded.at("summary").get<std::string>() << "\n" << context_;
+  EXPECT_EQ(detail(regraded).find(again), 0U) << detail(regraded);
+  EXPECT_NE(detail(regraded).find("wrong"), std::string::npos) << "the first grading's verdict is not said";
+  EXPECT_TRUE(regraded.at("phase_ms").contains("first_attempt"));
+  for (const Json& row : by_kernel["csr_vector"]) {
+    EXPECT_EQ(verdict_of(row), "wrong") << row.at("summary").get<std::string>();
+    EXPECT_EQ(detail(row).find(again), std::string::npos) << "failed first in its runner, yet graded again";
   }
 }
 

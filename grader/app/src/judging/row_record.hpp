@@ -113,14 +113,6 @@ struct RowRecord {
   // Where the row's output begins in log_file: a runner kept for several
   // rows writes all of theirs into the log of the first.
   std::uintmax_t log_offset = 0;
-  // A row tried first (RowPlan::tried_first) whose runs were correct: it is
-  // graded again from the start, and this record says nothing more.
-  bool passed_when_tried = false;
-  // The row's runner, its plugin loaded, handed on with its hold on the
-  // GPU's share (RowPlan::may_keep_runner): for the next row, of the case
-  // or the next, that is correctness only or tried first.
-  std::unique_ptr<Runner> kept;
-  GpuShare::Hold kept_activity;
   // Wall-clock milliseconds the grader spent in each phase of the row
   // (waiting for the runner, cuSPARSE, the reference, ...): where a
   // grading's time goes.

@@ -28,6 +28,9 @@ class ReferenceWindows {
   bool measure_cusparse();
   // The row's matrix set up in the reference runner.
   bool set_up();
+  // The row's matrix and its bursts of the links chosen set up again, after
+  // other rows' (a kernel's rows are timed in turn: kernel_grading.hpp).
+  bool set_up_again() { return set_up() && reference_chain(row_.bursts.links); }
   // Links per burst, from the reference's pilot bursts.
   bool choose_links();
   // With the GPU to the row, the links chosen looked at again.

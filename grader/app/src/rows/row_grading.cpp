@@ -9,6 +9,7 @@
 #include "rows/link_checks.hpp"
 #include "rows/reference_windows.hpp"
 #include "rows/row_timing.hpp"
+#include "rows/submission_bursts.hpp"
 #include "rows/submission_session.hpp"
 
 namespace spmv::grade {
@@ -41,7 +42,6 @@ class RowGrader {
       row_.be_active();
     }
     row_.phase("share", true);
-    if (row_.plan.tried_first) return try_first();
     // Until the reference's first bursts are timed (after the row's own
     // runner is up: a reservation would hold its start back).
     row_.reservation = row_.factory.reserve();
@@ -80,33 +80,8 @@ class RowGrader {
   RowGrader& operator=(const RowGrader&) = delete;
 
  private:
-  // A row tried first: the submission's load, set-up and runs, and their
-  // check, with nothing of the reference. A row that fails ends with its
-  // verdict; one that passes is to be graded again from the start.
-  RowRecord try_first() {
-    row_.deadline = after_seconds(row_.plan.timeout_s);
-    if (!session_.correctness_runs()) return finish();
-    row_.record.passed_when_tried =
-        evaluate_correctness(row_.prepared, *row_.record.results, row_.record.modified_inputs).passed;
-    row_.phase("check", true);
-    row_.record.completed = true;
-    row_.record.stage = Stage::kDone;
-    return finish();
-  }
-
   RowRecord finish() {
     RowRecord& record = row_.record;
-    // A runner that is well and loaded, after a kernel that answered "not
-    // implemented" at a run (a stub's) or a short row that passed, goes to
-    // the next such row, of this case or the next (RowPlan::may_keep_runner).
-    const bool stub = record.refused == ReplyKind::kNotImplemented && record.stage >= Stage::kRun1;
-    const bool short_pass = record.completed && passed_ && record.timing.timed && record.timing.short_row &&
-                            record.timing.wrong_timed_launch.empty();
-    if (row_.plan.may_keep_runner && session_.has_runner() && (stub || short_pass) &&
-        record.end.kind == RunnerEnd::Kind::kRunning && row_.active.held() && !row_.alone.held()) {
-      record.kept = session_.release_runner();
-      record.kept_activity = std::move(row_.active);
-    }
     // A runner that finished its row, or answered that its kernel is not
     // implemented (a stub's every row), ends in the background; any other
     // is ended now, for how it ended.
@@ -144,11 +119,6 @@ class RowGrader {
       row_.reservation.release();
       return reference_.warmup() && reference_.time_before() && row_.phase("reference_bursts", true);
     }
-    // A runner kept from the case's row before has run this student's code:
-    // a row scored by speed needs one that has not (its calibration before
-    // the plugin's load, and the reference timed with nothing of the
-    // submission alive).
-    if (session_.loaded() && !session_.fresh_runner()) return false;
     // The previous row's runner gone before anything is timed (its end
     // overlaps the pilot, which sets the links only).
     row_.factory.settle();
@@ -175,7 +145,7 @@ class RowGrader {
   bool time_reference_after() {
     if (reference_.short_row()) {
       row_.quiet.release();
-      if (!row_.plan.may_keep_runner) session_.retire();  // else finish() keeps or retires it
+      session_.retire();
       finish_timing();
       return true;
     }
@@ -190,28 +160,14 @@ class RowGrader {
     return true;
   }
 
-  // The submission's bursts: captured once (its host code runs here and
-  // never again in a burst), then timed by the grader's clock, each
-  // followed by full checks of links chosen at random after its reply.
+  // The submission's bursts (submission_bursts.hpp), with the GPU quiet
+  // while they are timed but for a short row's, whose times score nothing
+  // (a runner may start beside them).
   bool time_submission() {
-    row_.record.stage = Stage::kCapturing;
-    Request chain = make_request(Command::kChain);
-    chain.links = row_.bursts.links;
-    if (!row_.phase("capture", session_.step(Stage::kCapturing, chain))) return false;
-    // A short row's bursts check its launches and report a time, which
-    // scores nothing: a runner may start beside them.
-    if (!reference_.short_row()) row_.quiet = row_.factory.quiet();
-    row_.phase("quiet", true);
-    for (int k = 0; k < std::max(row_.plan.timing.warmup_runs, 1); ++k) {
-      if (!submission_burst(false)) return false;  // the graph's first launch uploads it
-    }
-    row_.phase("warmup", true);
-    row_.record.stage = Stage::kTiming;
-    runner::TimingOptions options = row_.plan.timing;
-    // A row too short to score by speed: its time is reported, not refined.
-    if (reference_.short_row()) options.max_runs = options.min_runs;
-    while (needs_more_bursts(row_.bursts.submission.bursts_ms, row_.bursts.calibration(), options)) {
-      if (!submission_burst(true)) return false;
+    if (!time_submission_bursts(row_, session_, checks_, reference_.short_row(), [&] {
+          if (!reference_.short_row()) row_.quiet = row_.factory.quiet();
+        })) {
+      return false;
     }
     // The runner is needed no more: it ends (its CUDA context torn down);
     // the checks of the links it copied out come after the reference's
@@ -220,43 +176,9 @@ class RowGrader {
     // ends would outlast that (a context takes longer to make than to end)
     // and hold those bursts up; it waits for the row's next stretch without
     // timing instead.
-    if (!on_device()) row_.quiet.release();
-    // A short row's runner may go on to the next keepable row (finish()).
-    if (!(row_.plan.may_keep_runner && reference_.short_row())) session_.retire();
+    if (!bursts_on_device(row_.bursts)) row_.quiet.release();
+    session_.retire();
     return true;
-  }
-
-  // Whether the bursts ran on a GPU (a device runner times them by its
-  // events too; the host path's are 0).
-  [[nodiscard]] bool on_device() const {
-    const std::vector<double>& events = row_.bursts.submission.event_ms;
-    return std::any_of(events.begin(), events.end(), [](double ms) { return ms > 0; });
-  }
-
-  bool submission_burst(bool keep) {
-    const int links = row_.bursts.links;
-    Side& side = row_.bursts.submission;
-    Request request = make_request(Command::kBurst);
-    request.seed = row_.random();
-    Reply reply;
-    if (!session_.step(row_.record.stage, request, {}, &reply)) return false;
-    const double ms = session_.runner().last_round_trip_ms();
-    if (reply.links != links) {
-      row_.record.refused = ReplyKind::kFailed;
-      row_.record.message = "the burst's reply carries " + std::to_string(reply.links) + " digests for " +
-                            std::to_string(links) + " launches";
-      return false;
-    }
-    int checks = kChecksPerBurst;
-    if (keep) {
-      side.bursts_ms.push_back(ms);
-      side.event_ms.push_back(reply.ms);
-      // A burst that may decide the time is checked more (a short row's
-      // time decides nothing).
-      if (!reference_.short_row() && among_fastest_two(ms, side.bursts_ms)) checks = kChecksFastBurst;
-    }
-    const auto digests = std::make_shared<std::vector<std::uint64_t>>(reply.digests, reply.digests + links);
-    return checks_.check_links(session_, request.seed, digests, checks);
   }
 
   void finish_timing() {

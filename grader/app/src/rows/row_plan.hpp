@@ -38,20 +38,7 @@ struct RowPlan {
   // graded again, having not passed cleanly beside other gradings); else
   // alone only while the row is timed (gpu_share.hpp).
   bool alone = false;
-  // Its kernel did not pass its previous row: its correctness runs come
-  // first, before anything of the reference, and a row that fails ends
-  // there (a stub's rows cost a runner and its runs, not the reference's
-  // set-up and timing). One whose runs are correct is graded again from
-  // the start (RowRecord::passed_when_tried).
-  bool tried_first = false;
-  // The row may hand its runner on, loaded, to the next keepable row
-  // (RowRecord::kept): when its kernel answered "not implemented" at a run
-  // (a stub's), or it passed as a short row (correctness only), and the
-  // runner is well. A row scored by speed never does: its runner must not
-  // have run anything of the submission before the reference's bursts.
-  bool may_keep_runner = false;
-  // The row's own log: a row given a kept runner (PendingRunner::loaded)
-  // that turns out to be scored by speed starts a fresh runner into it.
+  // The row's own log.
   std::filesystem::path log;
 };
 
@@ -98,10 +85,17 @@ struct PendingRunner {
   // (RowRecord::kept), with its hold on the GPU's share.
   std::unique_ptr<Runner> loaded;
   GpuShare::Hold activity;
+  // Or a runner started (its "CUDA ready" received) that has not loaded the
+  // plugin: a kernel's runner handed from row to row before its load.
+  std::unique_ptr<Runner> started;
   // Where this row's output begins in `log` (a kept runner's log holds the
   // rows before too).
   std::uintmax_t log_offset = 0;
-  std::unique_ptr<Runner> take() { return loaded ? std::move(loaded) : starting.get(); }
+  std::unique_ptr<Runner> take() {
+    if (loaded) return std::move(loaded);
+    if (started) return std::move(started);
+    return starting.get();
+  }
 };
 PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesystem::path& log,
                                       bool append_log = false);
@@ -134,6 +128,9 @@ class RowState {
 
   // Charges the time since the previous phase to `name`; passes `ok` on.
   bool phase(const char* name, bool ok);
+  // The phases' clock from now: the time since the last phase was another
+  // row's (a kernel's rows take turns: kernel_grading.hpp).
+  void resume_clock() { phase_start_ = Clock::now(); }
 
   // The row's hold on the GPU's share: active (waits while another grading
   // times), or alone (the activity let go first: a member waiting to be

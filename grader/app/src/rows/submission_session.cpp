@@ -40,6 +40,11 @@ bool SubmissionSession::start() {
     loaded_ = true;
     return true;
   }
+  // A kernel's runner, up and not loaded, from the row before.
+  if (pending_.started) {
+    runner_ = pending_.take();
+    return true;
+  }
   // The runner started ahead, if it is still starting (runners start one
   // or two at a time, beside the rows).
   runner_ = pending_.take();
@@ -58,25 +63,6 @@ bool SubmissionSession::start() {
     row_.record.grader_failure = "the submission's runner did not start (4 attempts in 4 s): " + why;
   }
   return false;
-}
-
-// The kept runner ended, and one of the row's own started in its place
-// (into the row's own log); false if it does not start.
-// Nothing is held while it starts, as at the row's beginning: a start
-// waits for the others' timed stretches (a hold on the share would keep
-// them waiting in turn) and for this row's reservation.
-bool SubmissionSession::fresh_runner() {
-  retire();
-  row_.reservation.release();
-  loaded_ = false;
-  log_ = row_.plan.log;
-  row_.record.log_file = log_;
-  row_.record.log_offset = 0;
-  pending_ = start_submission_runner(row_.factory, log_, true);
-  if (!row_.phase("start", start())) return false;
-  row_.be_active();
-  row_.reservation = row_.factory.reserve();
-  return row_.phase("share", true);
 }
 
 bool SubmissionSession::correctness_runs() {

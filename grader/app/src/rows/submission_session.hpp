@@ -28,9 +28,6 @@ class SubmissionSession {
   // Waits for "CUDA ready" (or takes the runner kept from the row before);
   // false (the record says why) if every attempt fails.
   bool start();
-  // The kept runner ended, and one of the row's own started in its place;
-  // false if it does not start.
-  bool fresh_runner();
   // The submission's load, set-up and checked runs, its results kept; false
   // (the record says why) if a step failed.
   bool correctness_runs();

@@ -1,0 +1,50 @@
+// A kernel's rows (one per case of a group) graded through runners of the
+// kernel, not one per row, in five steps:
+//
+//   1. correctness: one runner loads the plugin and serves the rows in turn
+//      (the case set up, three checked runs). Nothing of the reference runs
+//      yet: a stub's or a broken kernel's rows cost one runner and their runs.
+//   2. the reference's windows before (reference_windows.hpp) for every row
+//      that passed, that runner gone: links chosen from the reference's
+//      pilot, a warm-up, timed bursts. Nothing of the submission has its
+//      plugin loaded while they are timed.
+//   3. timing: a second runner, started while step 1 ran, times its own
+//      calibration bursts for every row scored by speed before it loads the
+//      plugin; then row by row the case set up, three checked runs, the
+//      launch captured, bursts timed by the grader's clock, links copied out
+//      (submission_bursts.hpp).
+//   4. that runner ended (its CUDA context gone): the reference's windows
+//      after, for every row scored by speed, compared with those before.
+//   5. the copied links checked against their golden products (CPU), each
+//      row's timing made of its bursts.
+//
+// A runner in which a row fails (a crash, a timeout, a wrong result, a
+// refused step) ends there; the next row gets a fresh one (calibrated
+// afresh before its load in step 3). A row that fails in a runner that
+// served an earlier row is graded again on its own (KernelRow::again_alone,
+// row_grading.hpp): what the earlier rows did in that process never decides
+// another row's verdict. A row that passes there is its kernel's own pass:
+// what an earlier row left behind cannot make a result right for an x it
+// has not seen, and each timed launch is checked by the grader.
+#pragma once
+
+#include <vector>
+
+#include "judging/row_record.hpp"
+#include "rows/row_plan.hpp"
+
+namespace spmv::grade {
+
+struct KernelRow {
+  RowRecord record;          // as graded in the kernel's runners
+  bool again_alone = false;  // failed after another row in its runner: grade it alone
+};
+
+// The rows of `plans` (one kernel, cases in grading order; each plan's log
+// is the row's own), graded in the order given. The runners write into the
+// first row's log (the rows after begin at their offset in it), step 3's
+// into its ".timing" sibling. `timing_ahead`: step 3's runner starts with
+// step 1 (else at step 3).
+std::vector<KernelRow> grade_kernel(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead);
+
+}  // namespace spmv::grade
