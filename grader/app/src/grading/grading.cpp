@@ -5,6 +5,7 @@
 #include <future>
 #include <map>
 #include <optional>
+#include <thread>
 
 #include "cases/case_data.hpp"
 #include "grading/cusparse_cache.hpp"
@@ -23,8 +24,9 @@ struct CaseState {
   std::string error;  // the PrepareError's message
 };
 
-// Cases prepared by other threads while others are graded (GPU gradings only).
-constexpr std::size_t kCasesPreparedAhead = 2;
+// Cases prepared by other threads while others are, at most (GPU gradings
+// only): a group's cases are all needed before its first kernel is graded.
+std::size_t cases_prepared_ahead() { return std::max(2U, std::thread::hardware_concurrency() / 2); }
 // A group of cases graded kernel by kernel holds at most about this many
 // matrix entries (the cases prepared, their images and golden results in
 // the grader's memory at once): any number of small cases, one large one.
@@ -139,7 +141,7 @@ class Grading {
   // there, each case is prepared at its turn.
   void prepare_ahead(const std::vector<RowResult>& rows, std::size_t c) {
     if (!needs_gpu_ || gpu_missing()) return;
-    for (std::size_t next = c + 1; next < setup_.cases.size() && next <= c + kCasesPreparedAhead; ++next) {
+    for (std::size_t next = c + 1; next < setup_.cases.size() && next <= c + cases_prepared_ahead(); ++next) {
       if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
       preparing_.emplace(next,
                          std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {

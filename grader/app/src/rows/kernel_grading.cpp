@@ -224,9 +224,11 @@ class KernelGrader {
   // Returns the row to go on from (in a fresh runner).
   std::size_t run_timing_runner(KernelRunner& current, std::size_t first) {
     if (current.none()) {
-      // A fresh runner, its start let in (a start waits while the GPU is
-      // kept quiet).
+      // A fresh runner, its start let in: a start waits while the GPU is
+      // kept quiet, and while any grading sharing the GPU times (this one
+      // too); the starts queued before it too.
       quiet_.release();
+      stretch_.release();
       // The kernel's first timing runner writes into the log named after
       // its first row, whenever it starts; one after a failure into its
       // first row's.
@@ -241,7 +243,7 @@ class KernelGrader {
       row.state.resume_clock();
       SubmissionSession session(row.state, hand_on(current));
       const bool started = row.state.phase("start", session.start());
-      if (!quiet_.held()) quiet_ = factory_.quiet();
+      hold_for_timing();
       const bool calibrated = started && session.calibrate();
       if (session.has_runner()) current.runner = session.release_runner();
       if (!calibrated) {
@@ -256,12 +258,15 @@ class KernelGrader {
       const bool after_another = current.served > 0;
       row.state.deadline = after_seconds(row.state.plan.timeout_s);
       row.state.resume_clock();
-      if (!quiet_.held()) quiet_ = factory_.quiet();  // a short row's first runner came to it unquiet
       SubmissionSession session(row.state, hand_on(current));
+      // A short row may be the first of a fresh runner: its start done, the
+      // GPU is held again for the bursts.
+      const bool started = session.start();
+      hold_for_timing();
       row.results = session.results();
       const bool short_row = row.reference.short_row();
       const bool ok =
-          session.start() && session.correctness_runs() &&
+          started && session.correctness_runs() &&
           evaluate_correctness(row.state.prepared, *row.state.record.results, row.state.record.modified_inputs)
               .passed &&
           row.state.phase("check", true) &&
@@ -284,6 +289,12 @@ class KernelGrader {
       return at + 1;
     }
     return rows_.size();
+  }
+
+  // Steps 2 to 4's holds, taken again after a fresh runner's start.
+  void hold_for_timing() {
+    if (!quiet_.held()) quiet_ = factory_.quiet();
+    if (!stretch_.held()) stretch_ = factory_.alone();
   }
 
   void collect_checks() {
