@@ -165,8 +165,9 @@ TEST_F(GradeEndToEnd, EachRowKeepsItsOwnVerdict) {
 }
 
 TEST_F(GradeEndToEnd, KilledMidRunLeavesValidResultsWithFinishedRows) {
-  // Each row of the hanging fake takes the 3 s limit: kill the grader once
-  // the first kernel's rows are reported, while the next kernel's hang.
+  // Each row of the hanging fake takes the 3 s limit, the kernels' rows
+  // checked at once: kill the grader once the first are reported (all
+  // three kernels' first rows timed out), before or while the rest are.
   std::vector<std::string> arguments = args(fake("hang"), {"--kernel", "coo,csr_scalar,ell", "--timeout", "3"});
   GradeProcess process(arguments, scratch_.path());
   const auto rows_file = output_dir() / "rows.jsonl";
@@ -174,9 +175,7 @@ TEST_F(GradeEndToEnd, KilledMidRunLeavesValidResultsWithFinishedRows) {
   while (read_json_lines(rows_file).empty() && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const std::size_t reported = read_json_lines(rows_file).size();
-  ASSERT_GE(reported, 1U) << "the first row did not finish in time";
-  ASSERT_LT(reported, 6U) << "the grading finished before it could be killed";
+  ASSERT_GE(read_json_lines(rows_file).size(), 1U) << "the first row did not finish in time";
   process.kill_now();
   process.wait();
 
@@ -191,8 +190,12 @@ TEST_F(GradeEndToEnd, KilledMidRunLeavesValidResultsWithFinishedRows) {
     not_run += verdict == "not_run" ? 1 : 0;
   }
   EXPECT_GE(finished, 1);
-  EXPECT_GE(not_run, 1);
   EXPECT_EQ(finished + not_run, 6);
+  // The reports are written before rows.jsonl: a kill between the two
+  // leaves the journal a row behind (graded again by --resume), never ahead.
+  const int journal = static_cast<int>(read_json_lines(rows_file).size());
+  EXPECT_TRUE(journal == finished || journal + 1 == finished)
+      << journal << " rows in the journal, " << finished << " finished in the report";
 
   // The hanging child died with the grader (it runs in the scratch folder).
   const auto gone_by = std::chrono::steady_clock::now() + std::chrono::seconds(5);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <mutex>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -89,7 +90,15 @@ std::vector<float> x_for_seed(std::size_t size, std::uint64_t seed) {
   return x;
 }
 
+namespace {
+// The images are made ahead, with the case; one made at its row may be
+// asked for by the kernels' rows checked on threads of their own beside
+// each other (grading.cpp).
+std::mutex images_mutex;
+}  // namespace
+
 int matrix_image(PreparedCase& p, spmv_format format) {
+  const std::lock_guard lock(images_mutex);
   if (const auto it = p.images.find(format); it != p.images.end()) return *it->second;
   const auto make = [&]() -> runner::AnyMatrix {
     std::optional<runner::AnyMatrix> matrix;
@@ -106,6 +115,7 @@ int matrix_image(PreparedCase& p, spmv_format format) {
 }
 
 int shape_image(PreparedCase& p) {
+  const std::lock_guard lock(images_mutex);
   if (!p.shape) {
     CsrMatrix empty;
     empty.rows = p.csr.rows;

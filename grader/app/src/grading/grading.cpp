@@ -210,7 +210,25 @@ class Grading {
         by_kernel[rows[i].kernel].push_back(i);
       }
     }
-    for (const std::string& kernel : kernels) grade_kernel_rows(rows, by_kernel[kernel]);
+    // Each kernel's rows checked (step 1 of kernel_grading.hpp), all
+    // kernels at once on threads of their own; then each kernel timed in
+    // turn, its rows judged and reported.
+    std::vector<std::vector<RowPlan>> plans;
+    std::vector<KernelGrading> kernels_graded;
+    for (const std::string& kernel : kernels) {
+      plans.push_back(plans_of(rows, by_kernel[kernel]));
+      kernels_graded.emplace_back(plans.back(), runners_, settings_.prestart > 0);
+    }
+    {
+      std::vector<std::future<void>> checking;
+      for (auto& graded : kernels_graded) {
+        checking.push_back(std::async(std::launch::async, [&graded] { graded.check(); }));
+      }
+      for (auto& check : checking) check.get();
+    }
+    for (std::size_t k = 0; k < kernels.size(); ++k) {
+      judge_kernel_rows(rows, by_kernel[kernels[k]], plans[k], kernels_graded[k].time());
+    }
     for (const auto c : group) cases_.erase(c);
   }
 
@@ -249,24 +267,28 @@ class Grading {
             setup_.policy.min_reference_us};
   }
 
-  // One kernel's rows of the group, in its runners (kernel_grading.hpp),
-  // then each judged and, where its first grading cannot stand alone,
-  // graded again in a runner of its own.
-  void grade_kernel_rows(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) {
+  // One kernel's rows' plans, in order; a case measured by cuSPARSE once,
+  // by the kernel graded first.
+  std::vector<RowPlan> plans_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) {
     std::vector<RowPlan> plans;
     for (const auto i : indices) {
-      // A case measured by cuSPARSE once, by the kernel graded first.
       plans.push_back(plan_of(rows[i], prepared_of(rows[i])));
       if (measured_cusparse_.count(rows[i].case_name) != 0) plans.back().measure_cusparse = false;
     }
     for (auto& plan : plans) {
       if (plan.measure_cusparse) measured_cusparse_.insert(plan.prepared->test_case.name);
     }
-    reporter_.row_started(rows, indices.front());
-    std::vector<KernelRow> graded = grade_kernel(plans, runners_, settings_.prestart > 0);
+    return plans;
+  }
+
+  // One kernel's rows as its runners graded them (kernel_grading.hpp), each
+  // judged and, where its first grading cannot stand alone, graded again in
+  // a runner of its own; reported in turn.
+  void judge_kernel_rows(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices,
+                         const std::vector<RowPlan>& plans, std::vector<KernelRow> graded) {
     for (std::size_t k = 0; k < indices.size(); ++k) {
       const std::size_t i = indices[k];
-      if (k > 0) reporter_.row_started(rows, i);
+      reporter_.row_started(rows, i);
       judge_kernel_row(rows[i], plans[k], graded[k]);
       reporter_.row_finished(rows, i);
       if (needs_gpu_ && (rows[i].verdict == Verdict::kCrash || rows[i].verdict == Verdict::kTimeout)) {

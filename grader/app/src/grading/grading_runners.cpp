@@ -148,6 +148,7 @@ void GradingRunners::restart_reference() {
 }
 
 void GradingRunners::retire(std::unique_ptr<Runner> runner, GpuShare::Hold activity) {
+  const std::lock_guard lock(retiring_mutex_);
   retiring_.push_back(std::async(
       std::launch::async, [runner = std::move(runner), activity = std::move(activity), share = share_.get()]() mutable {
         // A runner ending is work on the GPU (its context torn down).
@@ -176,8 +177,12 @@ GradingRunners::~GradingRunners() {
 QuietGpu::Hold GradingRunners::quiet() { return quiet_.quiet(kQuietPatience); }
 
 void GradingRunners::settle() {
-  for (auto& ending : retiring_) ending.get();
-  retiring_.clear();
+  std::vector<std::future<void>> ending;
+  {
+    const std::lock_guard lock(retiring_mutex_);
+    ending.swap(retiring_);
+  }
+  for (auto& each : ending) each.get();
 }
 
 void GradingRunners::check_gpu_health(const RowResult& row, int device, const std::filesystem::path& output_dir) {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,6 +81,7 @@ class GradingRunners final : public RunnerFactory {
   std::unique_ptr<Runner> reference_;
   std::future<std::unique_ptr<Runner>> reference_starting_;
   std::string ready_message_;
+  std::mutex retiring_mutex_;  // retire() is called from the threads of the kernels' checks too
   std::vector<std::future<void>> retiring_;
 };
 

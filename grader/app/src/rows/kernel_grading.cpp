@@ -62,6 +62,8 @@ struct KernelRunner {
   }
 };
 
+}  // namespace
+
 class KernelGrader {
  public:
   KernelGrader(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead)
@@ -70,17 +72,21 @@ class KernelGrader {
     for (const RowPlan& plan : plans) rows_.push_back(std::make_unique<Row>(plan, factory));
   }
 
-  std::vector<KernelRow> grade() {
-    if (rows_.empty()) return {};
-    // The timing runner makes its CUDA context while step 1 runs.
-    KernelRunner timing;
-    if (timing_ahead_) timing.start(factory_, timing_log(rows_.front()->state.plan.log));
+  // Step 1 (the timing runner started ahead, making its CUDA context
+  // meanwhile).
+  void check() {
+    if (rows_.empty()) return;
+    if (timing_ahead_) timing_.start(factory_, timing_log(rows_.front()->state.plan.log));
     correctness_first();
     timing_started_ = timing_ahead_;
+  }
+
+  // Steps 2 to 5, and every row's record.
+  std::vector<KernelRow> time() {
     if (any_passed()) {
-      time_rows(timing);
+      time_rows(timing_);
     } else {
-      retire(timing);
+      retire(timing_);
     }
     std::vector<KernelRow> out;
     out.reserve(rows_.size());
@@ -355,16 +361,18 @@ class KernelGrader {
   RunnerFactory& factory_;
   bool timing_ahead_;
   bool timing_started_ = false;  // step 3 has had a runner
+  KernelRunner timing_;          // step 3's first runner
   std::vector<std::unique_ptr<Row>> rows_;
   std::vector<std::pair<Row*, std::future<bool>>> checking_;
   QuietGpu::Hold quiet_;    // steps 2 to 4: no runner starts while they are timed
   GpuShare::Hold stretch_;  // steps 2 to 4: alone on a GPU shared with other gradings
 };
 
-}  // namespace
-
-std::vector<KernelRow> grade_kernel(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead) {
-  return KernelGrader(plans, factory, timing_ahead).grade();
-}
+KernelGrading::KernelGrading(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead)
+    : grader_(std::make_unique<KernelGrader>(plans, factory, timing_ahead)) {}
+KernelGrading::~KernelGrading() = default;
+KernelGrading::KernelGrading(KernelGrading&&) noexcept = default;
+void KernelGrading::check() { grader_->check(); }
+std::vector<KernelRow> KernelGrading::time() { return grader_->time(); }
 
 }  // namespace spmv::grade

@@ -28,6 +28,7 @@
 // has not seen, and each timed launch is checked by the grader.
 #pragma once
 
+#include <memory>
 #include <vector>
 
 #include "judging/row_record.hpp"
@@ -40,11 +41,31 @@ struct KernelRow {
   bool again_alone = false;  // failed after another row in its runner: grade it alone
 };
 
+class KernelGrader;
+
 // The rows of `plans` (one kernel, cases in grading order; each plan's log
 // is the row's own), graded in the order given. The runners write into the
 // first row's log (the rows after begin at their offset in it), step 3's
 // into its ".timing" sibling. `timing_ahead`: step 3's runner starts with
 // step 1 (else at step 3).
-std::vector<KernelRow> grade_kernel(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead);
+class KernelGrading {
+ public:
+  KernelGrading(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead);
+  ~KernelGrading();
+  KernelGrading(KernelGrading&&) noexcept;
+  KernelGrading(const KernelGrading&) = delete;
+  KernelGrading& operator=(const KernelGrading&) = delete;
+
+  // Step 1. Several kernels' may run at once, on threads of their own
+  // (each row's runner is its own process; no timing is under way).
+  void check();
+  // Steps 2 to 5, once no kernel's step 1 is under way (its runners gone:
+  // nothing of the submission alive while the reference is timed); every
+  // row's record, in the order of `plans`.
+  std::vector<KernelRow> time();
+
+ private:
+  std::unique_ptr<KernelGrader> grader_;
+};
 
 }  // namespace spmv::grade
