@@ -281,6 +281,58 @@ TEST(ResultsJson, HiddenTestsCarryNoOutputAndVisibleOutputIsCappedAndPrintable) 
   EXPECT_EQ(report.at("extra_data").at("provenance").at("submission"), "sha256:" + sha256_hex("x"));
 }
 
+// What a student reads on the console and in summary.md: a
+// correctness-only row's progress line is marked in a short form, its
+// reason said once after the table; its speedup in brackets in both tables,
+// a scored row's plain.
+TEST(StudentReports, CorrectnessOnlyRowsAreMarkedAndTheirReasonSaidOnce) {
+  std::mt19937_64 rng(test::fresh_seed());
+  const std::string reason = "the reference's launch takes less than 1" + std::to_string(rng() % 9) +
+                             ".5 us, under the policy's timing.min_reference_us of 20 us: too short to rank by speed";
+  std::vector<RowResult> rows(3);
+  // Speedups a quarter apart: no two print alike.
+  const double base = 0.5 + static_cast<double>(rng() % 250) / 1000.0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    RowResult& row = rows[i];
+    row.kernel = "csr_scalar";
+    row.format = "csr";
+    row.case_name = "case_" + std::to_string(i);
+    row.case_order = static_cast<int>(i);
+    row.verdict = Verdict::kPass;
+    row.speedup = base + 0.25 * static_cast<double>(i);
+    row.submission_ms = 0.01;
+    row.reference_ms = 0.01 * *row.speedup;
+    row.summary = "pass: correct in all 3 runs (largest error 0.1 of the allowed)";
+  }
+  for (std::size_t i = 0; i < 2; ++i) {
+    rows[i].correctness_only = reason;
+    rows[i].summary += "; correctness only (" + reason + ")";
+  }
+  char scored[32];
+  std::snprintf(scored, sizeof scored, "%.2fx", *rows[2].speedup);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::string line = progress_line(rows[i], i + 1, rows.size());
+    EXPECT_EQ(line.find(reason), std::string::npos) << "the reason repeated on each line: " << line;
+    EXPECT_EQ(line.find("correctness only (*)") != std::string::npos, i < 2) << line;
+  }
+  RunInfo info;
+  const std::string console = console_report(default_policy(), rows, info);
+  std::size_t said = 0;
+  for (auto at = console.find(reason); at != std::string::npos; at = console.find(reason, at + 1)) ++said;
+  EXPECT_EQ(said, 1U) << console;
+  EXPECT_NE(console.find("(*) 2 rows are correctness only"), std::string::npos) << console;
+  const std::string markdown = markdown_summary(default_policy(), rows, info);
+  for (const std::string& text : {console, markdown}) {
+    for (std::size_t i = 0; i < 2; ++i) {
+      char unscored[32];
+      std::snprintf(unscored, sizeof unscored, "(%.2fx)", *rows[i].speedup);
+      EXPECT_NE(text.find(unscored), std::string::npos) << "an unscored speedup not in brackets:\n" << text;
+    }
+    EXPECT_NE(text.find(std::string(" ") + scored), std::string::npos) << text;
+    EXPECT_EQ(text.find(std::string("(") + scored + ")"), std::string::npos) << "a scored speedup in brackets";
+  }
+}
+
 // The run beside a kernel's journal (journal.hpp): every member survives a
 // write and a read, the full 64-bit seed included.
 TEST(RunInfoJson, EveryMemberSurvivesAWriteAndARead) {

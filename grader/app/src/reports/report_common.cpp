@@ -109,6 +109,8 @@ RowCells cells_of(const RowResult& row, const RowScore& score) {
   cells.ms = number("%.4g", row.submission_ms);
   cells.reference_ms = number("%.4g", row.reference_ms);
   cells.speedup = row.speedup ? number("%.2f", row.speedup) + "x" : "-";
+  // A correctness-only row's speedup scores nothing: shown apart.
+  if (row.speedup && !row.correctness_only.empty()) cells.speedup = "(" + cells.speedup + ")";
   cells.gbps = number("%.0f", row.gbps);
   cells.percent_of_copy = row.percent_of_copy ? number("%.0f", row.percent_of_copy) + "%" : "-";
   cells.cusparse_gbps = number("%.0f", row.cusparse_gbps);

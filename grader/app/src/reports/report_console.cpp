@@ -36,13 +36,44 @@ class TextTable {
   std::vector<std::array<std::string, kColumns>> rows_;
 };
 
+// The mark of a correctness-only row on the console, explained once at the
+// end (correctness_only_note).
+constexpr std::string_view kCorrectnessOnlyMark = "; correctness only (*)";
+
+// Why the console's correctness-only rows are not ranked by speed, said
+// once: how many, the policy's threshold, one row's own reason.
+std::string correctness_only_note(const Policy& policy, const std::vector<RowResult>& rows) {
+  const RowResult* example = nullptr;
+  std::size_t count = 0;
+  for (const auto& row : rows) {
+    if (row.correctness_only.empty()) continue;
+    ++count;
+    if (example == nullptr) example = &row;
+  }
+  if (example == nullptr) return {};
+  std::ostringstream out;
+  out << "(*) " << count << (count == 1 ? " row is" : " rows are")
+      << " correctness only: scored for being correct, not ranked by speed (a speedup in brackets counts "
+         "nothing). The reference's launch on such a case is too short for the grader's clock to rank (the "
+         "policy's timing.min_reference_us is "
+      << policy.min_reference_us << " us), e.g. " << example->kernel << " / " << example->case_name << ": "
+      << example->correctness_only << ".";
+  return out.str();
+}
+
 }  // namespace
 
 std::string progress_line(const RowResult& row, std::size_t done, std::size_t total) {
   const std::string count = std::to_string(total);
   std::string index = std::to_string(done);
   index.insert(0, count.size() - index.size(), ' ');
-  return "[" + index + "/" + count + "] " + row.kernel + " / " + row.case_name + ": " + row.summary;
+  std::string summary = row.summary;
+  // A correctness-only row's reason is said once, at the end.
+  const std::string reason = "; correctness only (" + row.correctness_only + ")";
+  if (const auto at = summary.find(reason); !row.correctness_only.empty() && at != std::string::npos) {
+    summary.replace(at, reason.size(), kCorrectnessOnlyMark);
+  }
+  return "[" + index + "/" + count + "] " + row.kernel + " / " + row.case_name + ": " + summary;
 }
 
 std::string console_report(const Policy& policy, const std::vector<RowResult>& unordered, const RunInfo& info) {
@@ -68,6 +99,7 @@ std::string console_report(const Policy& policy, const std::vector<RowResult>& u
   if (info.copy_gbps)
     out << "\nDevice: " << info.device << ", copy bandwidth " << static_cast<long>(*info.copy_gbps) << " GB/s\n";
   for (const auto& note : info.notes) out << '\n' << note << '\n';
+  if (const std::string note = correctness_only_note(policy, rows); !note.empty()) out << '\n' << note << '\n';
   if (const std::string problems = setup_problems_note(rows); !problems.empty()) out << "\n!! " << problems << '\n';
   out << '\n' << score_line(summary, rows) << '\n';
   return out.str();

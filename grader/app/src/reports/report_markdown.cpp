@@ -117,7 +117,11 @@ std::string markdown_summary(const Policy& policy, const std::vector<RowResult>&
         << code_block(info.policy);
   }
   out << "\nGB/s counts the bytes a kernel must move at least (its format's arrays, x and y, each once); "
-         "speedup = reference time / submission time (medians).\n";
+         "speedup = reference time / submission time (medians).";
+  if (std::any_of(rows.begin(), rows.end(), [](const RowResult& row) { return !row.correctness_only.empty(); })) {
+    out << " A speedup in brackets is a correctness-only row's: it counts nothing (the row's summary says why).";
+  }
+  out << "\n";
   return out.str();
 }
 
