@@ -308,8 +308,20 @@ TEST(StudentReports, CorrectnessOnlyRowsAreMarkedAndTheirReasonSaidOnce) {
     rows[i].correctness_only = reason;
     rows[i].summary += "; correctness only (" + reason + ")";
   }
+  rows[2].gbps = 100.0 + static_cast<double>(rng() % 900);
+  rows[2].percent_of_copy = 10.0 + static_cast<double>(rng() % 80);
   char scored[32];
   std::snprintf(scored, sizeof scored, "%.2fx", *rows[2].speedup);
+  // The kernel's summary: its one scored row is the slowest, with its GB/s
+  // and share of a copy.
+  const std::vector<std::string> summaries = kernel_summaries(rows, RunInfo{});
+  ASSERT_EQ(summaries.size(), 1U);
+  char slowest[160];
+  std::snprintf(slowest, sizeof slowest,
+                "1 row scored by speed, geometric mean %s; slowest case_2 at %s, %.0f GB/s (%.0f%% of", scored, scored,
+                *rows[2].gbps, *rows[2].percent_of_copy);
+  EXPECT_NE(summaries[0].find(slowest), std::string::npos) << summaries[0];
+  EXPECT_EQ(summaries[0].find("Grade it again"), std::string::npos) << "a command without the run's";
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const std::string line = progress_line(rows[i], i + 1, rows.size());
     EXPECT_EQ(line.find(reason), std::string::npos) << "the reason repeated on each line: " << line;

@@ -395,6 +395,48 @@ TEST_F(Prestart, AKernelThatHangsAloneIsNotGradedAgainOnEveryRow) {
   EXPECT_FALSE(again(all[1])) << all[1].at("detail").get<std::string>();
 }
 
+// Each kernel's summary, on the console and at the top of summary.md: its
+// rows passed and its first failing row with its cause, and a command that,
+// pasted into a shell, grades that row again alone, as this run did; none
+// with a secret seed.
+TEST_F(GradeEndToEnd, EachKernelsSummaryNamesItsFirstFailureAndACommandThatGradesItAgain) {
+  const auto run = grade(kRowFaultsPlugin, {"--kernel", "coo,jds", "--timeout", "5"});
+  EXPECT_EQ(run.exit_code, 1) << context_;
+  EXPECT_NE(run.out.find("Each kernel:"), std::string::npos) << context_;
+  const std::string summary = read_text(output_dir() / "summary.md");
+  EXPECT_NE(summary.find("- coo: 2 of 2 rows pass"), std::string::npos) << summary;
+  const auto jds = summary.find("- jds: 1 of 2 rows pass");
+  ASSERT_NE(jds, std::string::npos) << summary;
+  const std::string line = summary.substr(jds, summary.find('\n', jds) - jds);
+  EXPECT_NE(line.find("first failing: mixed_rows (wrong"), std::string::npos) << line;
+  const std::string marker = "Grade it again alone: ";
+  const auto command_at = line.find(marker);
+  ASSERT_NE(command_at, std::string::npos) << line;
+  const std::string command = line.substr(command_at + marker.size());
+  EXPECT_NE(command.find("--kernel jds --case mixed_rows"), std::string::npos) << command;
+  const int status = std::system((command + " --quiet > /dev/null 2>&1").c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << command;
+  EXPECT_EQ(WEXITSTATUS(status), 1) << command;
+  const auto again = read_json_lines(output_dir() / "again" / "rows.jsonl");
+  ASSERT_EQ(again.size(), 1U) << command;
+  EXPECT_EQ(again[0].at("kernel").get<std::string>(), "jds");
+  EXPECT_EQ(again[0].at("case").get<std::string>(), "mixed_rows");
+  EXPECT_EQ(verdict_of(again[0]), "wrong");
+  // The same x vectors as the run it came from (its --seed).
+  for (const auto& row : rows()) {
+    if (row.at("kernel") == "jds" && row.at("case") == "mixed_rows") {
+      EXPECT_EQ(again[0].at("x_seed"), row.at("x_seed"));
+    }
+  }
+
+  const auto secret = scratch_ / "secret";
+  write_text(secret, "course secret " + std::to_string(seed_));
+  grade(kRowFaultsPlugin, {"--kernel", "jds", "--timeout", "5", "--secret-seed-file", secret.string()});
+  const std::string hidden = read_text(output_dir() / "summary.md");
+  EXPECT_NE(hidden.find("- jds: 1 of 2 rows pass"), std::string::npos) << hidden;
+  EXPECT_EQ(hidden.find(marker), std::string::npos) << "a command for a run with a secret seed: " << hidden;
+}
+
 // The test process adopts the grader's orphans (a child subreaper), so it
 // sees whether they were left alive, and reaps them.
 class PrestartStopped : public Prestart {

@@ -26,6 +26,7 @@
 #include "reports/reporter.hpp"
 #include "reports/run_identity.hpp"
 #include "runners/probe.hpp"
+#include "spmv/cli/command_line.hpp"
 
 namespace spmv::grade {
 namespace {
@@ -144,6 +145,38 @@ Provenance provenance_of(const Setup& setup, const std::optional<std::filesystem
   if (!gpu.driver.empty()) p.emplace_back("driver", gpu.driver);
   if (!gpu.toolkit.empty()) p.emplace_back("toolkit", gpu.toolkit);
   return p;
+}
+
+// The command that grades one row again as `o` did (the kernel's summary
+// appends `--kernel K --case C`), into a folder of its own below the
+// output folder; none with a secret seed, whose rows cannot be graded
+// again from a report.
+std::string regrade_command(const Options& o, std::uint64_t seed) {
+  if (o.secret_seed) return {};
+  const auto path = [](const std::filesystem::path& p) { return shell_word(std::filesystem::absolute(p).string()); };
+  std::string command = path(spmv::cli::this_executable("spmv-grade"));
+  if (o.submission_given) command += " --submission " + path(o.submission);
+  if (o.reference) command += " --reference " + path(*o.reference);
+  if (o.cases_given) {
+    for (const auto& folder : o.cases) command += " --cases " + path(folder);
+  }
+  if (o.policy) command += " --policy " + path(*o.policy);
+  if (o.isolation) command += " --isolation " + shell_word(*o.isolation);
+  if (o.allow_unisolated) command += " --allow-unisolated";
+  const Options defaults;
+  const auto number = [](double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+  };
+  if (o.timeout_s != defaults.timeout_s) command += " --timeout " + number(o.timeout_s);
+  if (o.timing.min_runs != defaults.timing.min_runs) command += " --min-runs " + std::to_string(o.timing.min_runs);
+  if (o.timing.max_runs != defaults.timing.max_runs) command += " --max-runs " + std::to_string(o.timing.max_runs);
+  if (o.timing.warmup_runs != defaults.timing.warmup_runs)
+    command += " --warmup-runs " + std::to_string(o.timing.warmup_runs);
+  if (o.timing.min_time_ms != defaults.timing.min_time_ms) command += " --min-time-ms " + number(o.timing.min_time_ms);
+  if (o.device != defaults.device) command += " --device " + std::to_string(o.device);
+  return command + " --seed " + std::to_string(seed) + " --output-dir " + path(o.output_dir / "again");
 }
 
 // `secret_seed`: a secret seed is mixed in, so the seed is not reported.
@@ -281,6 +314,7 @@ class GradingRun {
     info.policy = policy_text(setup_.policy);
     info.identity = run_identity(identity_inputs_);
     info.identity.emplace_back("secret seed", secret_entry_);
+    info.regrade_command = regrade_command(options_, seed_);
     if (!no_points_.empty()) info.notes.push_back(no_points_);
     if (!unread_.empty()) info.notes.push_back(unread_);
     info.isolation = sandbox::level_name(level_);

@@ -41,10 +41,25 @@ struct RunInfo {
   // What --resume compares before it keeps a folder's rows (run_identity.hpp):
   // in the run's facts only, never in a report.
   std::vector<std::pair<std::string, std::string>> identity;
+  // The command that grades one row again as this run did, less its
+  // `--kernel K --case C` (each kernel's summary ends with it); empty when
+  // the run has a secret seed. The console and summary.md only.
+  std::string regrade_command;
 };
 
 // Kernel-major (the policy's kernel order), then cases in their list order.
 std::vector<RowResult> in_report_order(std::vector<RowResult> rows);
+
+// Each kernel's summary, one paragraph a kernel, in report order: its rows
+// passed, the geometric mean of its rows scored by speed, the slowest of
+// them with its GB/s and share of a same-size copy, the first failing row
+// with its cause, and the command that grades that row (else the slowest)
+// again alone.
+std::vector<std::string> kernel_summaries(const std::vector<RowResult>& rows_in_report_order, const RunInfo& info);
+
+// `word` as one word of a POSIX shell command: as it is if it needs no
+// quotes, else in single quotes.
+std::string shell_word(const std::string& word);
 
 // "3 pass, 1 wrong, 2 not applicable"
 std::string verdict_counts(const std::vector<RowResult>& rows);

@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 #include "reports/report.hpp"
@@ -18,12 +20,78 @@ std::string number(const char* format, const std::optional<double>& value) {
 
 }  // namespace
 
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+           std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (const char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 std::vector<RowResult> in_report_order(std::vector<RowResult> rows) {
   std::stable_sort(rows.begin(), rows.end(), [](const RowResult& a, const RowResult& b) {
     return std::tie(a.kernel_order, a.kernel, a.case_source, a.case_order, a.case_name) <
            std::tie(b.kernel_order, b.kernel, b.case_source, b.case_order, b.case_name);
   });
   return rows;
+}
+
+std::vector<std::string> kernel_summaries(const std::vector<RowResult>& rows, const RunInfo& info) {
+  std::vector<std::string> summaries;
+  for (std::size_t first = 0; first < rows.size();) {
+    std::size_t end = first;
+    while (end < rows.size() && rows[end].kernel == rows[first].kernel) ++end;
+    int graded = 0;
+    int passed = 0;
+    int scored = 0;
+    double log_sum = 0;
+    const RowResult* slowest = nullptr;
+    const RowResult* failing = nullptr;
+    for (std::size_t i = first; i < end; ++i) {
+      const RowResult& row = rows[i];
+      if (row.verdict == Verdict::kNotApplicable || row.verdict == Verdict::kNotRun ||
+          row.verdict == Verdict::kSkipped) {
+        continue;
+      }
+      ++graded;
+      if (row.verdict == Verdict::kPass) {
+        ++passed;
+        if (row.speedup && *row.speedup > 0 && row.correctness_only.empty()) {
+          ++scored;
+          log_sum += std::log(*row.speedup);
+          if (slowest == nullptr || *row.speedup < *slowest->speedup) slowest = &row;
+        }
+      } else if (failing == nullptr) {
+        failing = &row;
+      }
+    }
+    std::string text = rows[first].kernel + ": " + std::to_string(passed) + " of " + std::to_string(graded) +
+                       (graded == 1 ? " row passes" : " rows pass");
+    if (scored > 0) {
+      text += "; " + std::to_string(scored) + (scored == 1 ? " row" : " rows") + " scored by speed, geometric mean " +
+              number("%.2f", std::exp(log_sum / scored)) + "x; slowest " + slowest->case_name + " at " +
+              number("%.2f", slowest->speedup) + "x";
+      if (slowest->gbps) text += ", " + number("%.0f", slowest->gbps) + " GB/s";
+      if (slowest->percent_of_copy) text += " (" + number("%.0f", slowest->percent_of_copy) + "% of a same-size copy)";
+    } else if (passed > 0) {
+      text += "; none scored by speed (correctness only)";
+    }
+    if (failing != nullptr) {
+      text += "; first failing: " + failing->case_name + " (" + describe(failing->verdict) +
+              (failing->cause.empty() ? "" : ", " + failing->cause) + ")";
+    }
+    const RowResult* again = failing != nullptr ? failing : slowest;
+    if (again != nullptr && !info.regrade_command.empty()) {
+      text += ". Grade it again alone: " + info.regrade_command + " --kernel " + again->kernel + " --case " +
+              shell_word(again->case_name);
+    }
+    summaries.push_back(text);
+    first = end;
+  }
+  return summaries;
 }
 
 std::string verdict_counts(const std::vector<RowResult>& rows) {

@@ -96,6 +96,8 @@ std::string console_report(const Policy& policy, const std::vector<RowResult>& u
     heading = true;
     out << "  " << row.kernel << " / " << row.case_name << ": " << row.summary << '\n';
   }
+  out << "\nEach kernel:\n";
+  for (const std::string& line : kernel_summaries(rows, info)) out << "  " << line << '\n';
   if (info.copy_gbps)
     out << "\nDevice: " << info.device << ", copy bandwidth " << static_cast<long>(*info.copy_gbps) << " GB/s\n";
   for (const auto& note : info.notes) out << '\n' << note << '\n';

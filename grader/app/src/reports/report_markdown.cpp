@@ -41,7 +41,9 @@ void write_header(std::ostringstream& out, const ScoreSummary& summary, const st
   out << "# SpMV grading report\n\n";
   out << "**" << score_line(summary, rows) << "**\n\n";
   if (const std::string problems = setup_problems_note(rows); !problems.empty()) out << "> **" << problems << "**\n\n";
-  out << "- Submission: `" << info.submission << "`";
+  out << "Each kernel:\n\n";
+  for (const std::string& line : kernel_summaries(rows, info)) out << "- " << line << "\n";
+  out << "\n- Submission: `" << info.submission << "`";
   if (!info.submission_name.empty()) out << " (plugin \"" << info.submission_name << "\")";
   out << "\n- Reference: `" << info.reference << "`\n";
   // What was graded, set by set: a case set left out shows here.
