@@ -87,6 +87,9 @@ std::string gradescope_json(const Policy& policy, const std::vector<RowResult>& 
 
 // summary.md.
 std::string markdown_summary(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
+// report.html: the same grading as a page with nothing to fetch, each
+// kernel's failing rows first and its speedups and bandwidth as charts.
+std::string html_report(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
 
 // Cells shared by the console and Markdown tables ("-" when absent).
 struct RowCells {

@@ -41,6 +41,7 @@ void Reporter::write_reports(const std::vector<RowResult>& rows, const std::stri
   }
   write_file_atomically(settings_.output_dir / "results.json", gradescope_json(policy_, rows, info_));
   write_file_atomically(settings_.output_dir / "summary.md", markdown_summary(policy_, rows, info_));
+  write_file_atomically(settings_.output_dir / "report.html", html_report(policy_, rows, info_));
 }
 
 void Reporter::start(const std::vector<RowResult>& rows) {
