@@ -322,8 +322,12 @@ TEST(StudentReports, CorrectnessOnlyRowsAreMarkedAndTheirReasonSaidOnce) {
                 *rows[2].gbps, *rows[2].percent_of_copy);
   EXPECT_NE(summaries[0].find(slowest), std::string::npos) << summaries[0];
   EXPECT_EQ(summaries[0].find("Grade it again"), std::string::npos) << "a command without the run's";
+  const ScoreSummary scores = score_rows(default_policy(), rows);
   for (std::size_t i = 0; i < rows.size(); ++i) {
-    const std::string line = progress_line(rows[i], i + 1, rows.size());
+    const std::string line = progress_line(rows[i], i + 1, rows.size(), &scores.rows[i]);
+    char points[64];
+    std::snprintf(points, sizeof points, " (%.2f/%.2f): pass", scores.rows[i].score, scores.rows[i].max_score);
+    EXPECT_NE(line.find(rows[i].case_name + points), std::string::npos) << "the row's points not on its line: " << line;
     EXPECT_EQ(line.find(reason), std::string::npos) << "the reason repeated on each line: " << line;
     EXPECT_EQ(line.find("correctness only (*)") != std::string::npos, i < 2) << line;
   }

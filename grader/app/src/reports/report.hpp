@@ -75,7 +75,9 @@ std::string setup_problems_note(const std::vector<RowResult>& rows);
 std::string student_visible(const RowResult& row, const std::string& text);
 
 // Console.
-std::string progress_line(const RowResult& row, std::size_t done, std::size_t total);
+// "[ 3/24] coo / arrow (1.28/1.28): pass: ...": the row's points when
+// `score` is given and counted.
+std::string progress_line(const RowResult& row, std::size_t done, std::size_t total, const RowScore* score = nullptr);
 std::string console_report(const Policy& policy, const std::vector<RowResult>& rows, const RunInfo& info);
 std::string score_line(const ScoreSummary& summary, const std::vector<RowResult>& rows);
 

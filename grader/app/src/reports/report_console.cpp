@@ -63,7 +63,7 @@ std::string correctness_only_note(const Policy& policy, const std::vector<RowRes
 
 }  // namespace
 
-std::string progress_line(const RowResult& row, std::size_t done, std::size_t total) {
+std::string progress_line(const RowResult& row, std::size_t done, std::size_t total, const RowScore* score) {
   const std::string count = std::to_string(total);
   std::string index = std::to_string(done);
   index.insert(0, count.size() - index.size(), ' ');
@@ -73,7 +73,9 @@ std::string progress_line(const RowResult& row, std::size_t done, std::size_t to
   if (const auto at = summary.find(reason); !row.correctness_only.empty() && at != std::string::npos) {
     summary.replace(at, reason.size(), kCorrectnessOnlyMark);
   }
-  return "[" + index + "/" + count + "] " + row.kernel + " / " + row.case_name + ": " + summary;
+  std::string points;
+  if (score != nullptr && score->counted) points = " (" + cells_of(row, *score).points + ")";
+  return "[" + index + "/" + count + "] " + row.kernel + " / " + row.case_name + points + ": " + summary;
 }
 
 std::string console_report(const Policy& policy, const std::vector<RowResult>& unordered, const RunInfo& info) {

@@ -77,7 +77,8 @@ void Reporter::row_finished(const std::vector<RowResult>& rows, std::size_t inde
   if (rows_file_.is_open()) rows_file_ << row_to_json_line(rows[index]) << '\n' << std::flush;
   if (settings_.quiet) return;
   if (terminal_) std::cout << "\r\033[K";
-  std::cout << progress_line(rows[index], finished_, rows.size()) << std::endl;
+  const ScoreSummary scores = score_rows(policy_, rows);
+  std::cout << progress_line(rows[index], finished_, rows.size(), &scores.rows[index]) << std::endl;
 }
 
 void Reporter::rows_changed(const std::vector<RowResult>& rows) {
