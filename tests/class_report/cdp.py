@@ -12,6 +12,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import time
 
 
@@ -33,6 +34,33 @@ def find_chromium():
         if path:
             return path
     return None
+
+
+# The exit status of a test that skipped (CTest's SKIP_RETURN_CODE).
+SKIP = 77
+
+
+def skip(reason):
+    print(f"SKIPPED: {reason}")
+    sys.exit(SKIP)
+
+
+def browser_for(work, timeout=120):
+    """A headless Chromium without network for a test working in WORK (made
+    afresh): $SPMV_CHROMIUM, else the one installed. The test exits as
+    skipped when Chromium or unshare is missing or Chromium cannot start."""
+    chromium = os.environ.get("SPMV_CHROMIUM") or find_chromium()
+    if not chromium:
+        skip("Chromium is not installed (Debian: apt-get install chromium; .ci/install-test-services installs it)")
+    if not shutil.which("unshare"):
+        skip("unshare (util-linux) is not installed")
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    try:
+        return Browser(chromium, work / "profile", work / "chromium.log", timeout=timeout)
+    except CannotStart as error:
+        skip(f"Chromium cannot start in a network namespace here: {error}")
 
 
 class Browser:

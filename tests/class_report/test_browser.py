@@ -35,15 +35,9 @@ import make_class  # noqa: E402
 import make_submissions  # noqa: E402
 from checks import check, summary  # noqa: E402
 
-SKIP = 77
 CLASS_SIZE = 200                      # a real course's size
 INSTRUCTOR_PAGE_LIMIT = 5 << 20       # bytes: the instructor's page must open quickly
 SIMILARITY_REPORT_LIMIT = 20 << 20    # bytes: check-similarity's report of the class
-
-
-def skip(reason):
-    print(f"SKIPPED: {reason}")
-    sys.exit(SKIP)
 
 
 # Reads a table column as the page shows it: (data-sort or text) per body row.
@@ -103,19 +97,7 @@ def main(argv):
     source, build, work = (pathlib.Path(a).resolve() for a in argv[1:4])
     screenshot_to = pathlib.Path(argv[argv.index("--screenshot-to") + 1]) if "--screenshot-to" in argv else None
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else None
-    chromium = os.environ.get("SPMV_CHROMIUM") or cdp.find_chromium()
-    if not chromium:
-        skip("Chromium is not installed (Debian: apt-get install chromium; .ci/install-test-services installs it)")
-    if not shutil.which("unshare"):
-        skip("unshare (util-linux) is not installed")
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-
-    try:
-        browser = cdp.Browser(chromium, work / "profile", work / "chromium.log", timeout=120)
-    except cdp.CannotStart as error:
-        skip(f"Chromium cannot start in a network namespace here: {error}")
+    browser = cdp.browser_for(work)
     try:
         # Without network inside the namespace: the page can load nothing from outside.
         page = cdp.Page(browser)

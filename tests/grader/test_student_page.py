@@ -16,7 +16,6 @@ installs it (.ci/install-test-services) and fails when this test skipped.
 """
 
 import json
-import os
 import pathlib
 import shutil
 import subprocess
@@ -27,87 +26,67 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "class_r
 import cdp  # noqa: E402
 from checks import check, summary  # noqa: E402
 
-SKIP = 77
 CASES = ["arrow", "teaching_kit_4x4", "poisson_2d", "wide"]
 KERNELS = ["coo", "csr_vector", "jds"]
-
-
-def skip(reason):
-    print(f"SKIPPED: {reason}")
-    sys.exit(SKIP)
 
 
 def main(argv):
     source, work = (pathlib.Path(a).resolve() for a in argv[1:3])
     given = {name: argv[argv.index(name) + 1] for name in ("--grader", "--submission", "--reference")}
     screenshot_to = pathlib.Path(argv[argv.index("--screenshot-to") + 1]) if "--screenshot-to" in argv else None
-    chromium = os.environ.get("SPMV_CHROMIUM") or cdp.find_chromium()
-    if not chromium:
-        skip("Chromium is not installed (Debian: apt-get install chromium; .ci/install-test-services installs it)")
-    if not shutil.which("unshare"):
-        skip("unshare (util-linux) is not installed")
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
-
-    out = work / "graded"
-    command = [given["--grader"], "--submission", given["--submission"], "--reference", given["--reference"],
-               "--cases", str(source / "testcases" / "public"), "--kernel", ",".join(KERNELS),
-               "--output-dir", str(out), "--timeout", "30", "--quiet"]
-    for case in CASES:
-        command += ["--case", case]
-    graded = subprocess.run(command, capture_output=True, text=True, timeout=600)
-    check(graded.returncode == 1, f"spmv-grade exited {graded.returncode}: {graded.stderr[-2000:]}")
-    rows = [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines() if line.strip()]
-    check(len(rows) == len(CASES) * len(KERNELS), f"{len(rows)} rows graded")
-    page_file = out / "report.html"
-    check(page_file.is_file(), "no report.html beside summary.md")
-    if not page_file.is_file():
-        return summary()
-
+    browser = cdp.browser_for(work)
     try:
-        browser = cdp.Browser(chromium, work / "profile", work / "chromium.log", timeout=120)
-    except cdp.CannotStart as error:
-        skip(f"Chromium cannot start in a network namespace here: {error}")
-    try:
-        page = cdp.Page(browser, 1100, 900)
-        page.open(page_file.as_uri())
-        check(page.evaluate("document.readyState") == "complete", "report.html did not load")
-        problems = page.problems()
-        check(not problems, f"the page said: {problems}")
-        check(page.evaluate("document.scripts.length") == 0, "the page holds a script")
-        sections = page.evaluate("Array.prototype.map.call(document.querySelectorAll('section.kernel'),"
-                                 " function (s) { return s.id; })")
-        check(sections == [f"kernel-{k}" for k in KERNELS], f"the kernels' sections: {sections}")
-        for kernel in KERNELS:
-            text = page.evaluate(f"document.querySelector('#kernel-{kernel} .summary').innerText")
-            passed = sum(1 for r in rows if r["kernel"] == kernel and r["verdict"] == "pass")
-            graded_rows = sum(1 for r in rows if r["kernel"] == kernel)
-            check(text.startswith(f"{kernel}: {passed} of {graded_rows} rows pass"), f"{kernel}'s summary: {text!r}")
-            failing = [r for r in rows if r["kernel"] == kernel and r["verdict"] != "pass"]
-            shown = page.evaluate(f"""Array.prototype.map.call(document.querySelectorAll('#kernel-{kernel} .failing'),
-                function (d) {{ return [d.getAttribute('data-case'), d.innerText]; }})""")
-            check([c for c, _ in shown] == [r["case"] for r in failing], f"{kernel}'s failing rows: {shown}")
-            for (case, text), row in zip(shown, failing):
-                check(row["verdict"] in text and row["cause"] in text, f"{kernel} / {case}: no cause in {text!r}")
-            if failing:
-                # The failing rows come first, before the charts.
-                order = page.evaluate(f"""(function () {{
-                    var s = document.querySelector('#kernel-{kernel}');
-                    var f = s.querySelector('.failing'), c = s.querySelector('figure');
-                    return !c || !!(f.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING); }})()""")
-                check(order, f"{kernel}: a chart before the failing rows")
-            bars = page.evaluate(f"""Array.prototype.map.call(
-                document.querySelectorAll('#kernel-{kernel} figure:first-of-type rect.bar'),
-                function (b) {{ return [b.getAttribute('data-case'), b.getAttribute('data-scored'),
-                                        b.getAttribute('fill'), parseFloat(b.getAttribute('width'))]; }})""")
-            timed = [r for r in rows if r["kernel"] == kernel and r["verdict"] == "pass" and r["speedup"]]
-            check([b[0] for b in bars] == [r["case"] for r in timed], f"{kernel}'s speedup bars: {bars}")
-            for bar, row in zip(bars, timed):
-                scored = not row["correctness_only"]
-                check(bar[1] == ("yes" if scored else "no") and (bar[2] == "#bbbbbb") != scored and bar[3] > 0,
-                      f"{kernel} / {row['case']}: bar {bar} for a row scored={scored}")
-        page.screenshot(work / "report.png", full_page=True)
+        out = work / "graded"
+        command = [given["--grader"], "--submission", given["--submission"], "--reference", given["--reference"],
+                   "--cases", str(source / "testcases" / "public"), "--kernel", ",".join(KERNELS),
+                   "--output-dir", str(out), "--timeout", "30", "--quiet"]
+        for case in CASES:
+            command += ["--case", case]
+        graded = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        check(graded.returncode == 1, f"spmv-grade exited {graded.returncode}: {graded.stderr[-2000:]}")
+        rows = [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines() if line.strip()]
+        check(len(rows) == len(CASES) * len(KERNELS), f"{len(rows)} rows graded")
+        page_file = out / "report.html"
+        check(page_file.is_file(), "no report.html beside summary.md")
+        if page_file.is_file():
+            page = cdp.Page(browser, 1100, 900)
+            page.open(page_file.as_uri())
+            check(page.evaluate("document.readyState") == "complete", "report.html did not load")
+            problems = page.problems()
+            check(not problems, f"the page said: {problems}")
+            check(page.evaluate("document.scripts.length") == 0, "the page holds a script")
+            sections = page.evaluate("Array.prototype.map.call(document.querySelectorAll('section.kernel'),"
+                                     " function (s) { return s.id; })")
+            check(sections == [f"kernel-{k}" for k in KERNELS], f"the kernels' sections: {sections}")
+            for kernel in KERNELS:
+                text = page.evaluate(f"document.querySelector('#kernel-{kernel} .summary').innerText")
+                passed = sum(1 for r in rows if r["kernel"] == kernel and r["verdict"] == "pass")
+                graded_rows = sum(1 for r in rows if r["kernel"] == kernel)
+                check(text.startswith(f"{kernel}: {passed} of {graded_rows} rows pass"), f"{kernel}'s summary: {text!r}")
+                failing = [r for r in rows if r["kernel"] == kernel and r["verdict"] != "pass"]
+                shown = page.evaluate(f"""Array.prototype.map.call(document.querySelectorAll('#kernel-{kernel} .failing'),
+                    function (d) {{ return [d.getAttribute('data-case'), d.innerText]; }})""")
+                check([c for c, _ in shown] == [r["case"] for r in failing], f"{kernel}'s failing rows: {shown}")
+                for (case, text), row in zip(shown, failing):
+                    check(row["verdict"] in text and row["cause"] in text, f"{kernel} / {case}: no cause in {text!r}")
+                if failing:
+                    # The failing rows come first, before the charts.
+                    order = page.evaluate(f"""(function () {{
+                        var s = document.querySelector('#kernel-{kernel}');
+                        var f = s.querySelector('.failing'), c = s.querySelector('figure');
+                        return !c || !!(f.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING); }})()""")
+                    check(order, f"{kernel}: a chart before the failing rows")
+                bars = page.evaluate(f"""Array.prototype.map.call(
+                    document.querySelectorAll('#kernel-{kernel} figure:first-of-type rect.bar'),
+                    function (b) {{ return [b.getAttribute('data-case'), b.getAttribute('data-scored'),
+                                            b.getAttribute('fill'), parseFloat(b.getAttribute('width'))]; }})""")
+                timed = [r for r in rows if r["kernel"] == kernel and r["verdict"] == "pass" and r["speedup"]]
+                check([b[0] for b in bars] == [r["case"] for r in timed], f"{kernel}'s speedup bars: {bars}")
+                for bar, row in zip(bars, timed):
+                    scored = not row["correctness_only"]
+                    check(bar[1] == ("yes" if scored else "no") and (bar[2] == "#bbbbbb") != scored and bar[3] > 0,
+                          f"{kernel} / {row['case']}: bar {bar} for a row scored={scored}")
+            page.screenshot(work / "report.png", full_page=True)
     finally:
         browser.close()
     if screenshot_to is not None and (work / "report.png").exists():

@@ -330,12 +330,6 @@ class Grading {
     }
   }
 
-  static double total_ms(const std::map<std::string, double>& phases) {
-    double total = 0;
-    for (const auto& [name, ms] : phases) total += ms;
-    return total;
-  }
-
   void judge_kernel_row(RowResult& row, RowPlan plan, KernelRow& graded) {
     const RowResult unjudged = row;
     judge(row, graded.record, plan);

@@ -179,12 +179,6 @@ class KernelGrader {
     current = KernelRunner{};
   }
 
-  static double total_ms(const std::map<std::string, double>& phases) {
-    double total = 0;
-    for (const auto& [name, ms] : phases) total += ms;
-    return total;
-  }
-
   // Steps 2 to 5 for the rows that passed step 1.
   void time_rows(KernelRunner& current) {
     factory_.settle();  // step 1's runner gone

@@ -1,11 +1,6 @@
 #include "rows/row_grading.hpp"
 
-#include <algorithm>
-#include <memory>
-#include <vector>
-
 #include "judging/correctness.hpp"
-#include "rows/burst_timing.hpp"
 #include "rows/link_checks.hpp"
 #include "rows/reference_windows.hpp"
 #include "rows/row_timing.hpp"
@@ -15,10 +10,7 @@
 namespace spmv::grade {
 namespace {
 
-using runner::Command;
-using runner::Reply;
 using runner::ReplyKind;
-using runner::Request;
 
 // One row's grading, step by step (row_grading.hpp): its phases are the
 // reference's windows (reference_windows.hpp), the submission's runner

@@ -11,6 +11,12 @@ runner::Request make_request(runner::Command command) {
   return request;
 }
 
+double total_ms(const std::map<std::string, double>& phases) {
+  double total = 0;
+  for (const auto& [name, ms] : phases) total += ms;
+  return total;
+}
+
 Clock::time_point after_seconds(double seconds) {
   return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
 }

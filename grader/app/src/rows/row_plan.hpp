@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <future>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -104,6 +105,8 @@ PendingRunner start_submission_runner(RunnerFactory& factory, const std::filesys
 inline constexpr double kStartupTimeoutS = 60;
 
 runner::Request make_request(runner::Command command);
+// The sum of a row's phases (RowRecord::phase_ms, RowResult::phase_ms).
+double total_ms(const std::map<std::string, double>& phases);
 Clock::time_point after_seconds(double seconds);
 // "was killed by signal 9", "did not answer in time", ...
 std::string how_it_ended(const RunnerEnd& end);

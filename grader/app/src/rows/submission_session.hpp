@@ -40,7 +40,6 @@ class SubmissionSession {
   // The row needs its runner no more: it is ended in the background.
   void retire();
 
-  [[nodiscard]] bool loaded() const { return loaded_; }  // came with the plugin loaded
   [[nodiscard]] bool has_runner() const { return runner_ != nullptr; }
   Runner& runner() { return *runner_; }
   std::unique_ptr<Runner> release_runner() { return std::move(runner_); }
