@@ -9,7 +9,10 @@ namespace spmv::runner {
 
 bool same_contents(const RawBuffer& buffer, const void* original, std::size_t bytes, std::size_t start) {
   constexpr std::size_t kChunk = std::size_t{16} << 20;
-  std::vector<char> copy(std::min(bytes, kChunk));
+  // Kept between calls: a check after every run compares every input
+  // array, and a fresh chunk each time cost its pages' faults again.
+  thread_local std::vector<char> copy;
+  if (copy.size() < std::min(bytes, kChunk)) copy.resize(std::min(bytes, kChunk));
   const auto* expected = static_cast<const char*>(original);
   for (std::size_t offset = 0; offset < bytes; offset += kChunk) {
     const std::size_t length = std::min(kChunk, bytes - offset);

@@ -24,9 +24,16 @@ struct CaseState {
   std::string error;  // the PrepareError's message
 };
 
-// Cases prepared by other threads while others are, at most (GPU gradings
-// only): a group's cases are all needed before its first kernel is graded.
-std::size_t cases_prepared_ahead() { return std::max(2U, std::thread::hardware_concurrency() / 2); }
+double seconds_since(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
+
+// Cases prepared by other threads at once, at most (GPU gradings only): a
+// group's cases are all needed before its first kernel is graded. Before
+// the first group, every core but one (nothing else is graded yet); after,
+// half of them, beside the grading's own threads.
+std::size_t cases_prepared_ahead(bool first_group) {
+  const unsigned cores = std::thread::hardware_concurrency();
+  return std::max(2U, first_group ? cores - 1 : cores / 2);
+}
 // A group of cases graded kernel by kernel holds at most about this many
 // matrix entries (the cases prepared, their images and golden results in
 // the grader's memory at once): any number of small cases, one large one.
@@ -69,12 +76,13 @@ class Grading {
       for (; c < setup_.cases.size(); ++c) {
         if (case_rows_[c].empty()) continue;
         if (!group.empty() && entries >= kGroupEntries) break;
-        const CaseState& state = case_state(rows, c);
         prepare_ahead(rows, c);
+        const CaseState& state = case_state(rows, c);
         if (state.prepared) entries += state.prepared->csr.nnz();
         group.push_back(c);
       }
       grade_group(rows, group);
+      first_group_ = false;
     }
   }
 
@@ -82,9 +90,7 @@ class Grading {
   Grading(const Grading&) = delete;
   Grading& operator=(const Grading&) = delete;
 
-  [[nodiscard]] int cases_checked_on_host() const { return cases_checked_on_host_; }
-  // Seconds the grading waited for cases to be prepared.
-  [[nodiscard]] double case_wait_s() const { return case_wait_s_; }
+  [[nodiscard]] RowsGraded steps() const { return steps_; }
   [[nodiscard]] bool gpu_missing() const { return needs_gpu_ && gpu_.count == 0; }
 
  private:
@@ -125,8 +131,8 @@ class Grading {
     struct Waited {
       double& total;
       Clock::time_point from;
-      ~Waited() { total += std::chrono::duration<double>(Clock::now() - from).count(); }
-    } waited{case_wait_s_, waited_from};
+      ~Waited() { total += seconds_since(from); }
+    } waited{steps_.case_wait_s, waited_from};
     if (const auto it = preparing_.find(c); it != preparing_.end()) {
       std::future<CaseState> ready = std::move(it->second);
       preparing_.erase(it);
@@ -135,13 +141,15 @@ class Grading {
     return cases_.emplace(c, prepare_state(c, formats_of(rows, case_rows_[c]))).first->second;
   }
 
-  // On the GPU, the next two cases are read, converted and their golden
-  // results computed on other cores, off the grading's critical path.
-  // Host-memory plugins run on the CPU, and their timings would share it:
-  // there, each case is prepared at its turn.
+  // On the GPU, case `c` and those after it are read, converted and their
+  // golden results computed on other cores (cases_prepared_ahead at once),
+  // off the grading's critical path. Host-memory plugins run on the CPU,
+  // and their timings would share it: there, each case is prepared at its
+  // turn.
   void prepare_ahead(const std::vector<RowResult>& rows, std::size_t c) {
     if (!needs_gpu_ || gpu_missing()) return;
-    for (std::size_t next = c + 1; next < setup_.cases.size() && next <= c + cases_prepared_ahead(); ++next) {
+    const std::size_t ahead = cases_prepared_ahead(first_group_);
+    for (std::size_t next = c; next < setup_.cases.size() && next < c + ahead; ++next) {
       if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
       preparing_.emplace(next,
                          std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {
@@ -180,7 +188,7 @@ class Grading {
       // What can be done without a GPU is still done, so a broken case or
       // conversion shows up even here.
       const std::string problem = host_side_check(prepared);
-      ++cases_checked_on_host_;
+      ++steps_.cases_checked_on_host;
       if (!problem.empty()) {
         finish_all(rows, indices, Verdict::kGraderError, "host_check", "host-side check failed: " + problem);
         return {};
@@ -220,14 +228,18 @@ class Grading {
       kernels_graded.emplace_back(plans.back(), runners_, settings_.prestart > 0);
     }
     {
+      const auto from = Clock::now();
       std::vector<std::future<void>> checking;
       for (auto& graded : kernels_graded) {
         checking.push_back(std::async(std::launch::async, [&graded] { graded.check(); }));
       }
       for (auto& check : checking) check.get();
+      steps_.checking_s += seconds_since(from);
     }
     for (std::size_t k = 0; k < kernels.size(); ++k) {
       judge_kernel_rows(rows, by_kernel[kernels[k]], plans[k], kernels_graded[k].time());
+      steps_.reference_s += kernels_graded[k].steps().reference_s;
+      steps_.timing_s += kernels_graded[k].steps().timing_s;
     }
     for (const auto c : group) cases_.erase(c);
   }
@@ -302,10 +314,12 @@ class Grading {
   void grade_alone(RowResult& row, const RowResult& unjudged, const RowPlan& plan, const std::string& why) {
     const std::string first = row.summary;
     const double first_ms = total_ms(row.phase_ms);
+    const auto from = Clock::now();
     RowRecord record = grade_row(plan, start_submission_runner(runners_, log_of(row), true), runners_);
     row = unjudged;
     judge(row, record, plan);
     row.phase_ms["first_attempt"] += first_ms;
+    steps_.alone_s += seconds_since(from);
     row.detail = why + first + (row.detail.empty() ? "" : "\n" + row.detail);
   }
 
@@ -377,8 +391,8 @@ class Grading {
   GpuInfo gpu_;
   bool needs_gpu_;
   GradingRunners& runners_;
-  int cases_checked_on_host_ = 0;
-  double case_wait_s_ = 0;
+  bool first_group_ = true;  // no group graded yet
+  RowsGraded steps_;  // where the time went (its other fields set by grade_rows)
   PrepareOptions prepare_;
   std::vector<std::vector<std::size_t>> case_rows_;          // each case's rows still to grade, in order
   std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
@@ -396,7 +410,9 @@ RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, Reporter& r
                       const std::set<std::size_t>& done) {
   Grading grading(settings, setup, reporter, gpu, needs_gpu, runners);
   grading.run(rows, run_seed, done);
-  return {grading.cases_checked_on_host(), grading.case_wait_s(), grading.gpu_missing()};
+  RowsGraded graded = grading.steps();
+  graded.gpu_missing = grading.gpu_missing();
+  return graded;
 }
 
 }  // namespace spmv::grade

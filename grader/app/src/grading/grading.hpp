@@ -23,6 +23,13 @@ namespace spmv::grade {
 struct RowsGraded {
   int cases_checked_on_host = 0;  // without a GPU: cases read, converted and checked
   double case_wait_s = 0;         // seconds the grading waited for cases to be prepared
+  // Seconds in each step of the kernels' gradings (kernel_grading.hpp):
+  // their checks (all of a group's kernels at once), the reference's
+  // windows, the submission's timing runners, and rows graded again alone.
+  double checking_s = 0;
+  double reference_s = 0;
+  double timing_s = 0;
+  double alone_s = 0;
   bool gpu_missing = false;       // a device grading found no GPU: its rows are skipped
 };
 

@@ -89,17 +89,19 @@ runner::GuardDamage inspect_guards(const ResultView& results, int slot) {
   return runner::inspect_y_guards(results.guard_before(slot), results.guard_after(slot));
 }
 
-Correctness evaluate_correctness(const PreparedCase& p, const ResultView& results, const std::string& modified) {
-  std::array<ToleranceVerdict, kRunsPerRow> checks;
+Correctness evaluate_correctness(const PreparedCase& p, const ResultView& results, const std::string& modified,
+                                 int runs) {
+  runs = std::clamp(runs, 1, kRunsPerRow);
+  std::vector<ToleranceVerdict> checks(static_cast<std::size_t>(runs));
   Correctness result;
-  for (int run = 0; run < kRunsPerRow; ++run) {
+  for (int run = 0; run < runs; ++run) {
     const int which = x_of_run(run);
     checks[run] = check_result(p.csr, p.x[which], p.golden[which], results.y(run), p.tolerance);
     result.max_ratio = std::max(result.max_ratio, checks[run].max_ratio);
   }
 
   Findings findings;
-  for (int run = 0; run < kRunsPerRow; ++run) {
+  for (int run = 0; run < runs; ++run) {
     const runner::GuardDamage damage = inspect_guards(results, run);
     if (damage.any())
       findings.add("out_of_bounds_write", runner::describe_y_guards(damage, results.rows()) + " in " + run_label(run));
@@ -109,7 +111,7 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
   }
   const auto failed = std::find_if(checks.begin(), checks.end(), [](const auto& c) { return !c.passed; });
   if (failed != checks.end()) {
-    if (const auto moving = find_moving_row(p, results)) {
+    if (const auto moving = runs == kRunsPerRow ? find_moving_row(p, results) : std::nullopt) {
       std::ostringstream line;
       line << "race: runs 1 and 3 used the same x but row " << moving->row << " gave " << moving->first << " then "
            << moving->third << " (a moving error: unsynchronized updates, or state kept between calls)";
@@ -119,7 +121,7 @@ Correctness evaluate_correctness(const PreparedCase& p, const ResultView& result
     findings.add(cause_token(failed->cause), run_label(run) + ": " + failed->describe());
     if (failed->first) result.first_bad = sample_of(*failed->first);
     if (failed->worst) result.worst_bad = sample_of(*failed->worst);
-    for (int other = run + 1; other < kRunsPerRow; ++other) {
+    for (int other = run + 1; other < runs; ++other) {
       if (!checks[other].passed) {
         findings.note(run_label(other) + ": also wrong (" + std::to_string(checks[other].bad_rows) + " of " +
                       std::to_string(checks[other].rows) + " rows)");

@@ -28,9 +28,10 @@ struct Correctness {
   std::optional<RowSample> first_bad, worst_bad;
 };
 
-// Needs all kRunsPerRow runs written.
+// Needs the first `runs` of the kRunsPerRow runs written (a race, runs 1
+// and 3 apart, is looked for only with all three).
 Correctness evaluate_correctness(const PreparedCase& prepared, const ResultView& results,
-                                 const std::string& modified_inputs);
+                                 const std::string& modified_inputs, int runs = kRunsPerRow);
 
 // The y in `slot` for the x of `seed`: empty when correct (and the guards
 // intact), else what is wrong, one line.

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "model/row.hpp"
 #include "runners/gpu_share.hpp"
 #include "runners/runner_client.hpp"
 #include "spmv/runner/protocol.hpp"
@@ -101,6 +102,7 @@ struct RowRecord {
   // The submission's results (a view of `result_memory`, which it keeps).
   std::shared_ptr<const ResultMemory> result_memory;
   std::optional<ResultView> results;
+  int runs = kRunsPerRow;       // the checked runs whose y `results` holds (the first `runs` of them)
   std::string modified_inputs;  // from the runs' replies, comma-separated
   TimingRecord timing;
   std::optional<double> cusparse_ms;

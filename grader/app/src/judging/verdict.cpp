@@ -156,7 +156,7 @@ void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context)
 }
 
 void judge_completed(RowResult& row, RowRecord& record, const RowContext& context) {
-  const Correctness correctness = evaluate_correctness(context.prepared, *record.results, record.modified_inputs);
+  const Correctness correctness = evaluate_correctness(context.prepared, *record.results, record.modified_inputs, record.runs);
   row.max_error_ratio = correctness.max_ratio;
   row.first_bad_row = correctness.first_bad;
   row.worst_bad_row = correctness.worst_bad;
@@ -166,7 +166,7 @@ void judge_completed(RowResult& row, RowRecord& record, const RowContext& contex
     return;
   }
   std::ostringstream text;
-  text << "correct in all " << kRunsPerRow << " runs (largest error " << format_number("%.3g", correctness.max_ratio)
+  text << "correct in all " << record.runs << " runs (largest error " << format_number("%.3g", correctness.max_ratio)
        << " of the allowed)";
   set_verdict(row, Verdict::kPass, "", "");
   add_timing(row, record.timing, context);

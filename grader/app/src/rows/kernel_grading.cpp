@@ -1,5 +1,6 @@
 #include "rows/kernel_grading.hpp"
 
+#include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
@@ -17,6 +18,12 @@ namespace spmv::grade {
 namespace {
 
 using runner::ReplyKind;
+
+// Checked runs in the timing runner before its capture: step 1 checked
+// all three in a runner of their own; this one checks the timing runner's
+// first call of the kernel (its y, its inputs left as they were, no
+// vendor library's kernel) on the first x.
+constexpr int kTimingRunnerRuns = 1;
 
 std::filesystem::path timing_log(const std::filesystem::path& log) {
   std::filesystem::path path = log;
@@ -37,6 +44,7 @@ struct Row {
   ReferenceWindows reference;
   LinkChecks checks;
   std::shared_ptr<ResultMemory> results;  // the timing runner's result area
+  std::shared_ptr<ResultMemory> checked;  // step 1's, its runs' y (a row that passed it)
   bool passed_first = false;              // step 1's runs were correct
   bool checks_right = true;               // every copied link was right (step 5)
   bool again_alone = false;
@@ -93,6 +101,8 @@ class KernelGrader {
     for (auto& row : rows_) out.push_back({std::move(row->state.record), row->again_alone});
     return out;
   }
+
+  [[nodiscard]] KernelSteps steps() const { return steps_; }
 
   ~KernelGrader() {
     stretch_.release();
@@ -153,6 +163,7 @@ class KernelGrader {
       }
       row->passed_first = passed;
       if (passed) {
+        row->checked = session.results();
         row->state.record.phase_ms["correctness_first"] = total_ms(trial.record.phase_ms);
         continue;
       }
@@ -181,22 +192,31 @@ class KernelGrader {
 
   // Steps 2 to 5 for the rows that passed step 1.
   void time_rows(KernelRunner& current) {
+    auto from = Clock::now();
+    const auto lap = [&from](double& into) {
+      const auto now = Clock::now();
+      into += std::chrono::duration<double>(now - from).count();
+      from = now;
+    };
     factory_.settle();  // step 1's runner gone
     quiet_ = factory_.quiet();
     stretch_ = factory_.alone();
     for (auto& row : rows_) {
       if (!row->done) reference_before(*row);
     }
+    lap(steps_.reference_s);
     std::size_t next = 0;
     while ((next = next_to_time(next)) < rows_.size()) next = run_timing_runner(current, next);
     collect_checks();
     retire(current);
+    lap(steps_.timing_s);
     factory_.settle();
     for (auto& row : rows_) {
       if (!row->done) reference_after(*row);
     }
     stretch_.release();
     quiet_.release();
+    lap(steps_.reference_s);
     for (auto& row : rows_) {
       if (row->done) continue;
       finish_row(*row);
@@ -266,10 +286,11 @@ class KernelGrader {
       row.results = session.results();
       const bool short_row = row.reference.short_row();
       const bool ok =
-          started && session.correctness_runs() &&
-          evaluate_correctness(row.state.prepared, *row.state.record.results, row.state.record.modified_inputs)
+          started && session.correctness_runs(kTimingRunnerRuns) &&
+          evaluate_correctness(row.state.prepared, *row.state.record.results, row.state.record.modified_inputs,
+                               kTimingRunnerRuns)
               .passed &&
-          row.state.phase("check", true) &&
+          row.state.phase("check", true) && keep_checked_runs(row) &&
           time_submission_bursts(row.state, session, row.checks, short_row, [&] { collect_checks(); });
       if (ok) {
         current.runner = session.release_runner();
@@ -289,6 +310,16 @@ class KernelGrader {
       return at + 1;
     }
     return rows_.size();
+  }
+
+  // A row whose run in the timing runner was right keeps step 1's three
+  // runs as its results (its largest error, its "correct in all 3 runs").
+  static bool keep_checked_runs(Row& row) {
+    RowRecord& record = row.state.record;
+    record.results.emplace(row.checked->words(), row.state.prepared.csr.rows);
+    record.runs = kRunsPerRow;
+    row.results = row.checked;
+    return true;
   }
 
   // Steps 2 to 4's holds, taken again after a fresh runner's start.
@@ -356,6 +387,7 @@ class KernelGrader {
   bool timing_ahead_;
   bool timing_started_ = false;  // step 3 has had a runner
   KernelRunner timing_;          // step 3's first runner
+  KernelSteps steps_;
   std::vector<std::unique_ptr<Row>> rows_;
   std::vector<std::pair<Row*, std::future<bool>>> checking_;
   QuietGpu::Hold quiet_;    // steps 2 to 4: no runner starts while they are timed
@@ -368,5 +400,6 @@ KernelGrading::~KernelGrading() = default;
 KernelGrading::KernelGrading(KernelGrading&&) noexcept = default;
 void KernelGrading::check() { grader_->check(); }
 std::vector<KernelRow> KernelGrading::time() { return grader_->time(); }
+KernelSteps KernelGrading::steps() const { return grader_->steps(); }
 
 }  // namespace spmv::grade

@@ -10,8 +10,8 @@
 //      plugin loaded while they are timed.
 //   3. timing: a second runner, started while step 1 ran, times its own
 //      calibration bursts for every row scored by speed before it loads the
-//      plugin; then row by row the case set up, three checked runs, the
-//      launch captured, bursts timed by the grader's clock, links copied out
+//      plugin; then row by row the case set up, one checked run (step 1's
+//      three stand as the row's results when it is right), the launch captured, bursts timed by the grader's clock, links copied out
 //      (submission_bursts.hpp).
 //   4. that runner ended (its CUDA context gone): the reference's windows
 //      after, for every row scored by speed, compared with those before.
@@ -35,6 +35,14 @@
 #include "rows/row_plan.hpp"
 
 namespace spmv::grade {
+
+// Wall-clock seconds a kernel's grading spent in steps 2 and 4 (the
+// reference's windows, the waits for the GPU to settle before them
+// included) and in step 3 (the submission's timing runners).
+struct KernelSteps {
+  double reference_s = 0;
+  double timing_s = 0;
+};
 
 struct KernelRow {
   RowRecord record;          // as graded in the kernel's runners
@@ -63,6 +71,8 @@ class KernelGrading {
   // nothing of the submission alive while the reference is timed); every
   // row's record, in the order of `plans`.
   std::vector<KernelRow> time();
+  // Where time() spent its time.
+  [[nodiscard]] KernelSteps steps() const;
 
  private:
   std::unique_ptr<KernelGrader> grader_;

@@ -65,10 +65,11 @@ bool SubmissionSession::start() {
   return false;
 }
 
-bool SubmissionSession::correctness_runs() {
+bool SubmissionSession::correctness_runs(int runs) {
   // A runner kept from the row before has the plugin loaded.
   if (!row_.phase("load", loaded_ || load()) || !row_.phase("setup", setup())) return false;
-  for (int run = 0; run < kRunsPerRow; ++run) {
+  row_.record.runs = runs;
+  for (int run = 0; run < runs; ++run) {
     if (!run_once(run)) return false;
   }
   row_.phase("runs", true);

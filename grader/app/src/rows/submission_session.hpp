@@ -28,9 +28,9 @@ class SubmissionSession {
   // Waits for "CUDA ready" (or takes the runner kept from the row before);
   // false (the record says why) if every attempt fails.
   bool start();
-  // The submission's load, set-up and checked runs, its results kept; false
-  // (the record says why) if a step failed.
-  bool correctness_runs();
+  // The submission's load, set-up and the first `runs` checked runs, its
+  // results kept; false (the record says why) if a step failed.
+  bool correctness_runs(int runs = kRunsPerRow);
   // The runner's own cost, timed before it loads the plugin, into the
   // row's submission side; false (the grader's failure) if a step failed.
   bool calibrate();
