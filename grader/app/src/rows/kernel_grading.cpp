@@ -285,13 +285,12 @@ class KernelGrader {
       hold_for_timing();
       row.results = session.results();
       const bool short_row = row.reference.short_row();
-      const bool ok =
-          started && session.correctness_runs(kTimingRunnerRuns) &&
-          evaluate_correctness(row.state.prepared, *row.state.record.results, row.state.record.modified_inputs,
-                               kTimingRunnerRuns)
-              .passed &&
-          row.state.phase("check", true) && keep_checked_runs(row) &&
-          time_submission_bursts(row.state, session, row.checks, short_row, [&] { collect_checks(); });
+      const bool ok = started && session.correctness_runs(kTimingRunnerRuns) &&
+                      evaluate_correctness(row.state.prepared, *row.state.record.results,
+                                           row.state.record.modified_inputs, kTimingRunnerRuns)
+                          .passed &&
+                      row.state.phase("check", true) && keep_checked_runs(row) &&
+                      time_submission_bursts(row.state, session, row.checks, short_row, [&] { collect_checks(); });
       if (ok) {
         current.runner = session.release_runner();
         current.loaded = true;
