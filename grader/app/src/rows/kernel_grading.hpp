@@ -11,7 +11,8 @@
 //   3. timing: a second runner, started while step 1 ran, times its own
 //      calibration bursts for every row scored by speed before it loads the
 //      plugin; then row by row the case set up, one checked run (step 1's
-//      three stand as the row's results when it is right), the launch captured, bursts timed by the grader's clock, links copied out
+//      three stand as the row's results when it is right), the launch
+//      captured, bursts timed by the grader's clock, links copied out
 //      (submission_bursts.hpp).
 //   4. that runner ended (its CUDA context gone): the reference's windows
 //      after, for every row scored by speed, compared with those before.
