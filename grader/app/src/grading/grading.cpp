@@ -392,7 +392,7 @@ class Grading {
   bool needs_gpu_;
   GradingRunners& runners_;
   bool first_group_ = true;  // no group graded yet
-  RowsGraded steps_;  // where the time went (its other fields set by grade_rows)
+  RowsGraded steps_;         // where the time went (its other fields set by grade_rows)
   PrepareOptions prepare_;
   std::vector<std::vector<std::size_t>> case_rows_;          // each case's rows still to grade, in order
   std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed

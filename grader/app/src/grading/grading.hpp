@@ -30,7 +30,7 @@ struct RowsGraded {
   double reference_s = 0;
   double timing_s = 0;
   double alone_s = 0;
-  bool gpu_missing = false;       // a device grading found no GPU: its rows are skipped
+  bool gpu_missing = false;  // a device grading found no GPU: its rows are skipped
 };
 
 // What the row loop takes of spmv-grade's options.

@@ -156,7 +156,8 @@ void add_timing(RowResult& row, TimingRecord& timing, const RowContext& context)
 }
 
 void judge_completed(RowResult& row, RowRecord& record, const RowContext& context) {
-  const Correctness correctness = evaluate_correctness(context.prepared, *record.results, record.modified_inputs, record.runs);
+  const Correctness correctness =
+      evaluate_correctness(context.prepared, *record.results, record.modified_inputs, record.runs);
   row.max_error_ratio = correctness.max_ratio;
   row.first_bad_row = correctness.first_bad;
   row.worst_bad_row = correctness.worst_bad;
