@@ -21,23 +21,29 @@ constexpr std::uint64_t kMagic = 0x31474d49564d5053ULL;  // "SPMVIMG1"
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error("matrix image: " + what); }
 
+// Writes an image into `out`, or with none only counts its bytes (the
+// first of the two passes of write_image).
 class Writer {
  public:
+  explicit Writer(char* out = nullptr) : out_(out) {}
   template <typename T>
   void scalar(T value) {
-    const auto* bytes = reinterpret_cast<const char*>(&value);
-    data_.insert(data_.end(), bytes, bytes + sizeof(T));
+    put(&value, sizeof(T));
   }
   template <typename T>
   void array(const std::vector<T>& values) {
     scalar<std::uint64_t>(values.size());
-    const auto* bytes = reinterpret_cast<const char*>(values.data());
-    data_.insert(data_.end(), bytes, bytes + values.size() * sizeof(T));
+    put(values.data(), values.size() * sizeof(T));
   }
-  [[nodiscard]] const std::vector<char>& data() const { return data_; }
+  [[nodiscard]] std::size_t bytes() const { return bytes_; }
 
  private:
-  std::vector<char> data_;
+  void put(const void* data, std::size_t bytes) {
+    if (out_ != nullptr && bytes > 0) std::memcpy(out_ + bytes_, data, bytes);
+    bytes_ += bytes;
+  }
+  char* out_;
+  std::size_t bytes_ = 0;
 };
 
 class Reader {
@@ -152,20 +158,54 @@ int sealed_memfd(const char* name, const void* data, std::size_t bytes) {
   return fd;
 }
 
-int write_matrix_image(const AnyMatrix& matrix) {
-  Writer writer;
-  writer.scalar(kMagic);
-  writer.scalar(static_cast<std::int32_t>(format_of(matrix)));
-  std::visit([&](const auto& m) { put(writer, m); }, matrix);
-  return sealed_memfd("spmv-matrix", writer.data().data(), writer.data().size());
+namespace {
+
+// An image of `matrix` in a sealed memfd: its size counted, then written
+// into the file's pages through a mapping, which is gone before the seals.
+template <typename Matrix>
+int write_image(const Matrix& matrix) {
+  const auto write = [&matrix](Writer& writer) {
+    writer.scalar(kMagic);
+    writer.scalar(static_cast<std::int32_t>(FormatTraits<Matrix>::id));
+    put(writer, matrix);
+  };
+  Writer counter;
+  write(counter);
+  const std::size_t bytes = counter.bytes();
+  const int fd = ::memfd_create("spmv-matrix", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
+  const auto failed = [fd](const char* what) {
+    const int error = errno;
+    ::close(fd);
+    fail(std::string(what) + ": " + std::strerror(error));
+  };
+  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) failed("ftruncate");
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
+  if (mapped == MAP_FAILED) failed("mmap");
+  Writer writer(static_cast<char*>(mapped));
+  write(writer);
+  ::munmap(mapped, bytes);
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) failed("sealing");
+  return fd;
 }
+
+}  // namespace
+
+int write_matrix_image(const AnyMatrix& matrix) {
+  return std::visit([](const auto& m) { return write_image(m); }, matrix);
+}
+
+#define SPMV_RUNNER_IMAGE_WRITER(name, NAME, Name, number) \
+  int write_matrix_image(const Name##Matrix& matrix) { return write_image(matrix); }
+SPMV_FORMATS(SPMV_RUNNER_IMAGE_WRITER)
+#undef SPMV_RUNNER_IMAGE_WRITER
 
 AnyMatrix read_matrix_image(int fd) {
   struct stat info {};
   if (::fstat(fd, &info) != 0) fail(std::string("fstat: ") + std::strerror(errno));
   const auto bytes = static_cast<std::size_t>(info.st_size);
   if (bytes < 12) fail("too short");
-  void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  void* mapped = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
   if (mapped == MAP_FAILED) fail(std::string("mmap: ") + std::strerror(errno));
   struct Unmap {
     void* p;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <bit>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <tuple>
@@ -90,32 +91,28 @@ std::vector<float> x_for_seed(std::size_t size, std::uint64_t seed) {
   return x;
 }
 
-namespace {
-// The images are made ahead, with the case; one made at its row may be
-// asked for by the kernels' rows checked on threads of their own beside
-// each other (grading.cpp).
-std::mutex images_mutex;
-}  // namespace
-
+// The images are made ahead, with the case (several at once); one made at
+// its row may be asked for by the kernels' rows checked on threads of their
+// own beside each other (grading.cpp). Made outside the lock: one made
+// twice at once is kept once.
 int matrix_image(PreparedCase& p, spmv_format format) {
-  const std::lock_guard lock(images_mutex);
-  if (const auto it = p.images.find(format); it != p.images.end()) return *it->second;
-  const auto make = [&]() -> runner::AnyMatrix {
-    std::optional<runner::AnyMatrix> matrix;
-    const bool known = visit_format(format, [&](auto tag) {
-      const auto* form = p.form<typename decltype(tag)::type>();
-      if (form == nullptr) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
-      matrix = *form;
-    });
-    if (!known) throw std::invalid_argument("unknown format");
-    return std::move(*matrix);
-  };
-  p.images[format] = owned_descriptor(runner::write_matrix_image(make()));
-  return *p.images[format];
+  {
+    const std::lock_guard lock(*p.images_mutex);
+    if (const auto it = p.images.find(format); it != p.images.end()) return *it->second;
+  }
+  std::shared_ptr<const int> image;
+  const bool known = visit_format(format, [&](auto tag) {
+    const auto* form = p.form<typename decltype(tag)::type>();
+    if (form == nullptr) throw std::invalid_argument(std::string("the case has no ") + format_name(format) + " form");
+    image = owned_descriptor(runner::write_matrix_image(*form));
+  });
+  if (!known) throw std::invalid_argument("unknown format");
+  const std::lock_guard lock(*p.images_mutex);
+  return *p.images.try_emplace(format, std::move(image)).first->second;
 }
 
 int shape_image(PreparedCase& p) {
-  const std::lock_guard lock(images_mutex);
+  const std::lock_guard lock(*p.images_mutex);
   if (!p.shape) {
     CsrMatrix empty;
     empty.rows = p.csr.rows;
@@ -144,21 +141,41 @@ PreparedCase prepare_case(const TestCase& test_case, const std::set<spmv_format>
   }
   ConversionLimits limits;
   limits.max_bytes = static_cast<std::size_t>(options.format_limit_bytes);
+  // Each format converted, and each x's golden result, on a thread of its
+  // own (each writes its own member of the case): a large case's
+  // preparation takes its longest part, not their sum.
+  std::vector<std::future<std::string>> converting;
   for (const spmv_format format : formats) {
-    try {
-      convert(p, format, limits);
-    } catch (const ConversionRefused& e) {
-      p.refused[format] = e.what();
-    } catch (const std::exception& e) {
-      throw PrepareError("conversion to " + std::string(format_name(format)) + " failed: " + e.what());
-    }
+    converting.push_back(std::async(std::launch::async, [&p, format, &limits]() -> std::string {
+      try {
+        convert(p, format, limits);
+        return {};
+      } catch (const ConversionRefused& e) {
+        return e.what();
+      }
+    }));
   }
   if (test_case.tolerance_c) p.tolerance.c = *test_case.tolerance_c;
+  std::vector<std::future<void>> golden;
   for (int which = 0; which < kXVectors; ++which) {
-    p.x_seeds[which] = x_seed(options.seed, test_case.name, which);
-    p.x[which] = x_for_seed(static_cast<std::size_t>(p.csr.cols), p.x_seeds[which]);
-    p.golden[which] = golden_spmv(p.csr, p.x[which]);
+    golden.push_back(std::async(std::launch::async, [&p, &options, which] {
+      p.x_seeds[which] = x_seed(options.seed, p.test_case.name, which);
+      p.x[which] = x_for_seed(static_cast<std::size_t>(p.csr.cols), p.x_seeds[which]);
+      p.golden[which] = golden_spmv(p.csr, p.x[which]);
+    }));
   }
+  std::optional<PrepareError> failed;
+  auto format = formats.begin();
+  for (auto& conversion : converting) {
+    try {
+      if (std::string refused = conversion.get(); !refused.empty()) p.refused[*format] = std::move(refused);
+    } catch (const std::exception& e) {
+      if (!failed) failed.emplace("conversion to " + std::string(format_name(*format)) + " failed: " + e.what());
+    }
+    ++format;
+  }
+  for (auto& each : golden) each.get();
+  if (failed) throw *failed;
   return p;
 }
 

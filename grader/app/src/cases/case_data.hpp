@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -57,6 +58,9 @@ struct PreparedCase {
   std::map<spmv_format, std::shared_ptr<const int>> images;
   // A CSR image of the case's shape with no entry (shape_image()).
   std::shared_ptr<const int> shape;
+  // Guards `images` and `shape`: the kernels' rows are checked on threads of
+  // their own beside each other, and the images made on several at once.
+  std::shared_ptr<std::mutex> images_mutex = std::make_shared<std::mutex>();
   // cuSPARSE's time on this case, measured by the first child that can.
   std::optional<double> cusparse_ms;
 

@@ -290,15 +290,18 @@ class KernelGrader {
                                            row.state.record.modified_inputs, kTimingRunnerRuns)
                           .passed &&
                       row.state.phase("check", true) && keep_checked_runs(row) &&
-                      time_submission_bursts(row.state, session, row.checks, short_row, [&] { collect_checks(); });
+                      time_submission_bursts(row.state, session, row.checks, short_row, [&] {
+                        // A short row's time decides nothing: its bursts need not wait.
+                        if (!short_row) collect_checks();
+                      });
       if (ok) {
         current.runner = session.release_runner();
         current.loaded = true;
         ++current.served;
         // Its links are checked on other cores (at the lowest priority)
-        // while the next row is set up and run, done before that row's
-        // bursts: beside bursts they slowed whole windows of them on the
-        // largest cases.
+        // while the next rows are set up and run, done before the next
+        // scored row's bursts: beside bursts they slowed whole windows of
+        // them on the largest cases.
         checking_.emplace_back(&row, std::async(std::launch::async, [&row] { return row.checks.run_checks(); }));
         row.state.phase("links_copied", true);
         continue;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <random>
+#include <thread>
 
 #include "judging/correctness.hpp"
 #include "rows/copy_buffers.hpp"
@@ -12,8 +13,13 @@
 namespace spmv::grade {
 namespace {
 
-// Link checks computed beside the next bursts, at most.
-constexpr std::size_t kMaxPendingChecks = 6;
+// Link checks computed at once, at most: on all cores but two (the
+// grader's and its runner's), at least six.
+std::size_t max_pending_checks() {
+  static const std::size_t cores = std::thread::hardware_concurrency();
+  static const std::size_t most = std::max<std::size_t>(6, cores > 2 ? cores - 2 : 0);
+  return most;
+}
 
 }  // namespace
 
@@ -54,7 +60,7 @@ bool LinkChecks::run_checks() {
   std::vector<std::function<std::string()>> checks = std::move(deferred_checks_);
   deferred_checks_.clear();
   for (auto& check : checks) {
-    if (pending_checks_.size() >= kMaxPendingChecks && !collect_one_check()) return false;
+    if (pending_checks_.size() >= max_pending_checks() && !collect_one_check()) return false;
     pending_checks_.push_back(std::async(std::launch::async, [check = std::move(check)] {
       ::setpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()), 19);  // this thread only
       return check();

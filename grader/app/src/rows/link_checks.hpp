@@ -31,7 +31,7 @@ class LinkChecks {
   bool check_links(SubmissionSession& session, std::uint64_t seed,
                    const std::shared_ptr<std::vector<std::uint64_t>>& digests, int checks);
   // The checks of the links copied out (their golden products),
-  // kMaxPendingChecks at a time; false if a launch was wrong.
+  // max_pending_checks() at a time (link_checks.cpp); false if a launch was wrong.
   bool run_checks();
   // Waits for every pending check; false if a launch was wrong.
   bool collect_checks();

@@ -27,6 +27,11 @@ spmv_format format_of(const AnyMatrix& matrix);
 // A sealed memfd holding `matrix`; the caller owns the descriptor.
 // Throws std::runtime_error.
 int write_matrix_image(const AnyMatrix& matrix);
+// The same for a matrix of one format, written straight from it into the
+// file's pages (no copy of a large case made on the way).
+#define SPMV_RUNNER_IMAGE_WRITER(name, NAME, Name, number) int write_matrix_image(const Name##Matrix& matrix);
+SPMV_FORMATS(SPMV_RUNNER_IMAGE_WRITER)
+#undef SPMV_RUNNER_IMAGE_WRITER
 
 // Reads an image back; throws std::runtime_error if it is not a valid one.
 AnyMatrix read_matrix_image(int fd);

@@ -32,7 +32,7 @@ namespace spmv::runner {
 inline constexpr int kControlFd = 3;
 
 // Version of the structs below; the runner refuses a parent of another.
-inline constexpr std::uint32_t kProtocolVersion = 3;
+inline constexpr std::uint32_t kProtocolVersion = 4;
 
 enum class Command : std::uint32_t {
   kHello = 1,  // reply: the runner started its executor ("CUDA ready")
@@ -70,6 +70,7 @@ struct Request {
   std::int32_t empty = 0;          // kBurst: links without the launch (the runner's own cost)
   std::int32_t cusparse_runs = 0;  // kCusparse: minimum samples
   double cusparse_min_ms = 0;      // kCusparse: minimum time being timed
+  std::int32_t check_inputs = 0;   // kRun: compare the inputs with their originals after the launch
   char kernel[kNameBytes] = {};    // kSetup: the kernel to run
 };
 
