@@ -240,6 +240,7 @@ class Grading {
       judge_kernel_rows(rows, by_kernel[kernels[k]], plans[k], kernels_graded[k].time());
       steps_.reference_s += kernels_graded[k].steps().reference_s;
       steps_.timing_s += kernels_graded[k].steps().timing_s;
+      steps_.settle_s += kernels_graded[k].steps().settle_s;
     }
     for (const auto c : group) cases_.erase(c);
   }
@@ -279,17 +280,11 @@ class Grading {
             setup_.policy.min_reference_us};
   }
 
-  // One kernel's rows' plans, in order; a case measured by cuSPARSE once,
-  // by the kernel graded first.
+  // One kernel's rows' plans, in order (a case measured by cuSPARSE once,
+  // by the first kernel that scores it: kernel_grading.cpp).
   std::vector<RowPlan> plans_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) {
     std::vector<RowPlan> plans;
-    for (const auto i : indices) {
-      plans.push_back(plan_of(rows[i], prepared_of(rows[i])));
-      if (measured_cusparse_.count(rows[i].case_name) != 0) plans.back().measure_cusparse = false;
-    }
-    for (auto& plan : plans) {
-      if (plan.measure_cusparse) measured_cusparse_.insert(plan.prepared->test_case.name);
-    }
+    for (const auto i : indices) plans.push_back(plan_of(rows[i], prepared_of(rows[i])));
     return plans;
   }
 
@@ -397,7 +392,6 @@ class Grading {
   std::vector<std::vector<std::size_t>> case_rows_;          // each case's rows still to grade, in order
   std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
   std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
-  std::set<std::string> measured_cusparse_;                  // cases whose cuSPARSE time a row measures
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).
   std::set<std::string> hanging_kernels_;

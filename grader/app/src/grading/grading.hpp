@@ -28,6 +28,7 @@ struct RowsGraded {
   // windows, the submission's timing runners, and rows graded again alone.
   double checking_s = 0;
   double reference_s = 0;
+  double settle_s = 0;  // of reference_s: waiting for the kernels' runners to be gone
   double timing_s = 0;
   double alone_s = 0;
   bool gpu_missing = false;  // a device grading found no GPU: its rows are skipped

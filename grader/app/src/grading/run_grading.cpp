@@ -371,9 +371,11 @@ class GradingRun {
     if (!options_.quiet) {
       std::printf(
           "Time: %.1f s (cases read and plugins probed %.1f s, GPU measured %.1f s, rows %.1f s: waiting for cases "
-          "%.1f s, checks %.1f s, the reference's windows %.1f s, timing runners %.1f s, graded again alone %.1f s)\n",
+          "%.1f s, checks %.1f s, the reference's windows %.1f s (%.1f s of it waiting for runners to end), timing "
+          "runners %.1f s, "
+          "graded again alone %.1f s)\n",
           seconds_since(started_), probes_s_, gpu_probe_s_, rows_s_, graded_.case_wait_s, graded_.checking_s,
-          graded_.reference_s, graded_.timing_s, graded_.alone_s);
+          graded_.reference_s, graded_.settle_s, graded_.timing_s, graded_.alone_s);
     }
     return exit_code_of(rows_, options_.strict_gpu);
   }

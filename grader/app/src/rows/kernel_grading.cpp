@@ -104,6 +104,14 @@ class KernelGrader {
 
   [[nodiscard]] KernelSteps steps() const { return steps_; }
 
+  // Waits for the runners retired to be gone (their CUDA contexts torn
+  // down), the wait counted.
+  void settle() {
+    const auto from = Clock::now();
+    factory_.settle();
+    steps_.settle_s += std::chrono::duration<double>(Clock::now() - from).count();
+  }
+
   ~KernelGrader() {
     stretch_.release();
     quiet_.release();
@@ -198,7 +206,7 @@ class KernelGrader {
       into += std::chrono::duration<double>(now - from).count();
       from = now;
     };
-    factory_.settle();  // step 1's runner gone
+    settle();  // step 1's runner gone
     quiet_ = factory_.quiet();
     stretch_ = factory_.alone();
     for (auto& row : rows_) {
@@ -210,7 +218,7 @@ class KernelGrader {
     collect_checks();
     retire(current);
     lap(steps_.timing_s);
-    factory_.settle();
+    settle();
     for (auto& row : rows_) {
       if (!row->done) reference_after(*row);
     }
@@ -227,8 +235,7 @@ class KernelGrader {
     RowState& state = row.state;
     state.deadline = after_seconds(state.plan.timeout_s);
     state.resume_clock();
-    const bool ok = (!state.plan.measure_cusparse || state.phase("cusparse", row.reference.measure_cusparse())) &&
-                    state.phase("reference_setup", row.reference.set_up()) &&
+    const bool ok = state.phase("reference_setup", row.reference.set_up()) &&
                     state.phase("choose_links", row.reference.choose_links()) && row.reference.warmup() &&
                     state.phase("reference_bursts", row.reference.time_before());
     if (!ok) end_row(row, nullptr);
@@ -336,15 +343,24 @@ class KernelGrader {
   }
 
   // Step 4 for a row scored by speed (a short row's reference time is that
-  // of its bursts before).
+  // of its bursts before), and cuSPARSE's time.
   void reference_after(Row& row) {
     if (row.reference.short_row()) return;
     RowState& state = row.state;
     state.deadline = after_seconds(state.plan.timeout_s);
     state.resume_clock();
     const bool ok = row.reference.set_up_again() && row.reference.warmup() &&
-                    state.phase("reference_after_bursts", row.reference.time_after());
+                    state.phase("reference_after_bursts", row.reference.time_after()) && measure_cusparse(row);
     if (!ok) end_row(row, nullptr);
+  }
+
+  // cuSPARSE's time on the row's case, as context, once a case: by the
+  // first kernel that scores it by speed (a case whose every row is short
+  // has none), with the GPU still the grading's alone.
+  static bool measure_cusparse(Row& row) {
+    RowState& state = row.state;
+    if (!state.plan.measure_cusparse || state.prepared.cusparse_ms) return true;
+    return state.phase("cusparse", row.reference.measure_cusparse());
   }
 
   // Step 5: the row's timing made, its links' checks collected.

@@ -43,6 +43,7 @@ namespace spmv::grade {
 struct KernelSteps {
   double reference_s = 0;
   double timing_s = 0;
+  double settle_s = 0;  // of reference_s: waiting for the runners before to be gone
 };
 
 struct KernelRow {
