@@ -232,6 +232,23 @@ TEST_F(RowChecks, AnErrorThatMovesBetweenRunsWithTheSameXIsARace) {
   EXPECT_NE(c.summary.find("row " + std::to_string(row)), std::string::npos) << c.summary;
 }
 
+// The timing runner's one checked run (kernel_grading.cpp): its y alone is
+// judged, whatever the slots of runs it did not make hold; and it is still
+// judged.
+TEST_F(RowChecks, AOneRunCheckJudgesThatRunAlone) {
+  const std::size_t row = nonempty_row(p_);
+  for (int run = 1; run < kRunsPerRow; ++run) area_.word(run, static_cast<std::int64_t>(row)) = kPoisonBits;
+  const Correctness one = evaluate_correctness(p_, area_.view(), modified_, 1);
+  EXPECT_TRUE(one.passed) << one.summary << "\n" << test::seed_note(seed_);
+  EXPECT_FALSE(evaluate_correctness(p_, area_.view(), modified_).passed) << "runs 2 and 3 were not judged";
+  set_y(area_, 0, row, static_cast<float>(p_.golden[0].y[row] * 2 + 1));
+  const Correctness wrong = evaluate_correctness(p_, area_.view(), modified_, 1);
+  EXPECT_FALSE(wrong.passed);
+  EXPECT_NE(wrong.cause, "race") << "one run cannot show a race";
+  EXPECT_NE(wrong.summary.find("run 1"), std::string::npos) << wrong.summary;
+  EXPECT_EQ(wrong.detail.find("run 2"), std::string::npos) << "runs not made were judged: " << wrong.detail;
+}
+
 TEST_F(RowChecks, AWrongSecondRunAloneIsNoRace) {
   // As if the kernel returned run 1's result again: stale, not moving.
   for (std::size_t i = 0; i < p_.golden[0].y.size(); ++i) set_y(area_, 1, i, static_cast<float>(p_.golden[0].y[i]));

@@ -172,6 +172,10 @@ class KernelGrader {
       row->passed_first = passed;
       if (passed) {
         row->checked = session.results();
+        // What the launch recorder saw in step 1 stays the row's: a vendor
+        // library's kernel there is judged as one in step 3.
+        row->state.record.foreign_kernel = trial.record.foreign_kernel;
+        row->state.record.recorder_note = trial.record.recorder_note;
         row->state.record.phase_ms["correctness_first"] = total_ms(trial.record.phase_ms);
         continue;
       }
