@@ -9,14 +9,22 @@ row timed has a bar in the speedup chart, grey and its value in brackets
 when it is correctness only. The screenshot is kept in WORK_DIR
 (report.png), or copied to --screenshot-to PNG.
 
+The same grading's screen: one line a row with its points, a
+correctness-only row marked "(*)" and the reason said once after the
+table, a summary line a kernel. It is drawn as a terminal shows it
+(console.html, no script) and kept as console.png, or copied to
+--console-screenshot-to PNG.
+
 Usage: test_student_page.py SOURCE_DIR WORK_DIR --grader SPMV_GRADE --submission ROW_FAULTS_PLUGIN
-                            --reference HOST_REFERENCE [--screenshot-to PNG]
+                            --reference HOST_REFERENCE [--screenshot-to PNG] [--console-screenshot-to PNG]
 Exits 77 (skipped) when Chromium is not installed or cannot start here; CI
 installs it (.ci/install-test-services) and fails when this test skipped.
 """
 
+import html
 import json
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -34,18 +42,27 @@ def main(argv):
     source, work = (pathlib.Path(a).resolve() for a in argv[1:3])
     given = {name: argv[argv.index(name) + 1] for name in ("--grader", "--submission", "--reference")}
     screenshot_to = pathlib.Path(argv[argv.index("--screenshot-to") + 1]) if "--screenshot-to" in argv else None
+    console_to = (pathlib.Path(argv[argv.index("--console-screenshot-to") + 1])
+                  if "--console-screenshot-to" in argv else None)
     browser = cdp.browser_for(work)
     try:
         out = work / "graded"
         command = [given["--grader"], "--submission", given["--submission"], "--reference", given["--reference"],
                    "--cases", str(source / "testcases" / "public"), "--kernel", ",".join(KERNELS),
-                   "--output-dir", str(out), "--timeout", "30", "--quiet"]
+                   "--output-dir", str(out), "--timeout", "30"]
         for case in CASES:
             command += ["--case", case]
         graded = subprocess.run(command, capture_output=True, text=True, timeout=600)
         check(graded.returncode == 1, f"spmv-grade exited {graded.returncode}: {graded.stderr[-2000:]}")
         rows = [json.loads(line) for line in (out / "rows.jsonl").read_text().splitlines() if line.strip()]
         check(len(rows) == len(CASES) * len(KERNELS), f"{len(rows)} rows graded")
+        check_screen(graded.stdout, rows)
+        console = work / "console.html"
+        console.write_text(screen_page(graded.stdout))
+        screen = cdp.Page(browser, 1100, 900)
+        screen.open(console.as_uri())
+        check(not screen.problems(), f"console.html said: {screen.problems()}")
+        screen.screenshot(work / "console.png", full_page=True)
         page_file = out / "report.html"
         check(page_file.is_file(), "no report.html beside summary.md")
         if page_file.is_file():
@@ -91,7 +108,41 @@ def main(argv):
         browser.close()
     if screenshot_to is not None and (work / "report.png").exists():
         shutil.copyfile(work / "report.png", screenshot_to)
+    if console_to is not None and (work / "console.png").exists():
+        shutil.copyfile(work / "console.png", console_to)
     return summary()
+
+
+def check_screen(stdout, rows):
+    """The screen as a student reads it: a progress line a row with its
+    points and verdict, a correctness-only row's marked "(*)" without its
+    reason, the reason once, a summary line a kernel."""
+    lines = stdout.splitlines()
+    for row in rows:
+        name = f"{row['kernel']} / {row['case']} ("
+        line = next((l for l in lines if name in l and l.lstrip().startswith("[")), None)
+        check(line is not None, f"no progress line for {name[:-2]}")
+        if line is None:
+            continue
+        check(f"): {row['verdict']}" in line, f"{name[:-2]}: its verdict is not on its line: {line!r}")
+        if row["correctness_only"]:
+            check(line.endswith("correctness only (*)"), f"{name[:-2]} is not marked correctness only: {line!r}")
+            check(row["correctness_only"] not in line, f"{name[:-2]}: its reason is on its line: {line!r}")
+            check(re.search(r"; [0-9.]+x the reference", line) is None,
+                  f"{name[:-2]}: a speedup that scores nothing looks like one that does: {line!r}")
+    notes = [l for l in lines if l.startswith("(*) ")]
+    check(len(notes) == (1 if any(r["correctness_only"] for r in rows) else 0), f"the reason said {len(notes)} times")
+    for kernel in KERNELS:
+        check(any(l.lstrip().startswith(f"{kernel}: ") and " rows pass" in l for l in lines), f"no summary of {kernel}")
+
+
+def screen_page(stdout):
+    """The screen as a terminal draws it: the grader's own lines, escaped."""
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+            "<title>spmv-grade</title><style>body{margin:0;background:#1e1e1e}"
+            "pre{margin:0;padding:12px;color:#e8e8e8;font:13px/1.35 monospace;white-space:pre-wrap;word-break:break-all}</style></head>"
+            f"<body><pre>$ spmv-grade ...\n{html.escape(stdout)}</pre></body></html>\n")
 
 
 if __name__ == "__main__":

@@ -171,10 +171,16 @@ void judge_completed(RowResult& row, RowRecord& record, const RowContext& contex
        << " of the allowed)";
   set_verdict(row, Verdict::kPass, "", "");
   add_timing(row, record.timing, context);
-  if (row.speedup) {
+  if (row.speedup && row.correctness_only.empty()) {
     text << "; " << format_number("%.2f", *row.speedup) << "x the reference ("
          << format_number("%.4g", *row.submission_ms) << " ms vs " << format_number("%.4g", *row.reference_ms)
          << " ms), " << format_number("%.0f", *row.gbps) << " GB/s";
+  } else if (row.speedup) {
+    // A speedup that scores nothing is said apart, in brackets, never
+    // looking like one that does.
+    text << "; (" << format_number("%.2f", *row.speedup) << "x the reference: "
+         << format_number("%.4g", *row.submission_ms) << " ms vs " << format_number("%.4g", *row.reference_ms)
+         << " ms, not scored)";
   }
   if (!row.correctness_only.empty()) text << "; correctness only (" << row.correctness_only << ")";
   if (!row.flags.empty()) text << "; flagged for review";
