@@ -106,6 +106,27 @@ def main():
         largest = max({k for r in graded_rows for k in r["phase_ms"]},
                       key=lambda k: sum(r["phase_ms"].get(k, 0) for r in graded_rows))
         check(summary[2].startswith(largest + " "), f"the largest phase is {largest}, the line says {summary[2]}")
+    # Each student's build and grading on the run's timeline, and each
+    # GPU's line (here one grading at a time, on GPU 0 or none).
+    timeline = json.loads((output / "timeline.json").read_text())
+    entries = {e["student"]: e for e in timeline["students"]}
+    check(sorted(entries) == sorted([*picks, "fay"]), f"timeline.json students {sorted(entries)}")
+    for name, entry in entries.items():
+        rows_file = output / name / "rows.jsonl"
+        rows = len([x for x in rows_file.read_text().splitlines() if x.strip()]) if rows_file.is_file() else 0
+        check(entry["rows"] == rows, f"{name}: timeline.json has {entry['rows']} rows, rows.jsonl {rows}")
+        graded = name in picks
+        check((entry["grading_s"] is not None) == graded, f"{name}: grading in timeline.json: {entry}")
+        if graded and entry["grading_s"] is not None:
+            check(0 < entry["grading_s"] and entry["build_began_s"] <= entry["grading_began_s"] and
+                  entry["grading_began_s"] + entry["grading_s"] <= timeline["wall_s"] + 0.01, f"{name}: {entry}")
+    spans = [(e["grading_began_s"], e["grading_began_s"] + e["grading_s"]) for e in entries.values()
+             if e["grading_s"] is not None]
+    spans.sort()
+    check(all(a[1] <= b[0] + 0.01 for a, b in zip(spans, spans[1:])), f"one at a time, yet gradings overlap: {spans}")
+    gpu_lines = re.findall(r"grade-class: (?:GPU \S+|no GPU): (\d+) students, (\d+) rows in .* idle for the last", first)
+    check(len(gpu_lines) == 1 and int(gpu_lines[0][0]) == len(picks) and int(gpu_lines[0][1]) == len(graded_rows),
+          f"the GPUs' lines: {gpu_lines}")
     for name in picks:
         report = output / name
         check((report / "results.json").is_file() and (report / "summary.md").is_file(), f"{name}: no report")
