@@ -178,9 +178,9 @@ void judge_completed(RowResult& row, RowRecord& record, const RowContext& contex
   } else if (row.speedup) {
     // A speedup that scores nothing is said apart, in brackets, never
     // looking like one that does.
-    text << "; (" << format_number("%.2f", *row.speedup) << "x the reference: "
-         << format_number("%.4g", *row.submission_ms) << " ms vs " << format_number("%.4g", *row.reference_ms)
-         << " ms, not scored)";
+    text << "; (" << format_number("%.2f", *row.speedup)
+         << "x the reference: " << format_number("%.4g", *row.submission_ms) << " ms vs "
+         << format_number("%.4g", *row.reference_ms) << " ms, not scored)";
   }
   if (!row.correctness_only.empty()) text << "; correctness only (" << row.correctness_only << ")";
   if (!row.flags.empty()) text << "; flagged for review";
