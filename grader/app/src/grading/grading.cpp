@@ -27,13 +27,11 @@ struct CaseState {
 double seconds_since(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
 
 // Cases prepared by other threads at once, at most (GPU gradings only): a
-// group's cases are all needed before its first kernel is graded. Before
-// the first group, every core but one (nothing else is graded yet); after,
-// half of them, beside the grading's own threads.
-std::size_t cases_prepared_ahead(bool first_group) {
-  const unsigned cores = std::thread::hardware_concurrency();
-  return std::max(2U, first_group ? cores - 1 : cores / 2);
-}
+// group's cases are all needed before its first kernel is graded. Half the
+// cores' worth (each case's parts on threads of their own besides): the
+// cases ahead are all in memory at once, and the suite's are of 20 M to
+// 33 M entries each.
+std::size_t cases_prepared_ahead() { return std::max(2U, std::thread::hardware_concurrency() / 2); }
 // A group of cases graded kernel by kernel holds at most about this many
 // matrix entries (the cases prepared, their images and golden results in
 // the grader's memory at once): any number of small cases, one large one.
@@ -82,7 +80,6 @@ class Grading {
         group.push_back(c);
       }
       grade_group(rows, group);
-      first_group_ = false;
     }
   }
 
@@ -148,7 +145,7 @@ class Grading {
   // turn.
   void prepare_ahead(const std::vector<RowResult>& rows, std::size_t c) {
     if (!needs_gpu_ || gpu_missing()) return;
-    const std::size_t ahead = cases_prepared_ahead(first_group_);
+    const std::size_t ahead = cases_prepared_ahead();
     for (std::size_t next = c; next < setup_.cases.size() && next < c + ahead; ++next) {
       if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
       preparing_.emplace(next,
@@ -386,8 +383,7 @@ class Grading {
   GpuInfo gpu_;
   bool needs_gpu_;
   GradingRunners& runners_;
-  bool first_group_ = true;  // no group graded yet
-  RowsGraded steps_;         // where the time went (its other fields set by grade_rows)
+  RowsGraded steps_;  // where the time went (its other fields set by grade_rows)
   PrepareOptions prepare_;
   std::vector<std::vector<std::size_t>> case_rows_;          // each case's rows still to grade, in order
   std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
