@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <map>
+#include <regex>
 #include <set>
 
 #include "grade_end_to_end.hpp"
@@ -266,7 +267,20 @@ TEST_F(Prestart, RowsAreGradedKernelByKernelAndReportedAsPlanned) {
 // of its own (the detail says so); csr_vector, wrong in any runner, fails
 // each row first in its runner and is not graded again.
 TEST_F(Prestart, AKernelsRowsShareItsRunnersAndAFailureAfterAnotherIsGradedAlone) {
-  grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false)});
+  const GradeResult graded = grade(kStubFaultsPlugin, {"--timeout", "30", "--policy", policy(false)});
+  // The Time line says where the rows' time went, step by step (each part
+  // to 0.1 s): its parts, all on the grading's own thread, one after the
+  // other, add up to no more than the rows' time, and the waits for
+  // runners to end are part of the reference's windows.
+  const std::regex time_line(
+      R"(rows ([0-9.]+) s: waiting for cases ([0-9.]+) s, checks ([0-9.]+) s, the reference's windows ([0-9.]+) s )"
+      R"(\(([0-9.]+) s of it waiting for runners to end\), timing runners ([0-9.]+) s, graded again alone ([0-9.]+) s\))");
+  std::smatch parts;
+  ASSERT_TRUE(std::regex_search(graded.out, parts, time_line)) << context_;
+  const auto part = [&](int k) { return std::stod(parts[k].str()); };
+  const double rows_s = part(1);
+  EXPECT_LE(part(2) + part(3) + part(4) + part(6) + part(7), rows_s + 0.3) << parts[0].str();
+  EXPECT_LE(part(5), part(4) + 0.1) << parts[0].str();
   std::map<std::string, std::vector<Json>> by_kernel;
   for (const auto& row : rows()) by_kernel[row.at("kernel").get<std::string>()].push_back(row);
   ASSERT_EQ(by_kernel.size(), 6U) << context_;
