@@ -281,6 +281,7 @@ const std::set<std::string> kCheckedFaults = {"correct",
                                               "hang",
                                               "oob_write",
                                               "modifies_input",
+                                              "modifies_x_first_run",
                                               "nondeterministic",
                                               "not_implemented",
                                               "prints_forged_score",
@@ -399,6 +400,29 @@ TEST(HostFakes, ModifiesInputChangesXButNotTheResult) {
     const spmv::ToleranceVerdict verdict = k.check(result);
     EXPECT_TRUE(verdict.passed) << verdict.describe();
     EXPECT_EQ(result.modified, std::vector<std::string>{"x"}) << "expected x changed, and x alone";
+  });
+}
+
+TEST(HostFakes, ModifiesXFirstRunChangesXOnTheFirstCallOfEveryThree) {
+  // Its kernel counts its calls for the life of the process: each check
+  // runs in a fresh child. Calls 1 and 4 change x, 2 and 3 do not; every
+  // result is right.
+  for_each_kernel_in_child("modifies_x_first_run", [](const KernelRun& k) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      bool as_said = true;
+      for (int call = 1; call <= 4; ++call) {
+        const Launch result = k.run();
+        const bool changed = result.modified == std::vector<std::string>{"x"};
+        as_said =
+            as_said && k.check(result).passed && changed == (call % 3 == 1) && (changed || result.modified.empty());
+      }
+      std::_Exit(as_said ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        << "expected x changed by calls 1 and 4 alone, and every result right";
   });
 }
 

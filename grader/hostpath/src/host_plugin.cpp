@@ -33,20 +33,21 @@ using spmv::hostpath::for_each_entry;
 using spmv::hostpath::rows_of;
 
 enum class Fault {
-  none,                 // correct
-  wrong_element,        // the first stored entry (of a nonempty row) is left out
-  unwritten_row,        // row rows/2 is never written: keeps the caller's poison
-  doubled,              // every entry accumulated twice
-  crash_segfault,       // stores through a null pointer
-  crash_abort,          // abort()
-  exit0,                // exit(0) in the middle of the launch
-  hang,                 // never returns
-  oob_write,            // correct y, plus writes to y[rows] and y[-1]
-  modifies_input,       // correct y, then negates x[0]
-  nondeterministic,     // first call correct, later calls perturb one row by 1
-  not_implemented,      // returns SPMV_NOT_IMPLEMENTED
-  prints_forged_score,  // prints a fake score and results JSON, writes y = 0
-  launch_error,         // returns cudaErrorLaunchFailure without touching y
+  none,                  // correct
+  wrong_element,         // the first stored entry (of a nonempty row) is left out
+  unwritten_row,         // row rows/2 is never written: keeps the caller's poison
+  doubled,               // every entry accumulated twice
+  crash_segfault,        // stores through a null pointer
+  crash_abort,           // abort()
+  exit0,                 // exit(0) in the middle of the launch
+  hang,                  // never returns
+  oob_write,             // correct y, plus writes to y[rows] and y[-1]
+  modifies_input,        // correct y, then negates x[0]
+  modifies_x_first_run,  // correct y; negates x[0] on the first call of every three (a row's first checked run)
+  nondeterministic,      // first call correct, later calls perturb one row by 1
+  not_implemented,       // returns SPMV_NOT_IMPLEMENTED
+  prints_forged_score,   // prints a fake score and results JSON, writes y = 0
+  launch_error,          // returns cudaErrorLaunchFailure without touching y
 };
 
 constexpr Fault kFault = Fault::SPMV_HOST_FAULT;
@@ -123,6 +124,10 @@ spmv_status run(const View& a, const float* x, float* y, int call) {
     case Fault::modifies_input:
       multiply(a, x, y);
       if (cols_of(a) > 0) const_cast<float*>(x)[0] = -x[0];
+      return SPMV_SUCCESS;
+    case Fault::modifies_x_first_run:
+      multiply(a, x, y);
+      if (call % 3 == 1 && cols_of(a) > 0) const_cast<float*>(x)[0] = -x[0];
       return SPMV_SUCCESS;
     case Fault::nondeterministic:
       multiply(a, x, y);

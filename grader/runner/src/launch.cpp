@@ -78,8 +78,8 @@ std::vector<std::uint32_t> LaunchArea::slot() const {
   return words;
 }
 
-std::vector<std::string> LaunchArea::modified_inputs() const {
-  std::vector<std::string> modified = matrix_.modified_arrays();
+std::vector<std::string> LaunchArea::modified_inputs(bool with_matrix) const {
+  std::vector<std::string> modified = with_matrix ? matrix_.modified_arrays() : std::vector<std::string>{};
   if (!prepared_) return modified;
   const auto n = static_cast<std::size_t>(cols_);
   std::vector<std::uint32_t> values(n);

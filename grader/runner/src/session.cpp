@@ -300,11 +300,13 @@ void Session::run(const Request& request, Reply& reply) {
   end_recording(reply);
   check_launch(launched);
   copy_y_to_slot(request.slot);
-  // Asked for after a row's last run: a change to the matrix stays, and x
-  // is written the same way by every run of a kernel that writes it.
-  if (request.check_inputs == 0) return;
+  // x after every run (the next run writes it afresh); the matrix's arrays,
+  // whose comparison copies each back, when asked for: after a row's last
+  // run, a change to the matrix staying until then.
   std::string names;
-  for (const auto& name : area_->modified_inputs()) names += (names.empty() ? "" : ", ") + name;
+  for (const auto& name : area_->modified_inputs(request.check_inputs != 0)) {
+    names += (names.empty() ? "" : ", ") + name;
+  }
   store_text(reply.modified, names);
 }
 

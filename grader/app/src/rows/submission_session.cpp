@@ -158,8 +158,8 @@ bool SubmissionSession::setup() { return step(Stage::kUploading, row_.setup_requ
 bool SubmissionSession::run_once(int run, bool last) {
   Request request = make_request(Command::kRun);
   request.slot = run;
-  // The inputs compared with their originals once, after the last run
-  // (each comparison copies every array of the matrix back to the host).
+  // x is compared after every run; the matrix once, after the last (each
+  // comparison copies every array of it back to the host).
   request.check_inputs = last ? 1 : 0;
   request.seed = row_.prepared.x_seeds[static_cast<std::size_t>(x_of_run(run))];
   Reply reply;

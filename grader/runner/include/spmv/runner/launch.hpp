@@ -59,8 +59,12 @@ class LaunchArea {
   [[nodiscard]] std::vector<std::uint32_t> slot() const;
 
   // Step 5: names of the inputs found changed since prepare() ("x", "col_idx",
-  // "the guard zones around values", ...); empty when none.
-  [[nodiscard]] std::vector<std::string> modified_inputs() const;
+  // "the guard zones around values", ...); empty when none. Without
+  // `with_matrix`, x and its guard zones only (each array of the matrix is
+  // copied back to be compared: the costly part, and a change to the
+  // matrix stays until it is looked for, where x is written afresh by
+  // every prepare()).
+  [[nodiscard]] std::vector<std::string> modified_inputs(bool with_matrix = true) const;
 
   [[nodiscard]] const float* x() const;
   // x's guard zones and values (kXGuardWords + cols + kXGuardWords words).

@@ -70,7 +70,7 @@ struct Request {
   std::int32_t empty = 0;          // kBurst: links without the launch (the runner's own cost)
   std::int32_t cusparse_runs = 0;  // kCusparse: minimum samples
   double cusparse_min_ms = 0;      // kCusparse: minimum time being timed
-  std::int32_t check_inputs = 0;   // kRun: compare the inputs with their originals after the launch
+  std::int32_t check_inputs = 0;   // kRun: compare the matrix with its original after the launch (x always)
   char kernel[kNameBytes] = {};    // kSetup: the kernel to run
 };
 
