@@ -301,8 +301,8 @@ void Session::run(const Request& request, Reply& reply) {
   check_launch(launched);
   copy_y_to_slot(request.slot);
   // x after every run (the next run writes it afresh); the matrix's arrays,
-  // whose comparison copies each back, when asked for: after a row's last
-  // run, a change to the matrix staying until then.
+  // whose comparison copies each back, when asked for: after a row's first
+  // and last runs, a change to the matrix staying.
   std::string names;
   for (const auto& name : area_->modified_inputs(request.check_inputs != 0)) {
     names += (names.empty() ? "" : ", ") + name;

@@ -51,7 +51,7 @@ class SubmissionSession {
   void note_recording(const runner::Reply& reply);
   bool load();
   bool setup();
-  bool run_once(int run, bool last);
+  bool run_once(int run, bool check_matrix);
 
   RowState& row_;
   PendingRunner pending_;
