@@ -14,15 +14,12 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(ROOT / "tests" / "class_report"))
+from checks import check, summary  # noqa: E402
+
 TOOL = ROOT / "tools" / "check-class"
 KERNELS = ["coo", "csr_scalar", "csr_vector", "ell", "hyb", "jds"]
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
 
 
 def row(kernel, case, verdict, cause=""):
@@ -140,8 +137,7 @@ def main():
         (alone / "cy" / "results.json").write_text(json.dumps({"score": score + 0.49}))
         code, out = run(folder, "--alone", str(alone))
         check(code == 0, f"a score 0.49 apart is within: {out}")
-    print(f"{len(failures)} failed")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -134,30 +134,6 @@ spmv_format format_of(const AnyMatrix& matrix) {
                     matrix);
 }
 
-int sealed_memfd(const char* name, const void* data, std::size_t bytes) {
-  const int fd = ::memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
-  const auto* cursor = static_cast<const char*>(data);
-  std::size_t left = bytes;
-  while (left > 0) {
-    const ssize_t written = ::write(fd, cursor, left);
-    if (written < 0 && errno == EINTR) continue;
-    if (written <= 0) {
-      const int error = errno;
-      ::close(fd);
-      fail(std::string("write: ") + std::strerror(error));
-    }
-    cursor += written;
-    left -= static_cast<std::size_t>(written);
-  }
-  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
-    const int error = errno;
-    ::close(fd);
-    fail(std::string("sealing: ") + std::strerror(error));
-  }
-  return fd;
-}
-
 namespace {
 
 // An image of `matrix` in a sealed memfd: its size counted, then written

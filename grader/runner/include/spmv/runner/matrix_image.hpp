@@ -36,7 +36,4 @@ SPMV_FORMATS(SPMV_RUNNER_IMAGE_WRITER)
 // Reads an image back; throws std::runtime_error if it is not a valid one.
 AnyMatrix read_matrix_image(int fd);
 
-// A sealed memfd holding the bytes given (used for the plugin's file too).
-int sealed_memfd(const char* name, const void* data, std::size_t bytes);
-
 }  // namespace spmv::runner
