@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -121,8 +122,32 @@ sandbox::SelfRestriction restriction_for(Space space, std::optional<int> gpu_min
 
 }  // namespace
 
+namespace {
+
+// The reference runner's images, their uploads kept: at most this much,
+// and on a device at most a sixteenth of its memory (what the submission's
+// runners on the same GPU lose). A submission's runner keeps the last
+// image read: its timing runner sets each case up twice (its calibration's
+// matrix, then the kernel's).
+constexpr std::size_t kReferenceImageBytes = std::size_t{4} << 30;
+constexpr std::size_t kReferenceImages = 512;
+constexpr std::size_t kReferenceShareOfDevice = 16;
+
+std::size_t reference_image_bytes(Space space) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  if (space != Space::kDevice || cudaMemGetInfo(&free_bytes, &total_bytes) != cudaSuccess) return kReferenceImageBytes;
+  return std::min(kReferenceImageBytes, total_bytes / kReferenceShareOfDevice);
+}
+
+}  // namespace
+
 Session::Session(Space space, sandbox::Level level, bool vendor_timing)
-    : space_(space), level_(level), vendor_timing_(vendor_timing) {}
+    : space_(space),
+      level_(level),
+      vendor_timing_(vendor_timing),
+      images_(kReferenceImageBytes, vendor_timing ? kReferenceImages : 1),
+      keep_uploads_(vendor_timing) {}
 
 int Session::serve() {
   while (true) {
@@ -175,6 +200,7 @@ void Session::hello(Reply& reply) {
     recorder_ = std::make_unique<LaunchRecorder>();
     store_text(reply.recorder_note, recorder_->note());
     executor_->load_own_kernels();  // seen by the recorder as the runner's
+    if (keep_uploads_) images_ = ImageCache<UploadedMatrix>(reference_image_bytes(space_), kReferenceImages);
   }
   if (space_ == Space::kHost) executor_ = make_host_executor();
   const std::optional<int> gpu_minor = space_ == Space::kDevice ? current_gpu_minor() : std::nullopt;
@@ -243,7 +269,8 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
                     "the kernel " + name + " takes a " + format_name(kernel->format) + " view");
     }
   }
-  matrix_ = read_matrix_image(fds[0]);
+  ImageCache<UploadedMatrix>::Entry& image = images_.read(fds[0]);
+  matrix_ = image.matrix;
   if (format_of(*matrix_) != request.format)
     throw std::runtime_error("the matrix image is not of the format asked for");
   std::visit(
@@ -261,7 +288,12 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
   result_area_ = static_cast<std::uint32_t*>(area);
 
   const MemorySpace space = executor_->space();
-  uploaded_ = upload_matrix(space, *matrix_);
+  if (keep_uploads_ && image.kept) {
+    uploaded_ = image.kept;
+  } else {
+    uploaded_ = upload_matrix(space, *matrix_);
+    if (keep_uploads_) image.kept = uploaded_;
+  }
   area_ = std::make_unique<LaunchArea>(*executor_, *uploaded_, kernel, rows_, cols_);
   check_cuda(executor_->synchronize(), "the upload");
   kernel_ = kernel;

@@ -11,6 +11,7 @@
 #include "spmv/plugin/plugin.hpp"
 #include "spmv/runner/burst.hpp"
 #include "spmv/runner/executor.hpp"
+#include "spmv/runner/image_cache.hpp"
 #include "spmv/runner/launch.hpp"
 #include "spmv/runner/matrix_image.hpp"
 #include "spmv/runner/protocol.hpp"
@@ -50,10 +51,14 @@ class Session {
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<LaunchRecorder> recorder_;  // device space only
   std::unique_ptr<Plugin> plugin_;
+  // The images set up, kept: the reference runner keeps their uploads
+  // too (keep_uploads_), the submission's runners only the last image read.
+  ImageCache<UploadedMatrix> images_;
+  bool keep_uploads_;
   // Per setup.
   const spmv_kernel_entry* kernel_ = nullptr;
-  std::optional<AnyMatrix> matrix_;
-  std::unique_ptr<UploadedMatrix> uploaded_;
+  std::shared_ptr<const AnyMatrix> matrix_;
+  std::shared_ptr<UploadedMatrix> uploaded_;
   std::unique_ptr<LaunchArea> area_;
   std::unique_ptr<Bursts> bursts_;
   std::int64_t rows_ = 0, cols_ = 0;

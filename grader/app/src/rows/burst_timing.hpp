@@ -5,6 +5,7 @@
 // timing_checks.hpp's.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -22,7 +23,7 @@ namespace spmv::grade {
 //                the two fastest differ by more than kNoiseTarget of the
 //                launches' share, up to max_runs (10); a row whose
 //                reference is too short to score by speed (the policy's
-//                min_reference_us) gets min_runs only;
+//                min_reference_us) gets half_of_bursts on each side;
 //   warmup_runs  untimed bursts first (default 1: a graph's first launch
 //                uploads it).
 // Calibration bursts: one beside each of the reference's bursts, and three
@@ -43,6 +44,12 @@ inline constexpr int kPilotLinks = 4;
 // speed (the policy's min_reference_us) from its pilot: its times are
 // reported, not scored, and a shorter burst keeps a shorter history.
 inline constexpr double kShortBurstMs = 1;
+// Half of min_runs, at least 2: the bursts of each of the reference's two
+// windows, at least; and all of the submission's bursts for a row too short
+// to score by speed (its time is reported, not scored; each burst's links
+// are checked all the same).
+inline int half_of_bursts(const runner::TimingOptions& options) { return std::max(2, (options.min_runs + 1) / 2); }
+
 // Links of each timed burst of the submission checked in full afterwards,
 // chosen at random once the reply is in; and of a burst that is among the
 // two fastest so far (one that may decide the time).

@@ -193,7 +193,7 @@ std::optional<ReferenceWindows::Burst> ReferenceWindows::reference_burst(bool em
 // bursts after) disagree by more than kWindowsAgree.
 bool ReferenceWindows::time_reference(Side& side, const Side* earlier) {
   runner::TimingOptions half = row_.plan.timing;
-  half.min_runs = std::max(2, (row_.plan.timing.min_runs + 1) / 2);
+  half.min_runs = half_of_bursts(row_.plan.timing);
   half.max_runs = short_by_pilot_ ? half.min_runs : std::max(half.min_runs, row_.plan.timing.max_runs / 2);
   const auto noise = [&] {
     Side all = earlier != nullptr ? *earlier : Side{};

@@ -33,7 +33,7 @@ struct RowPlan {
   runner::TimingOptions timing;
   bool measure_cusparse = false;
   // The policy's timing.min_reference_us: a row whose reference is shorter
-  // is correctness-only, and its submission gets no bursts beyond min_runs.
+  // is correctness-only, and its submission gets half_of_bursts bursts.
   double min_reference_us = 0;
   // The GPU the grading's alone from the row's start to its end (a row
   // graded again, having not passed cleanly beside other gradings); else

@@ -57,8 +57,9 @@ bool time_submission_bursts(RowState& row, SubmissionSession& session, LinkCheck
   row.phase("warmup", true);
   row.record.stage = Stage::kTiming;
   runner::TimingOptions options = row.plan.timing;
-  // A row too short to score by speed: its time is reported, not refined.
-  if (short_row) options.max_runs = options.min_runs;
+  // A row too short to score by speed: its time is reported, not refined,
+  // from as many bursts as the reference's window before.
+  if (short_row) options.max_runs = options.min_runs = half_of_bursts(options);
   while (needs_more_bursts(row.bursts.submission.bursts_ms, row.bursts.calibration(), options)) {
     if (!submission_burst(row, session, checks, short_row, true)) return false;
   }

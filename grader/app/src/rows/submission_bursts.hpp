@@ -15,7 +15,7 @@
 namespace spmv::grade {
 
 // False (the record says why) if a step failed. `short_row`: the row's
-// speed scores nothing (its bursts stop at min_runs, and are checked less).
+// speed scores nothing (half_of_bursts bursts, checked less).
 // `before_bursts` runs between the capture and the first burst (the
 // caller's quiet GPU).
 bool time_submission_bursts(RowState& row, SubmissionSession& session, LinkChecks& checks, bool short_row,
