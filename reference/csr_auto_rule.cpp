@@ -71,6 +71,19 @@ CsrAutoChoice row_blocks_by_mean(const RowLengthStats& stats) {
           static_cast<int>(std::clamp<std::int64_t>(stage / mean, 1, tuning::kRowBlockMaxRows))};
 }
 
+// csr_vector's own kernel: one load a lane, its group from the mean
+// (tuning::kCsrVectorGroups), as csr_vector run on its own.
+CsrAutoChoice vector_own(double mean) {
+  int threads = tuning::kCsrVectorMaxGroup;
+  for (const tuning::CsrVectorGroup& group : tuning::kCsrVectorGroups) {
+    if (mean <= group.max_mean_row_length) {
+      threads = group.threads_per_row;
+      break;
+    }
+  }
+  return {CsrAutoChoice::Kernel::kVector, threads, 1, 1};
+}
+
 CsrAutoChoice vector_group(double mean, int loads_per_lane) {
   int threads = 2;
   while (threads < tuning::kAutoMaxGroup && threads * loads_per_lane < mean) threads *= 2;
@@ -109,12 +122,17 @@ CsrAutoChoice row_blocks_with_long_rows(const RowLengthStats& stats) {
 // longest row and the mean.
 CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed, const CsrAutoRuleSettings& settings) {
   if (stats.max_row > tuning::kAutoSmallMergeRow) {
+    if (stats.max_row > tuning::kAutoSmallMergeLaunchRow) return {CsrAutoChoice::Kernel::kMerge, 1};
     if (stats.max_row <= tuning::kAutoSmallLongRowMax) return row_blocks_with_long_rows(stats);
     return merge_single(tuning::kAutoSmallTileThreads);
   }
-  if (skewed) return row_blocks(stats);
-  if (mean >= tuning::kAutoSmallVectorMean) return vector_group(mean, tuning::kAutoLoadsPerLane);
-  if (stats.max_row >= tuning::kAutoSmallBlockRow) return row_blocks(stats);
+  if (skewed) {
+    const CsrAutoChoice blocks = row_blocks(stats);
+    const std::int64_t count = (stats.rows + blocks.rows_per_block - 1) / blocks.rows_per_block;
+    if (count > tuning::kAutoSmallRowBlocksMax) return {CsrAutoChoice::Kernel::kMerge, 1};
+    return blocks;
+  }
+  if (mean >= tuning::kAutoSmallVectorMean || stats.max_row >= tuning::kAutoSmallBlockRow) return vector_own(mean);
   return rows(settings.small_rows_wide && stats.max_row > tuning::kRowsLoads &&
               stats.max_row <= tuning::kRowsWideLoads);
 }
@@ -155,6 +173,7 @@ std::vector<CsrAutoChoice> csr_auto_candidates(const RowLengthStats& stats) {
   add(rows(false));
   add(rows(true));
   add(vector_group(mean, tuning::kAutoLoadsPerLane));
+  add(vector_own(mean));
   add(row_blocks(stats));
   add(row_blocks_by_mean(stats));
   add(row_blocks_with_long_rows(stats));

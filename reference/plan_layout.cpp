@@ -434,6 +434,11 @@ bool times_small_tile_shapes(const RowLengthStats& stats) {
   return stats.rows + stats.nnz <= tuning::kAutoSmallPath && stats.max_row > tuning::kAutoSmallMergeRow;
 }
 
+bool keeps_planned_tiles(const MergeTiles& tiles) {
+  return static_cast<double>(tiles.cut_rows.size()) <=
+         tuning::kPlanTilesMaxCutShare * static_cast<double>(std::max<std::int64_t>(tiles.tiles(), 1));
+}
+
 int planned_tile_shift(int tile_items) { return std::clamp(tile_items / 8, 0, tuning::kPlanTileShift); }
 
 // ---- The choice
@@ -514,7 +519,11 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
   const bool large = stats.rows + stats.nnz > settings.slices_min_path;
   const bool little_padding =
       static_cast<double>(ell_slots) <= (1.0 + settings.slices_max_padding) * static_cast<double>(stats.nnz);
-  if (large && mean <= settings.slices_max_mean && little_padding) choice.kind = PlanKind::kSlices;
+  // Small matrices: a thread per row of packed slices only for rows short
+  // enough that the rule gives them no lanes (tuning::kPlanSmallSlicesMaxMean).
+  const bool small = stats.rows + stats.nnz <= tuning::kAutoSmallPath;
+  const bool short_enough = !small || mean < tuning::kPlanSmallSlicesMaxMean;
+  if (large && short_enough && mean <= settings.slices_max_mean && little_padding) choice.kind = PlanKind::kSlices;
   return choice;
 }
 
@@ -591,6 +600,14 @@ HostPlan lay_out_plan(const HostCsr& a, const PlanRequest& request, const PlanSe
     const int tile_items = merge_tile_items(threads, items);
     laid.tiles = plan_merge_tiles(a.row_ptr, tile_items, planned_tile_shift(tile_items));
     laid.description = describe_tiles(*laid.tiles, threads, items);
+    if (!request.kind && !keeps_planned_tiles(*laid.tiles)) {
+      // Too many rows handed over between tiles: the rule's own launch.
+      laid.choice.kind = PlanKind::kRule;
+      laid.choice.tile_threads = 0;
+      laid.choice.tile_thread_items = 0;
+      laid.tiles.reset();
+      laid.description = "the rule's " + laid.choice.rule.describe();
+    }
   } else {
     laid.description = "the rule's " + laid.choice.rule.describe();
   }

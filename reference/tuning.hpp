@@ -148,8 +148,44 @@ inline constexpr int kSellBlockSize = 256;
 // - the rest (rows of at most 17: jagmesh7, 3elt, Pd, delaunay_n16,
 //   bcspwr10, luxembourg_osm, cryg2500): csr_rows, 1.06/1.16/1.06/1.12/
 //   1.05/1.19/1.06x (row blocks 0.77/1.01/0.86/0.99/0.95/1.03/0.79x).
+//
+// Changed from the first H200 run of the 52-matrix real suite
+// (docs/performance.md, "H200: the 52-matrix suite"; spmv-bench --suite real
+// --min-time 0.1, us, speedups over the fastest cuSPARSE algorithm), from
+// the tuning half's matrices only:
+// - a mean of kAutoSmallVectorMean or more, or a longest row of
+//   kAutoSmallBlockRow or more (cases 3 and 4 above): csr_vector's own
+//   kernel (its group from kCsrVectorGroups, one load a lane) instead of 8
+//   lanes of 4 loads or row blocks by the longest row. A small matrix has
+//   few rows; more lanes a row are more threads in flight. csr_vector
+//   against the rule's choice then (auto's time): bcsstk13 4.22 against
+//   4.61 (1.477x, 1.354x), crystk01 4.45 against 4.83 (1.482x, 1.364x),
+//   dwt_992 3.71 both, vibrobox 5.86 against 5.79 (1.158x, 1.171x); zenios
+//   4.06 against 4.45 (1.386x, 1.266x), bayer10 4.61 both (1.076x), ibm13
+//   6.91 against 8.00 (1.032x, 0.892x), finan512 6.69 against 9.50 (1.043x,
+//   0.734x), fe_body 5.66 against 5.82 (0.944x, 0.918x; csr_stream by the
+//   mean 5.31, 1.006x).
+// - skewed rows whose row blocks (by the longest row) number more than
+//   kAutoSmallRowBlocksMax: csr_merge (kAutoSmallRowBlocksMax below).
+// - a longest row above kAutoSmallMergeLaunchRow: csr_merge (below).
 inline constexpr std::int64_t kAutoSmallPath = std::int64_t{1} << 20;
 inline constexpr std::int64_t kAutoSmallMergeRow = 512;
+// Small matrices with a row longer than this: csr_merge (a partition kernel,
+// then the tiles), not the one-launch merge's planned tiles. H200, tuning
+// half (us, planned tiles of 128 x 3 against csr_merge): BOYD2, longest
+// row 10,992, 7.58 against 8.19 (0.966x, 0.895x); mult_dcop_01, 22,767,
+// 8.80 against 7.65 (0.767x, 0.883x); BOYD1, 93,261, 10.75 against 8.42
+// (0.866x, 1.106x). 2^14 lies between 10,992 and 22,767 (31 and 65 tiles'
+// items of a row).
+inline constexpr std::int64_t kAutoSmallMergeLaunchRow = std::int64_t{1} << 14;
+// Skewed small matrices (case 2 above): row blocks by the longest row while
+// they number at most this (one wave: 132 SMs x kRowBlockMinBlocks resident
+// blocks); beyond, their stages run nearly empty in waves, and csr_merge
+// takes them. H200, tuning half: polblogs, 298 blocks of 5 rows, 4.93 us
+// (1.227x, the fastest there); lp_e226, 13 blocks, 4.42 (1.181x; csr_vector
+// 4.26, 1.226x); astro-ph, 3,342 blocks of 5 rows, 13.15 us (0.528x)
+// against csr_merge's 8.16 (0.851x) and csr_vector's 8.77 (0.792x).
+inline constexpr std::int64_t kAutoSmallRowBlocksMax = 132 * kRowBlockMinBlocks;
 // Row blocks whose long rows the whole block sums (kRowBlockLongRow), for
 // a longest row above kAutoSmallMergeRow up to this: not yet measured when
 // written; the measurement is in docs/performance.md.
@@ -259,6 +295,17 @@ inline constexpr std::int64_t kPlanSlicesMinPath = std::int64_t{1} << 19;
 // 0.0476, 0.0825, 0.0708. Set to 260, just past the widest band measured
 // (at 256, band-h128 itself would keep the rule, behind cuSPARSE).
 inline constexpr double kPlanSlicesMaxMean = 260.0;
+// On small matrices (a merge path of at most kAutoSmallPath items), packed
+// slices only for a mean row below this: the mean from which the rule gives
+// a row lanes of csr_vector (kAutoSmallVectorMean), where the slices' thread
+// per row walks the row alone. kPlanSlicesMaxMean was set on bands of 24M
+// entries, hundreds of thousands of rows; a small matrix has a few
+// thousand, a few warps an SM. H200, tuning half (us): bcsstk33 (8,738
+// rows, mean 67.7, 16-bit slices) 14.53 (0.507x) against the rule's 5.89
+// (8 lanes of 4 loads, 1.250x) and csr_vector's 5.86 (1.257x); atco_enc1
+// (mean 4.2, 16-bit slices) 5.15 (1.236x) against the rule's csr_rows 4.99
+// (1.276x), one step of the timer apart, keeps its slices.
+inline constexpr double kPlanSmallSlicesMaxMean = kAutoSmallVectorMean;
 // Packed slices when a sliced ELL of the rows (slices of 32, unsorted)
 // pads the entries by at most this fraction. First 0.10, the bound
 // sell_params_for uses for sigma = 1 (every regular suite matrix is within
@@ -403,6 +450,15 @@ struct PlanTileShape {
   int items;
 };
 inline constexpr PlanTileShape kPlanSmallTiles{128, 3};
+// Planned tiles, once laid out, only where at most this share of the tiles'
+// count are cut rows (handed over through the plan's slots); otherwise the
+// rule's one-launch merge (kAutoSmallTileThreads). H200, tuning half (us,
+// planned tiles of 128 x 3 against the rule's one-launch merge of 256):
+// EVA 4 cut rows in 54 tiles (7.4%), 5.86 against 6.91 (1.071x, 0.907x);
+// BOYD2 9 in 2,777 (0.3%), 7.58 against 9.66; wiki-Vote 107 in 391 (27.4%),
+// 8.29 against 6.82 (0.772x, 0.939x); Groebner_id2003_aug 269 in 623 (43.2%), 8.29
+// against 6.69 (0.772x, 0.957x). 1/8 lies between 7.4% and 27.4%.
+inline constexpr double kPlanTilesMaxCutShare = 0.125;
 inline constexpr std::array<int, 3> kPlanTileThreadChoices{64, 128, 256};
 inline constexpr std::array<int, 4> kPlanTileItemChoices{1, 2, 3, 5};
 

@@ -74,18 +74,56 @@ TEST(CsrAutoRule, SmallMatricesWithRowsOfUpToAQuarterStageGetRowBlocks) {
   EXPECT_EQ(watt.rows_per_block, 16);
   // mbeacxc (skewed: mean 100.6, longest 484).
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{496, 496, 49'920, 484, 495}).kernel, Kernel::kRowBlocks);
-  // zenios (not skewed: mean 9.5, longest 47).
-  const CsrAutoChoice zenios = choose_csr_kernel(RowLengthStats{2873, 2873, 27'191, 47, 2800});
-  EXPECT_EQ(zenios.kernel, Kernel::kRowBlocks);
-  EXPECT_EQ(zenios.rows_per_block, 43);
+  // polblogs (skewed: mean 22.4, longest 351): 298 blocks of 5 rows.
+  const CsrAutoChoice polblogs = choose_csr_kernel(RowLengthStats{1490, 1490, 33'430, 351, 1489});
+  EXPECT_EQ(polblogs.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(polblogs.rows_per_block, 5);
 }
 
+// Skewed rows whose row blocks would number more than
+// tuning::kAutoSmallRowBlocksMax (1056): csr_merge (astro-ph on the H200:
+// row blocks 13.15 us, csr_merge 8.16).
+TEST(CsrAutoRule, SmallSkewedMatricesWithMoreRowBlocksThanAWaveGetTheMergePath) {
+  // astro-ph: mean 14.5, longest 360: blocks of 5 rows, 3342 of them.
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{16'706, 16'706, 242'502, 360, 16'700}).kernel, Kernel::kMerge);
+  // Rows of the same lengths: 5 x 1056 rows make 1056 blocks, one more row 1057.
+  const auto skewed = [](std::int64_t rows) { return RowLengthStats{rows, rows, rows * 14, 360, rows - 1}; };
+  EXPECT_EQ(choose_csr_kernel(skewed(5 * 1056)).kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(choose_csr_kernel(skewed(5 * 1056 + 1)).kernel, Kernel::kMerge);
+}
+
+// A row longer than tuning::kAutoSmallMergeLaunchRow (2^14): csr_merge's two
+// launches (mult_dcop_01, BOYD1 on the H200); up to it the one-launch merge
+// (BOYD2, a row of 10,992).
+TEST(CsrAutoRule, SmallMatricesWithAVeryLongRowGetTheMergePathInTwoLaunches) {
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{25'187, 25'187, 193'276, 22'767, 25'186}).kernel, Kernel::kMerge);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{93'279, 93'261, 652'246, 93'261, 93'260}).kernel, Kernel::kMerge);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{279'794, 93'263, 517'047, 10'992, 93'262}).kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{20'000, 20'000, 100'000, 16'384, 19'999}).kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{20'000, 20'000, 100'000, 16'385, 19'999}).kernel, Kernel::kMerge);
+}
+
+// A mean of 16 or more, or (not skewed) a longest row of 24 or more:
+// csr_vector's own kernel, its group from the mean, one load a lane (on the
+// H200, faster than 8 lanes of 4 loads on bcsstk13 and crystk01 and than
+// row blocks by the longest row on zenios, ibm13 and finan512).
 TEST(CsrAutoRule, SmallMatricesWithLongerOrShortRowsGetAGroupOrAThreadPerRow) {
-  // bcsstk16: mean 59.5, longest 81: 8 lanes of 4 loads.
+  // bcsstk16: mean 59.5, longest 81: csr_vector's 32 lanes.
   const CsrAutoChoice fem = choose_csr_kernel(RowLengthStats{4884, 4884, 290'378, 81, 4800});
   EXPECT_EQ(fem.kernel, Kernel::kVector);
-  EXPECT_EQ(fem.threads_per_row, 8);
-  EXPECT_EQ(fem.loads_per_lane, 4);
+  EXPECT_EQ(fem.threads_per_row, 32);
+  EXPECT_EQ(fem.loads_per_lane, 1);
+  EXPECT_EQ(fem.describe(), "csr_vector (32 threads/row)");
+  // zenios (not skewed: mean 9.5, longest 47): 16 lanes; ibm13 (mean 3.6,
+  // longest 24): 4; finan512 (mean 7.0, longest 54): 8.
+  for (const auto& [stats, lanes] : {std::pair{RowLengthStats{2873, 2873, 27'191, 47, 2800}, 16},
+                                     std::pair{RowLengthStats{99'666, 99'666, 357'075, 24, 99'000}, 4},
+                                     std::pair{RowLengthStats{74'752, 74'752, 522'240, 54, 74'000}, 8}}) {
+    const CsrAutoChoice choice = choose_csr_kernel(stats);
+    EXPECT_EQ(choice.kernel, Kernel::kVector) << stats.rows;
+    EXPECT_EQ(choice.threads_per_row, lanes) << stats.rows;
+    EXPECT_EQ(choice.loads_per_lane, 1) << stats.rows;
+  }
   // luxembourg_osm (rows of 1-6) and delaunay_n16 (up to 17): a thread per row.
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{114'599, 114'599, 239'332, 6, 114'000}).kernel, Kernel::kRows);
   EXPECT_EQ(choose_csr_kernel(RowLengthStats{65'536, 65'536, 393'150, 17, 65'000}).kernel, Kernel::kRows);
@@ -130,7 +168,7 @@ TEST(CsrAutoRule, WideRowsWhenOnTakeLongestRowsOfNineToSixteen) {
   for (const RowLengthStats& stats :
        {RowLengthStats{4'194'304, 4'194'304, 20'963'328, 5, 4096},   // large: csr_scalar
         RowLengthStats{4884, 4884, 290'378, 81, 4800},               // bcsstk16: csr_vector
-        RowLengthStats{2873, 2873, 27'191, 47, 2800},                // zenios: row blocks
+        RowLengthStats{2873, 2873, 27'191, 47, 2800},                // zenios: csr_vector
         RowLengthStats{1'000'000, 1'000'000, 16'000'000, 16, 5000},  // large rows of 16: csr_vector
         RowLengthStats{1000, 1000, 16'000, 16, 900}}) {              // small, mean 16: csr_vector
     EXPECT_EQ(choose_csr_kernel(stats, on), choose_csr_kernel(stats)) << stats.rows << " rows, " << stats.nnz;

@@ -429,6 +429,59 @@ TEST(PlanChoice, PaddedLongOrSmallMatricesKeepTheRule) {
             PlanKind::kRule);
 }
 
+// Small matrices (a merge path of at most tuning::kAutoSmallPath items) get
+// packed slices only for a mean row below tuning::kPlanSmallSlicesMaxMean
+// (16): on the H200, bcsstk33 (mean 67.7) ran 14.53 us on slices against
+// 5.89 for the rule; atco_enc1 (mean 4.2) 5.15 against 4.99.
+TEST(PlanChoice, SmallMatricesWithLongerRowsKeepTheRule) {
+  const RowLengthStats bcsstk33{8738, 8738, 591'904, 141, 8737};
+  const CsrAutoChoice rule33 = reference::choose_csr_kernel(bcsstk33);
+  EXPECT_EQ(plan::choose_plan(bcsstk33, rule33, 600'000).kind, PlanKind::kRule);
+  const RowLengthStats atco{152'744, 152'744, 641'139, 11, 152'000};
+  EXPECT_EQ(plan::choose_plan(atco, reference::choose_csr_kernel(atco), 700'000).kind, PlanKind::kSlices);
+  // Means on either side of 16, small and past kAutoSmallPath.
+  const auto rows_of = [](std::int64_t rows, std::int64_t length) {
+    return RowLengthStats{rows, rows, rows * length, length, 100};
+  };
+  for (const auto& [stats, kind] :
+       {std::pair{rows_of(40'000, 15), PlanKind::kSlices}, std::pair{rows_of(40'000, 16), PlanKind::kRule},
+        std::pair{rows_of(70'000, 16), PlanKind::kSlices}}) {
+    EXPECT_EQ(plan::choose_plan(stats, reference::choose_csr_kernel(stats), stats.nnz).kind, kind)
+        << stats.rows << " rows of " << stats.max_row;
+  }
+}
+
+// Chosen tiles stay only where at most 1/8 of the tiles' count are cut
+// rows (tuning::kPlanTilesMaxCutShare; on the H200, wiki-Vote's 107 cut rows
+// in 391 tiles ran 8.29 us against the rule's one-launch merge's 6.82).
+TEST(PlanLayOut, TilesWithManyCutRowsFallBackToTheRule) {
+  plan::MergeTiles tiles;
+  tiles.seams.resize(16);
+  tiles.cut_rows.resize(2);
+  EXPECT_TRUE(plan::keeps_planned_tiles(tiles));
+  tiles.cut_rows.resize(3);
+  EXPECT_FALSE(plan::keeps_planned_tiles(tiles));
+  // 300 rows of 1600 (the one-launch merge): every row cut, 300 cut rows in
+  // some 1700 tiles.
+  const CsrMatrix long_rows = rows_of_lengths(300, 2000, std::vector<index_t>(300, 1600), 5);
+  const plan::HostPlan laid = plan::lay_out_plan(host_view(long_rows));
+  EXPECT_EQ(laid.choice.kind, PlanKind::kRule);
+  EXPECT_EQ(laid.choice.rule.kernel, Kernel::kMergeSingle);
+  EXPECT_FALSE(laid.tiles.has_value());
+  EXPECT_EQ(laid.choice.tile_threads, 0);
+  EXPECT_EQ(laid.description, "the rule's csr_merge (one launch, 256 threads/tile)");
+  // Forced, they stay.
+  const plan::HostPlan forced = plan::lay_out_plan(host_view(long_rows), {PlanKind::kTiles, 0, 0});
+  EXPECT_EQ(forced.choice.kind, PlanKind::kTiles);
+  ASSERT_TRUE(forced.tiles.has_value());
+  EXPECT_FALSE(plan::keeps_planned_tiles(*forced.tiles));
+  // A small arrow (one row of 3000): few cut rows, the tiles stay.
+  const plan::HostPlan arrow = plan::lay_out_plan(host_view(gen::arrow(3000, 7)));
+  EXPECT_EQ(arrow.choice.kind, PlanKind::kTiles);
+  ASSERT_TRUE(arrow.tiles.has_value());
+  EXPECT_TRUE(plan::keeps_planned_tiles(*arrow.tiles));
+}
+
 TEST(PlanChoice, TheRulesMergeTilesArePlanned) {
   // rajat01: row blocks overflow their stage; settled, the one-launch merge.
   const RowLengthStats rajat01{6833, 6833, 43'250, 1442, 6832};

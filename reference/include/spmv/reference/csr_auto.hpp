@@ -18,10 +18,14 @@
 //     for a longer row still,
 //     csr_merge's tiles in one launch (no partition kernel; each tile
 //     checks or finds its own ends, and a row is stored by the tile where
-//     it ends, no atomics);
-//  2. skewed rows: row blocks;
-//  3. a mean of kAutoSmallVectorMean or more: csr_vector's kernel as in 8;
-//  4. a longest row of kAutoSmallBlockRow or more: row blocks;
+//     it ends, no atomics); a row above kAutoSmallMergeLaunchRow:
+//     csr_merge itself (two launches);
+//  2. skewed rows: row blocks, or csr_merge where they would number more
+//     than kAutoSmallRowBlocksMax;
+//  3. a mean of kAutoSmallVectorMean or more: csr_vector's own kernel (its
+//     group from the mean, tuning::kCsrVectorGroups, one load a lane);
+//  4. a longest row of kAutoSmallBlockRow or more: csr_vector's own kernel
+//     as in 3;
 //  5. otherwise csr_rows: a thread per row, its loads in flight together
 //     (kRowsLoads of them; kRowsWideLoads for a longest row between the
 //     two when kAutoSmallRowsWide is on, CsrAutoRuleSettings).

@@ -222,6 +222,12 @@ struct TileShape {
 std::vector<TileShape> small_tile_shapes();
 bool times_small_tile_shapes(const RowLengthStats& stats);
 
+// Whether a chosen plan of tiles is laid out as such: at most
+// tuning::kPlanTilesMaxCutShare of its tiles' count in cut rows (rows handed
+// over through the plan's slots). lay_out_plan otherwise runs the rule's
+// choice (the one-launch merge), unless the tiles were forced.
+bool keeps_planned_tiles(const MergeTiles& tiles);
+
 // The boundary shift (plan_merge_tiles' max_shift) for planned tiles of
 // `tile_items` items: tuning::kPlanTileShift, at most an eighth of the tile.
 int planned_tile_shift(int tile_items);
@@ -312,7 +318,9 @@ struct PlanChoice {
 //    (large skewed rows; csr_merge's tiles): the planned tiles need
 //    neither a partition kernel nor a search;
 //  - kSlices for a matrix of more than settings.slices_min_path merge-path
-//    items with a mean row of at most settings.slices_max_mean whose
+//    items with a mean row of at most settings.slices_max_mean (and, on a
+//    small matrix, of a merge path of at most tuning::kAutoSmallPath items,
+//    below tuning::kPlanSmallSlicesMaxMean) whose
 //    sliced ELL pads the entries by at most settings.slices_max_padding
 //    (lay_out_plan keeps them where they save enough bytes);
 //  - kRule otherwise.
@@ -339,7 +347,9 @@ PlanKind laid_out_kind(const PlanChoice& chosen, std::optional<std::int64_t> sli
 // choice by default) laid out from `a` with `settings`. Packed slices need
 // a's values; a chosen plan of packed slices falls back to the rule where
 // they cannot hold the values, or where a product through them would move
-// more than settings.slices_max_bytes of CSR's bytes (laid_out_kind).
+// more than settings.slices_max_bytes of CSR's bytes (laid_out_kind); a
+// chosen plan of tiles falls back to the rule where too many of its rows are
+// cut (keeps_planned_tiles).
 // Throws std::invalid_argument for a forced kind that cannot hold `a`, for
 // tile threads without a tile kernel, and for settings check_settings
 // refuses.
