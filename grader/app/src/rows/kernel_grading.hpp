@@ -8,7 +8,7 @@
 //      that passed, that runner gone: links chosen from the reference's
 //      pilot, a warm-up, timed bursts. Nothing of the submission has its
 //      plugin loaded while they are timed.
-//   3. timing: a second runner, started while step 1 ran, times its own
+//   3. timing: a second runner, started in step 1 once a row passed, times its own
 //      calibration bursts for every row scored by speed before it loads the
 //      plugin; then row by row the case set up, one checked run (step 1's
 //      three stand as the row's results when it is right), the launch
@@ -56,8 +56,8 @@ class KernelGrader;
 // The rows of `plans` (one kernel, cases in grading order; each plan's log
 // is the row's own), graded in the order given. The runners write into the
 // first row's log (the rows after begin at their offset in it), step 3's
-// into its ".timing" sibling. `timing_ahead`: step 3's runner starts with
-// step 1 (else at step 3).
+// into its ".timing" sibling. `timing_ahead`: step 3's runner starts in
+// step 1, once a row has passed it (else at step 3).
 class KernelGrading {
  public:
   KernelGrading(const std::vector<RowPlan>& plans, RunnerFactory& factory, bool timing_ahead);
