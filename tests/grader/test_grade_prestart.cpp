@@ -293,6 +293,17 @@ TEST_F(Prestart, AKernelsRowsShareItsRunnersAndAFailureAfterAnotherIsGradedAlone
     EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
     EXPECT_EQ(log(row), "csr_scalar__mixed_rows.timing.log") << "not the kernel's timing runner";
   }
+  // A timing runner only for a kernel that passed a row in step 1: none for
+  // coo (a stub) or csr_vector (wrong everywhere).
+  const std::filesystem::path logs = output_dir() / "logs";
+  EXPECT_TRUE(std::filesystem::exists(logs / "csr_scalar__mixed_rows.timing.log")) << context_;
+  for (const std::string kernel : {"coo", "csr_vector"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(logs)) {
+      const std::string name = entry.path().filename().string();
+      EXPECT_FALSE(name.rfind(kernel + "__", 0) == 0 && name.find(".timing.") != std::string::npos)
+          << name << ": a timing runner for a kernel that passed no row";
+    }
+  }
   ASSERT_EQ(by_kernel["ell"].size(), 2U);
   for (const Json& row : by_kernel["ell"]) EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
   const std::string first_output = by_kernel["ell"][0].at("submission_output").get<std::string>();
