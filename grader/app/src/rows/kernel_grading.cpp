@@ -266,6 +266,13 @@ class KernelGrader {
       // first row's.
       const Row& named = timing_started_ ? *rows_[first] : *rows_.front();
       current.start(factory_, timing_log(named.state.plan.log));
+    } else if (!current.runner) {
+      // Started in step 1 but not yet received: its start may be waiting
+      // for the quiet this grading holds (one started as step 1's last row
+      // passed). Let it in as a fresh one; the holds are taken again once
+      // it is ready (hold_for_timing).
+      quiet_.release();
+      stretch_.release();
     }
     timing_started_ = true;
     for (std::size_t at = first; at < rows_.size(); ++at) {
