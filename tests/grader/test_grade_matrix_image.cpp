@@ -7,9 +7,14 @@
 
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <ctime>
 #include <random>
+#include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -89,6 +94,45 @@ int unsealed_copy(int fd) {
   const int copy = ::memfd_create("unsealed", MFD_CLOEXEC);
   EXPECT_EQ(::write(copy, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
   return copy;
+}
+
+// Another thread of the grader forks (a runner's sandbox) while an image
+// is written: the child must not keep the image from being sealed.
+TEST(MatrixImage, IsSealedWhileAnotherThreadForks) {
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  std::mt19937_64 random{seed};
+  const CsrMatrix matrix = random_csr(random, 4000);
+  std::atomic<bool> writing{true};
+  std::thread forker([&writing] {
+    while (writing.load()) {
+      const pid_t child = ::fork();
+      if (child == 0) {
+        const timespec pause{0, 2'000'000};
+        ::nanosleep(&pause, nullptr);
+        ::_exit(0);
+      }
+      if (child > 0) ::waitpid(child, nullptr, WNOHANG);
+      const timespec gap{0, 200'000};
+      ::nanosleep(&gap, nullptr);
+    }
+  });
+  int failures = 0;
+  std::string first_failure;
+  for (int k = 0; k < 300; ++k) {
+    try {
+      const int fd = write_matrix_image(matrix);
+      EXPECT_TRUE(sealed_image_identity(fd));
+      ::close(fd);
+    } catch (const std::runtime_error& e) {
+      if (failures++ == 0) first_failure = e.what();
+    }
+  }
+  writing = false;
+  forker.join();
+  while (::waitpid(-1, nullptr, 0) > 0) {
+  }
+  EXPECT_EQ(failures, 0) << "of 300 images; the first: " << first_failure;
 }
 
 TEST(ImageCache, ASealedImageIsReadOnceAndItsKeptPartStaysWithIt) {

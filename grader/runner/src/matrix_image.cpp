@@ -21,11 +21,13 @@ constexpr std::uint64_t kMagic = 0x31474d49564d5053ULL;  // "SPMVIMG1"
 
 [[noreturn]] void fail(const std::string& what) { throw std::runtime_error("matrix image: " + what); }
 
-// Writes an image into `out`, or with none only counts its bytes (the
-// first of the two passes of write_image).
+// Writes an image into a file, straight from the container's arrays. No
+// mapping of the file is ever made: a writable shared mapping, inherited
+// by a child another thread forks meanwhile (a runner's sandbox), keeps
+// the file from being sealed until that child execs (EBUSY).
 class Writer {
  public:
-  explicit Writer(char* out = nullptr) : out_(out) {}
+  explicit Writer(int fd) : fd_(fd) {}
   template <typename T>
   void scalar(T value) {
     put(&value, sizeof(T));
@@ -35,15 +37,19 @@ class Writer {
     scalar<std::uint64_t>(values.size());
     put(values.data(), values.size() * sizeof(T));
   }
-  [[nodiscard]] std::size_t bytes() const { return bytes_; }
 
  private:
   void put(const void* data, std::size_t bytes) {
-    if (out_ != nullptr && bytes > 0) std::memcpy(out_ + bytes_, data, bytes);
-    bytes_ += bytes;
+    const auto* from = static_cast<const char*>(data);
+    while (bytes > 0) {
+      const ssize_t wrote = ::write(fd_, from, bytes);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) fail(std::string("write: ") + std::strerror(wrote < 0 ? errno : EIO));
+      from += wrote;
+      bytes -= static_cast<std::size_t>(wrote);
+    }
   }
-  char* out_;
-  std::size_t bytes_ = 0;
+  int fd_;
 };
 
 class Reader {
@@ -136,32 +142,25 @@ spmv_format format_of(const AnyMatrix& matrix) {
 
 namespace {
 
-// An image of `matrix` in a sealed memfd: its size counted, then written
-// into the file's pages through a mapping, which is gone before the seals.
+// An image of `matrix` in a sealed memfd, written with write(2) (Writer).
 template <typename Matrix>
 int write_image(const Matrix& matrix) {
-  const auto write = [&matrix](Writer& writer) {
+  const int fd = ::memfd_create("spmv-matrix", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
+  try {
+    Writer writer(fd);
     writer.scalar(kMagic);
     writer.scalar(static_cast<std::int32_t>(FormatTraits<Matrix>::id));
     put(writer, matrix);
-  };
-  Writer counter;
-  write(counter);
-  const std::size_t bytes = counter.bytes();
-  const int fd = ::memfd_create("spmv-matrix", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0) fail(std::string("memfd_create: ") + std::strerror(errno));
-  const auto failed = [fd](const char* what) {
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
     const int error = errno;
     ::close(fd);
-    fail(std::string(what) + ": " + std::strerror(error));
-  };
-  if (::ftruncate(fd, static_cast<off_t>(bytes)) != 0) failed("ftruncate");
-  void* mapped = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-  if (mapped == MAP_FAILED) failed("mmap");
-  Writer writer(static_cast<char*>(mapped));
-  write(writer);
-  ::munmap(mapped, bytes);
-  if (::fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) failed("sealing");
+    fail(std::string("sealing: ") + std::strerror(error));
+  }
   return fd;
 }
 

@@ -27,8 +27,10 @@ spmv_format format_of(const AnyMatrix& matrix);
 // A sealed memfd holding `matrix`; the caller owns the descriptor.
 // Throws std::runtime_error.
 int write_matrix_image(const AnyMatrix& matrix);
-// The same for a matrix of one format, written straight from it into the
-// file's pages (no copy of a large case made on the way).
+// The same for a matrix of one format, written straight from its arrays
+// with write(2): no copy of a large case made on the way, and no mapping
+// of the file, which a child forked meanwhile by another thread would hold
+// until it execs, keeping the file from its seals.
 #define SPMV_RUNNER_IMAGE_WRITER(name, NAME, Name, number) int write_matrix_image(const Name##Matrix& matrix);
 SPMV_FORMATS(SPMV_RUNNER_IMAGE_WRITER)
 #undef SPMV_RUNNER_IMAGE_WRITER
