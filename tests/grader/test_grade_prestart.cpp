@@ -293,6 +293,19 @@ TEST_F(Prestart, AKernelsRowsShareItsRunnersAndAFailureAfterAnotherIsGradedAlone
     EXPECT_EQ(verdict_of(row), "pass") << row.at("summary").get<std::string>();
     EXPECT_EQ(log(row), "csr_scalar__mixed_rows.timing.log") << "not the kernel's timing runner";
   }
+  // The reference runner read each image once (a case in a format) and
+  // served it again from its cache: a scored row's windows after set up
+  // what its windows before had.
+  std::set<std::string> images;
+  for (const auto& row : rows())
+    images.insert(row.at("case").get<std::string>() + "/" + row.at("format").get<std::string>());
+  const std::string reference_log = read_text(output_dir() / "logs" / "reference-runner.log");
+  std::smatch served;
+  ASSERT_TRUE(std::regex_search(reference_log, served,
+                                std::regex(R"(matrix images: ([0-9]+) read, ([0-9]+) from the runner's cache)")))
+      << reference_log;
+  EXPECT_LE(std::stoul(served[1].str()), images.size()) << served[0].str();
+  EXPECT_GT(std::stoul(served[2].str()), 0U) << served[0].str();
   // A timing runner only for a kernel that passed a row in step 1: none for
   // coo (a stub) or csr_vector (wrong everywhere).
   const std::filesystem::path logs = output_dir() / "logs";

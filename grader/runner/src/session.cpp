@@ -7,6 +7,7 @@
 #include <cuda_runtime_api.h>
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -153,7 +154,7 @@ int Session::serve() {
   while (true) {
     Request request;
     int fds[2] = {-1, -1};
-    if (!receive_message(kControlFd, &request, sizeof request, fds)) return 0;  // the parent went
+    if (!receive_message(kControlFd, &request, sizeof request, fds)) return finish();  // the parent went
     auto reply = std::make_unique<Reply>();
     reply->kind = ReplyKind::kOk;
     try {
@@ -167,7 +168,7 @@ int Session::serve() {
         case Command::kBurst: burst(request, *reply); break;
         case Command::kCopyLink: copy_link(request, *reply); break;
         case Command::kCusparse: cusparse(request, *reply); break;
-        case Command::kQuit: return 0;
+        case Command::kQuit: return finish();
         default: throw std::runtime_error("unknown command");
       }
     } catch (const Refusal& e) {
@@ -190,6 +191,17 @@ int Session::serve() {
     }
     send_message(kControlFd, reply.get(), sizeof *reply);
   }
+}
+
+// The reference runner's last words, for its log: how its images were
+// served (a submission's runner prints nothing of its own there: its log
+// is the submission's output).
+int Session::finish() const {
+  if (keep_uploads_ && images_.reads() + images_.hits() > 0) {
+    std::fprintf(stderr, "spmv-runner: matrix images: %zu read, %zu from the runner's cache\n", images_.reads(),
+                 images_.hits());
+  }
+  return 0;
 }
 
 void Session::hello(Reply& reply) {

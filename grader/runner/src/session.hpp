@@ -38,6 +38,7 @@ class Session {
   void copy_link(const Request& request, Reply& reply);
   void cusparse(const Request& request, Reply& reply);
 
+  int finish() const;
   void copy_y_to_slot(int slot) const;
   void release_setup();
   // Around a launch: the kernels it ran, into the reply's recorder fields.

@@ -164,14 +164,22 @@ GradingRunners::~GradingRunners() {
   } catch (const std::exception&) {
     // A runner that failed to end is gone with its process group.
   }
-  launcher_.stop();
-  // The reference runner ends as work on the GPU too.
+  // The reference runner ends as work on the GPU too, asked to quit first
+  // (its last words, how its images were served, reach its log), before
+  // the launcher it was started from is stopped, which takes it along.
   try {
     const GpuShare::Hold ending = share_->active();
+    if (reference_) {
+      runner::Request quit;
+      quit.command = runner::Command::kQuit;
+      reference_->send(quit);
+      reference_->wait_for_exit(Clock::now() + std::chrono::seconds(2));
+    }
     reference_.reset();
   } catch (const std::exception&) {
     reference_.reset();
   }
+  launcher_.stop();
 }
 
 QuietGpu::Hold GradingRunners::quiet() { return quiet_.quiet(kQuietPatience); }
