@@ -10,6 +10,7 @@ import collections
 import hashlib
 import importlib.machinery
 import importlib.util
+import lzma
 import struct
 import subprocess
 import sys
@@ -38,13 +39,28 @@ check({"fem", "circuit", "graph", "network", "road", "chemistry", "optimisation"
       f"every kind is there ({sorted(kinds)})")
 check(kinds["network"] >= 8, f"at least 8 scale-free networks ({kinds['network']})")
 mid_size = [e["name"] for e in entries if 500_000 <= e["nnz"] <= 10_000_000]
-check(len(mid_size) >= 11, f"at least 11 matrices of 0.5-10 M entries ({len(mid_size)})")
+check(len(mid_size) >= 15, f"at least 15 matrices of 0.5-10 M entries ({len(mid_size)})")
+check(kinds["road"] >= 3, f"at least 3 road networks ({kinds['road']})")
 check(all(len(e["sha256"]) == 64 for e in entries), "every entry has a sha256")
 check(len({e["name"] for e in entries}) == len(entries), "names are unique")
 
 # The split: the manifest's halves are the rule's, and the rule gives each
-# half as many matrices as the other, of every kind, give or take one.
-rule = fetch.split_halves(entries)
+# half as many matrices as the other, of every kind, give or take one. The
+# first 52 matrices were split together; each batch added later (after its
+# own comment line in the manifest) by the rule applied to that batch alone,
+# so that no matrix changes half when others join.
+FIRST_SPLIT = 52
+batches, lines = [[]], fetch.MANIFEST.read_text().splitlines()
+for line in lines:
+    if line.startswith("#") and len(sum(batches, [])) >= FIRST_SPLIT and batches[-1]:
+        batches.append([])
+    elif line.strip() and not line.startswith("#"):
+        batches[-1].append(line.split("\t")[0])
+check(len(batches[0]) == FIRST_SPLIT, f"the first split's {FIRST_SPLIT} matrices come first ({len(batches[0])})")
+by_name = {e["name"]: e for e in entries}
+rule = {}
+for batch in batches:
+    rule.update(fetch.split_halves([by_name[name] for name in batch]))
 moved = [e["name"] for e in entries if e["half"] != rule[e["name"]]]
 check(not moved, f"every half in the manifest is the split rule's (not: {moved})")
 halves = collections.Counter(e["half"] for e in entries)
@@ -139,6 +155,19 @@ check(banner.endswith("pattern general") and size == "2 4 4" and body == ["1 1",
       "hgr (.bz2): the incidence matrix, a row a net")
 banner, size, body = converted("hgr-graph", b"2 3\n1 3\n3 2\n", 3, 3)
 check(banner.endswith("pattern symmetric") and body == ["3 1", "3 2"], "hgr-graph: two-pin nets are a graph's edges")
+# A PACE 2016 graph, xz-compressed as a path says: the path 1-2-3 and the edge 3-4.
+gr = lzma.compress(b"c a comment\np tw 4 3\n1 2\n3 2\n3 4\n")
+banner, size, body = converted("gr", gr, 4, 4, path="g.gr.xz")
+check(banner.endswith("pattern symmetric") and size == "4 4 3" and body == ["2 1", "3 2", "4 3"],
+      "gr (.xz): each edge once, either way round, becomes the lower triangle")
+for wrong, why in ((b"p tw 4 2\n1 2\n3 2\n3 4\n", "an edge count that disagrees"),
+                   (b"p tw 5 3\n1 2\n3 2\n3 4\n", "a vertex count that disagrees with the manifest"),
+                   (b"p td 4 3\n1 2\n3 2\n3 4\n", "a header that is not 'p tw'")):
+    try:
+        converted("gr", wrong, 4, 4)
+        check(False, f"gr: {why} is refused")
+    except ValueError:
+        check(True, f"gr: {why} is refused")
 
 
 def mat_element(kind, payload):
