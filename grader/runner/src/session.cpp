@@ -127,9 +127,8 @@ namespace {
 
 // The reference runner's images, their uploads kept: at most this much,
 // and on a device at most a sixteenth of its memory (what the submission's
-// runners on the same GPU lose). A submission's runner keeps the last
-// image read: its timing runner sets each case up twice (its calibration's
-// matrix, then the kernel's).
+// runners on the same GPU lose). A submission's runner keeps none: it sets
+// each case up once.
 constexpr std::size_t kReferenceImageBytes = std::size_t{4} << 30;
 constexpr std::size_t kReferenceImages = 512;
 constexpr std::size_t kReferenceShareOfDevice = 16;
@@ -147,8 +146,7 @@ Session::Session(Space space, sandbox::Level level, bool vendor_timing)
     : space_(space),
       level_(level),
       vendor_timing_(vendor_timing),
-      images_(kReferenceImageBytes, vendor_timing ? kReferenceImages : 1),
-      keep_uploads_(vendor_timing) {}
+      images_(kReferenceImageBytes, vendor_timing ? kReferenceImages : 0) {}
 
 int Session::serve() {
   while (true) {
@@ -197,7 +195,7 @@ int Session::serve() {
 // served (a submission's runner prints nothing of its own there: its log
 // is the submission's output).
 int Session::finish() const {
-  if (keep_uploads_ && images_.reads() + images_.hits() > 0) {
+  if (vendor_timing_ && images_.reads() + images_.hits() > 0) {
     std::fprintf(stderr, "spmv-runner: matrix images: %zu read, %zu from the runner's cache\n", images_.reads(),
                  images_.hits());
   }
@@ -212,7 +210,7 @@ void Session::hello(Reply& reply) {
     recorder_ = std::make_unique<LaunchRecorder>();
     store_text(reply.recorder_note, recorder_->note());
     executor_->load_own_kernels();  // seen by the recorder as the runner's
-    if (keep_uploads_) images_ = ImageCache<UploadedMatrix>(reference_image_bytes(space_), kReferenceImages);
+    if (vendor_timing_) images_ = ImageCache<UploadedMatrix>(reference_image_bytes(space_), kReferenceImages);
   }
   if (space_ == Space::kHost) executor_ = make_host_executor();
   const std::optional<int> gpu_minor = space_ == Space::kDevice ? current_gpu_minor() : std::nullopt;
@@ -300,12 +298,10 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
   result_area_ = static_cast<std::uint32_t*>(area);
 
   const MemorySpace space = executor_->space();
-  if (keep_uploads_ && image.kept) {
-    uploaded_ = image.kept;
-  } else {
-    uploaded_ = upload_matrix(space, *matrix_);
-    if (keep_uploads_) image.kept = uploaded_;
-  }
+  // An upload lives with its image, kept by the reference runner only: the
+  // submission's code could change an upload it was given.
+  if (!image.kept) image.kept = upload_matrix(space, *matrix_);
+  uploaded_ = image.kept;
   area_ = std::make_unique<LaunchArea>(*executor_, *uploaded_, kernel, rows_, cols_);
   check_cuda(executor_->synchronize(), "the upload");
   kernel_ = kernel;

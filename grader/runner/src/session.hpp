@@ -52,10 +52,9 @@ class Session {
   std::unique_ptr<Executor> executor_;
   std::unique_ptr<LaunchRecorder> recorder_;  // device space only
   std::unique_ptr<Plugin> plugin_;
-  // The images set up, kept: the reference runner keeps their uploads
-  // too (keep_uploads_), the submission's runners only the last image read.
+  // The images set up, with their uploads: kept by the reference runner
+  // (vendor_timing_), never by a submission's.
   ImageCache<UploadedMatrix> images_;
-  bool keep_uploads_;
   // Per setup.
   const spmv_kernel_entry* kernel_ = nullptr;
   std::shared_ptr<const AnyMatrix> matrix_;

@@ -255,24 +255,21 @@ class KernelGrader {
   // row left scored by speed, then the rows in turn until one fails.
   // Returns the row to go on from (in a fresh runner).
   std::size_t run_timing_runner(KernelRunner& current, std::size_t first) {
-    if (current.none()) {
-      // A fresh runner, its start let in: a start waits while the GPU is
-      // kept quiet, and while any grading sharing the GPU times (this one
-      // too); the starts queued before it too.
+    if (!current.runner) {
+      // A runner still to start or to be received (one started in step 1
+      // as its last row passed may not be ready yet), its start let in: a
+      // start waits while the GPU is kept quiet, and while any grading
+      // sharing the GPU times (this one too); the starts queued before it
+      // too. The holds are taken again once it is ready (hold_for_timing).
       quiet_.release();
       stretch_.release();
+    }
+    if (current.none()) {
       // The kernel's first timing runner writes into the log named after
       // its first row, whenever it starts; one after a failure into its
       // first row's.
       const Row& named = timing_started_ ? *rows_[first] : *rows_.front();
       current.start(factory_, timing_log(named.state.plan.log));
-    } else if (!current.runner) {
-      // Started in step 1 but not yet received: its start may be waiting
-      // for the quiet this grading holds (one started as step 1's last row
-      // passed). Let it in as a fresh one; the holds are taken again once
-      // it is ready (hold_for_timing).
-      quiet_.release();
-      stretch_.release();
     }
     timing_started_ = true;
     for (std::size_t at = first; at < rows_.size(); ++at) {

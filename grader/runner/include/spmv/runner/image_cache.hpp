@@ -3,10 +3,10 @@
 // writes, shrinking and growing, such a file holds the same bytes for as
 // long as it exists, and its (device, inode) names it for as long as a
 // descriptor of it is open. The cache holds a descriptor of each image it
-// keeps, so an image set up again (the reference's windows after, a
-// calibration's matrix before the kernel's setup of the same case) is not
-// read again, and what the runner made of it (its upload) can be kept with
-// it. A file that is not sealed is read afresh every time, never kept.
+// keeps, so an image set up again (by the reference runner: its windows
+// after, cuSPARSE's setup, a second kernel of the same format) is not read
+// again, and what the runner made of it (its upload) can be kept with it. A file that is not sealed is read afresh
+// every time, never kept.
 #pragma once
 
 #include <sys/types.h>
