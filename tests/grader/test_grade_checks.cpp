@@ -17,6 +17,7 @@
 
 #include "judging/correctness.hpp"
 #include "judging/row_record.hpp"
+#include "judging/verdict.hpp"
 #include "random_csr.hpp"
 #include "runners/process.hpp"
 #include "spmv/runner/chain.hpp"
@@ -210,6 +211,33 @@ TEST_F(RowChecks, ChangedInputsAreReportedByName) {
   EXPECT_FALSE(c.passed);
   EXPECT_EQ(c.cause, "modified_input");
   EXPECT_NE(c.summary.find("values"), std::string::npos) << c.summary;
+}
+
+// A row whose checked runs passed in the kernel's first runner is judged
+// from that finding (they are not compared again), unless the kernel's
+// timing runner reported an input changed by its own run: that still fails.
+TEST_F(RowChecks, RunsJudgedCorrectAlreadyStandUnlessALaterRunChangedAnInput) {
+  const Correctness first = evaluate_correctness(p_, area_.view(), modified_);
+  ASSERT_TRUE(first.passed) << first.summary << "\n" << test::seed_note(seed_);
+  const RowContext context{p_, SPMV_FORMAT_CSR, 10, std::nullopt};
+  const auto judged = [&](const std::string& modified) {
+    RowRecord record;
+    record.completed = true;
+    record.stage = Stage::kDone;
+    record.results = area_.view();
+    record.runs_correct_max_ratio = first.max_ratio;
+    record.modified_inputs = modified;
+    RowResult row;
+    judge_row(row, record, context);
+    return row;
+  };
+  const RowResult kept = judged("");
+  EXPECT_EQ(kept.verdict, Verdict::kPass) << kept.summary;
+  ASSERT_TRUE(kept.max_error_ratio.has_value());
+  EXPECT_DOUBLE_EQ(*kept.max_error_ratio, first.max_ratio);
+  const RowResult changed = judged("x (run 1 (first x))");
+  EXPECT_EQ(changed.verdict, Verdict::kWrong) << changed.summary;
+  EXPECT_EQ(changed.cause, "modified_input") << changed.summary;
 }
 
 TEST_F(RowChecks, PoisonLeftInYIsAnUnwrittenRow) {

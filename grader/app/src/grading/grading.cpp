@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "cases/case_data.hpp"
+#include "grading/case_preparation.hpp"
 #include "grading/cusparse_cache.hpp"
 #include "judging/verdict.hpp"
 #include "model/exit_codes.hpp"
@@ -18,20 +19,8 @@
 namespace spmv::grade {
 namespace {
 
-// A case's data for its rows: read and converted once, or why it could not be.
-struct CaseState {
-  std::optional<PreparedCase> prepared;
-  std::string error;  // the PrepareError's message
-};
-
 double seconds_since(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
 
-// Cases prepared by other threads at once, at most (GPU gradings only): a
-// group's cases are all needed before its first kernel is graded. Half the
-// cores' worth (each case's parts on threads of their own besides): the
-// cases ahead are all in memory at once, and the suite's are of 20 M to
-// 33 M entries each.
-std::size_t cases_prepared_ahead() { return std::max(2U, std::thread::hardware_concurrency() / 2); }
 // A group of cases graded kernel by kernel holds at most about this many
 // matrix entries (the cases prepared, their images and golden results in
 // the grader's memory at once): any number of small cases, one large one.
@@ -44,43 +33,35 @@ constexpr std::int64_t kGroupEntries = std::int64_t{64} << 20;
 // cannot be read) are decided as their case is prepared.
 class Grading {
  public:
-  Grading(const RowLoopSettings& settings, Setup& setup, Reporter& reporter, GpuInfo gpu, bool needs_gpu,
-          GradingRunners& runners)
+  Grading(const RowLoopSettings& settings, Setup& setup, CasePreparation& cases, Reporter& reporter, GpuInfo gpu,
+          bool needs_gpu, GradingRunners& runners)
       : settings_(settings),
         setup_(setup),
+        cases_(cases),
         reporter_(reporter),
         gpu_(std::move(gpu)),
         needs_gpu_(needs_gpu),
         runners_(runners) {}
 
-  void run(std::vector<RowResult>& rows, std::uint64_t run_seed, const std::set<std::size_t>& done) {
-    prepare_ = {settings_.cache_dir, settings_.format_limit_bytes, run_seed};
-    bool any = false;
-    for (std::size_t c = 0; c < setup_.cases.size(); ++c) {
-      std::vector<std::size_t> indices;
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        if (rows[i].case_name == setup_.cases[c].test_case.name && done.count(i) == 0) indices.push_back(i);
-      }
-      any = any || !indices.empty();
-      case_rows_.push_back(std::move(indices));
-    }
+  void run(std::vector<RowResult>& rows) {
     // The reference runner makes its CUDA context while the first cases
     // are prepared.
-    if (any && !gpu_missing()) runners_.start_reference();
+    if (cases_.any() && !gpu_missing()) runners_.start_reference();
     std::size_t c = 0;
     while (c < setup_.cases.size()) {
       std::vector<std::size_t> group;
       std::int64_t entries = 0;
       for (; c < setup_.cases.size(); ++c) {
-        if (case_rows_[c].empty()) continue;
+        if (cases_.rows_of(c).empty()) continue;
         if (!group.empty() && entries >= kGroupEntries) break;
-        prepare_ahead(rows, c);
-        const CaseState& state = case_state(rows, c);
+        cases_.ahead(c);
+        const CaseState& state = cases_.state(c);
         if (state.prepared) entries += state.prepared->csr.nnz();
         group.push_back(c);
       }
       grade_group(rows, group);
     }
+    steps_.case_wait_s = cases_.waited_s();
   }
 
   ~Grading() = default;
@@ -91,70 +72,6 @@ class Grading {
   [[nodiscard]] bool gpu_missing() const { return needs_gpu_ && gpu_.count == 0; }
 
  private:
-  std::set<spmv_format> formats_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) const {
-    std::set<spmv_format> formats;
-    for (const auto i : indices) formats.insert(setup_.reference.find(rows[i].kernel)->format);
-    return formats;
-  }
-
-  CaseState prepare_state(std::size_t c, const std::set<spmv_format>& formats) const {
-    CaseState state;
-    try {
-      state.prepared = prepare_case(setup_.cases[c].test_case, formats, prepare_);
-      // The runners' matrix images too, here rather than at the case's
-      // first row of each format: a large case's take the grader hundreds
-      // of milliseconds (on the H100, the reference's set-up of power_law's
-      // first row took 312 ms, of a row whose format's image was made 110 ms).
-      // One that cannot be made is tried again at its row, which says why.
-      try {
-        for (const spmv_format format : formats) {
-          if (state.prepared->refused.count(format) == 0) matrix_image(*state.prepared, format);
-        }
-        matrix_image(*state.prepared, SPMV_FORMAT_CSR);
-        shape_image(*state.prepared);
-      } catch (const std::exception&) {
-      }
-    } catch (const PrepareError& e) {
-      state.error = e.what();
-    }
-    return state;
-  }
-
-  // The case prepared on first use, or by a thread of its own started
-  // while the cases before it were prepared (prepare_ahead).
-  CaseState& case_state(const std::vector<RowResult>& rows, std::size_t c) {
-    if (const auto it = cases_.find(c); it != cases_.end()) return it->second;
-    const auto waited_from = Clock::now();
-    struct Waited {
-      double& total;
-      Clock::time_point from;
-      ~Waited() { total += seconds_since(from); }
-    } waited{steps_.case_wait_s, waited_from};
-    if (const auto it = preparing_.find(c); it != preparing_.end()) {
-      std::future<CaseState> ready = std::move(it->second);
-      preparing_.erase(it);
-      return cases_.emplace(c, ready.get()).first->second;
-    }
-    return cases_.emplace(c, prepare_state(c, formats_of(rows, case_rows_[c]))).first->second;
-  }
-
-  // On the GPU, case `c` and those after it are read, converted and their
-  // golden results computed on other cores (cases_prepared_ahead at once),
-  // off the grading's critical path. Host-memory plugins run on the CPU,
-  // and their timings would share it: there, each case is prepared at its
-  // turn.
-  void prepare_ahead(const std::vector<RowResult>& rows, std::size_t c) {
-    if (!needs_gpu_ || gpu_missing()) return;
-    const std::size_t ahead = cases_prepared_ahead();
-    for (std::size_t next = c; next < setup_.cases.size() && next < c + ahead; ++next) {
-      if (case_rows_[next].empty() || cases_.count(next) != 0 || preparing_.count(next) != 0) continue;
-      preparing_.emplace(next,
-                         std::async(std::launch::async, [this, next, formats = formats_of(rows, case_rows_[next])] {
-                           return prepare_state(next, formats);
-                         }));
-    }
-  }
-
   void finish_all(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices, Verdict verdict,
                   const std::string& cause, const std::string& why) {
     for (const auto i : indices) {
@@ -168,8 +85,8 @@ class Grading {
   // those that need one.
   std::vector<std::size_t> decide_case(std::vector<RowResult>& rows, std::size_t c) {
     const CaseEntry& entry = setup_.cases[c];
-    const std::vector<std::size_t>& indices = case_rows_[c];
-    CaseState& state = case_state(rows, c);
+    const std::vector<std::size_t>& indices = cases_.rows_of(c);
+    CaseState& state = cases_.state(c);
     if (!state.prepared) {
       finish_all(rows, indices, Verdict::kCaseError, "case_error", "case " + entry.test_case.name + ": " + state.error);
       return {};
@@ -239,19 +156,12 @@ class Grading {
       steps_.timing_s += kernels_graded[k].steps().timing_s;
       steps_.settle_s += kernels_graded[k].steps().settle_s;
     }
-    for (const auto c : group) cases_.erase(c);
+    for (const auto c : group) cases_.forget(c);
   }
 
   std::filesystem::path log_of(const RowResult& row) const {
     return logs_dir(settings_.output_dir) /
            (file_name_part(row.kernel) + "__" + file_name_part(row.case_name) + ".log");
-  }
-
-  PreparedCase& prepared_of(const RowResult& row) {
-    for (auto& [c, state] : cases_) {
-      if (setup_.cases[c].test_case.name == row.case_name) return *state.prepared;
-    }
-    throw std::logic_error("no prepared case for " + row.case_name);
   }
 
   RowPlan plan_of(const RowResult& row, PreparedCase& prepared) const {
@@ -281,7 +191,7 @@ class Grading {
   // by the first kernel that scores it: kernel_grading.cpp).
   std::vector<RowPlan> plans_of(const std::vector<RowResult>& rows, const std::vector<std::size_t>& indices) {
     std::vector<RowPlan> plans;
-    for (const auto i : indices) plans.push_back(plan_of(rows[i], prepared_of(rows[i])));
+    for (const auto i : indices) plans.push_back(plan_of(rows[i], cases_.prepared(rows[i].case_name)));
     return plans;
   }
 
@@ -379,15 +289,12 @@ class Grading {
 
   const RowLoopSettings& settings_;
   Setup& setup_;
+  CasePreparation& cases_;
   Reporter& reporter_;
   GpuInfo gpu_;
   bool needs_gpu_;
   GradingRunners& runners_;
   RowsGraded steps_;  // where the time went (its other fields set by grade_rows)
-  PrepareOptions prepare_;
-  std::vector<std::vector<std::size_t>> case_rows_;          // each case's rows still to grade, in order
-  std::map<std::size_t, CaseState> cases_;                   // prepared cases still needed
-  std::map<std::size_t, std::future<CaseState>> preparing_;  // cases being prepared by threads of their own
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).
   std::set<std::string> hanging_kernels_;
@@ -395,11 +302,10 @@ class Grading {
 
 }  // namespace
 
-RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, Reporter& reporter, const GpuInfo& gpu,
-                      bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
-                      const std::set<std::size_t>& done) {
-  Grading grading(settings, setup, reporter, gpu, needs_gpu, runners);
-  grading.run(rows, run_seed, done);
+RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, CasePreparation& cases, Reporter& reporter,
+                      const GpuInfo& gpu, bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows) {
+  Grading grading(settings, setup, cases, reporter, gpu, needs_gpu, runners);
+  grading.run(rows);
   RowsGraded graded = grading.steps();
   graded.gpu_missing = grading.gpu_missing();
   return graded;

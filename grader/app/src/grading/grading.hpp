@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "grading/case_preparation.hpp"
 #include "grading/grading_runners.hpp"
 #include "grading/setup.hpp"
 #include "model/row.hpp"
@@ -36,8 +37,6 @@ struct RowsGraded {
 
 // What the row loop takes of spmv-grade's options.
 struct RowLoopSettings {
-  std::filesystem::path cache_dir;               // converted cases kept between runs ("" none)
-  std::uint64_t format_limit_bytes = 0;          // a padded format's largest allocation
   std::optional<std::filesystem::path> journal;  // CTest mode: cuSPARSE's time kept beside the journals
   std::filesystem::path output_dir;              // each row's log in its logs/
   int device = 0;                                // the GPU the health check probes
@@ -50,10 +49,9 @@ struct RowLoopSettings {
   std::optional<std::filesystem::path> cusparse_cache;
 };
 
-// Grades the planned `rows` but those `done` already, under `setup` and
-// `settings`; `run_seed` seeds the cases' x.
-RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, Reporter& reporter, const GpuInfo& gpu,
-                      bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows, std::uint64_t run_seed,
-                      const std::set<std::size_t>& done);
+// Grades the planned `rows` that `cases` has rows of (those not done
+// already), under `setup` and `settings`.
+RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, CasePreparation& cases, Reporter& reporter,
+                      const GpuInfo& gpu, bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows);
 
 }  // namespace spmv::grade

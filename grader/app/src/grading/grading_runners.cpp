@@ -46,6 +46,14 @@ constexpr std::chrono::milliseconds kStartPatience{5000};
 constexpr std::chrono::milliseconds kQuietPatience{2000};
 constexpr std::chrono::seconds kContextWait{10};
 
+// Asks a reference runner to quit, and waits a little for it to.
+void quit(Runner& runner) {
+  runner::Request quit;
+  quit.command = runner::Command::kQuit;
+  runner.send(quit);
+  runner.wait_for_exit(Clock::now() + std::chrono::seconds(2));
+}
+
 // A runner started and asked kHello; returns once it answered (its CUDA
 // context made) or kContextWait passed, the answer left for its row.
 std::unique_ptr<Runner> say_hello(std::unique_ptr<Runner> runner) {
@@ -147,6 +155,20 @@ void GradingRunners::restart_reference() {
   reference_spec_.append_log = true;
 }
 
+void GradingRunners::end_reference() {
+  if (!reference_) return;
+  const std::lock_guard lock(retiring_mutex_);
+  retiring_.push_back(std::async(std::launch::async, [runner = std::move(reference_), share = share_.get()]() mutable {
+    const GpuShare::Hold ending = share->active();  // its end is work on the GPU
+    try {
+      quit(*runner);
+    } catch (const std::exception&) {
+      // One that cannot be asked is ended with its process group.
+    }
+    runner.reset();
+  }));
+}
+
 void GradingRunners::retire(std::unique_ptr<Runner> runner, GpuShare::Hold activity) {
   const std::lock_guard lock(retiring_mutex_);
   retiring_.push_back(std::async(
@@ -169,12 +191,7 @@ GradingRunners::~GradingRunners() {
   // the launcher it was started from is stopped, which takes it along.
   try {
     const GpuShare::Hold ending = share_->active();
-    if (reference_) {
-      runner::Request quit;
-      quit.command = runner::Command::kQuit;
-      reference_->send(quit);
-      reference_->wait_for_exit(Clock::now() + std::chrono::seconds(2));
-    }
+    if (reference_) quit(*reference_);
     reference_.reset();
   } catch (const std::exception&) {
     reference_.reset();

@@ -40,6 +40,10 @@ class GradingRunners final : public RunnerFactory {
   void start_reference();
   Runner& reference() override;
   void restart_reference() override;
+  // The reference runner asked to quit and left to end in the background
+  // (its last words reach its log), once the grading needs it no more:
+  // its CUDA context is torn down while the reports are written.
+  void end_reference();
 
   // What the reference runner said when it was ready: the restrictions it
   // put itself under, as every runner of the grading does.

@@ -288,10 +288,20 @@ class GradingRun {
     identity_inputs_.reference = setup_.reference.path;
   }
 
-  // The GPU and its copy bandwidth (device plugins only).
-  void probe_gpu() {
+  // The rows planned (those finished already kept: --resume, journals) and
+  // their cases begun on other cores, then the GPU and its copy bandwidth
+  // (device plugins only): its probe, a CUDA context of its own, takes as
+  // long as a large case's preparation.
+  void plan_rows_and_probe_gpu() {
     needs_gpu_ = setup_.reference.memory == SPMV_MEMORY_DEVICE;
     probes_s_ = seconds_since(started_);
+    run_seed_ = options_.secret_seed ? mix_secret(seed_, *options_.secret_seed) : seed_;
+    rows_ = grade::plan_rows(setup_, run_seed_, options_.secret_seed.has_value());
+    const auto resumed = options_.resume ? std::optional(options_.output_dir) : std::nullopt;
+    done_ = take_finished_rows(finished_row_files(options_.journal, resumed, setup_.kernels), rows_);
+    cases_.emplace(setup_, PrepareOptions{options_.cache_dir, options_.format_limit_bytes, run_seed_}, rows_, done_,
+                   needs_gpu_);
+    cases_->ahead(0);
     const auto gpu_probe_started = Clock::now();
     gpu_ = [&] {
       const GpuShare::Hold probing = share_->active();
@@ -300,15 +310,10 @@ class GradingRun {
                         : GpuInfo{};
     }();
     gpu_probe_s_ = seconds_since(gpu_probe_started);
-    run_seed_ = options_.secret_seed ? mix_secret(seed_, *options_.secret_seed) : seed_;
   }
 
-  // The rows planned, those finished already kept (--resume, journals), the
-  // run's facts written and the reports begun.
-  void plan_rows() {
-    rows_ = grade::plan_rows(setup_, run_seed_, options_.secret_seed.has_value());
-    const auto resumed = options_.resume ? std::optional(options_.output_dir) : std::nullopt;
-    done_ = take_finished_rows(finished_row_files(options_.journal, resumed, setup_.kernels), rows_);
+  // The run's facts written and the reports begun.
+  void begin_reports() {
     RunInfo info = run_info(setup_, gpu_, needs_gpu_, seed_, options_.secret_seed.has_value());
     info.provenance = provenance_of(setup_, options_.policy, defaults_, gpu_, digests_);
     info.policy = policy_text(setup_.policy);
@@ -338,9 +343,7 @@ class GradingRun {
   void grade_rows() {
     runners_.emplace(common_, defaults_, setup_, options_.device, logs_, std::move(share_));
     const auto rows_started = Clock::now();
-    const RowLoopSettings loop{.cache_dir = options_.cache_dir,
-                               .format_limit_bytes = options_.format_limit_bytes,
-                               .journal = options_.journal,
+    const RowLoopSettings loop{.journal = options_.journal,
                                .output_dir = options_.output_dir,
                                .device = options_.device,
                                .prestart = options_.prestart,
@@ -348,12 +351,13 @@ class GradingRun {
                                .timing = options_.timing,
                                .cusparse = options_.cusparse,
                                .cusparse_cache = options_.cusparse_cache};
-    graded_ = grade::grade_rows(loop, setup_, *reporter_, gpu_, needs_gpu_, *runners_, rows_, run_seed_, done_);
+    graded_ = grade::grade_rows(loop, setup_, *cases_, *reporter_, gpu_, needs_gpu_, *runners_, rows_);
     runners_->settle();
     if (options_.memcheck && needs_gpu_ && gpu_.count > 0) {
       memcheck_pass(setup_, {options_.cache_dir, options_.format_limit_bytes, run_seed_}, logs_, options_.timeout_s,
                     *runners_, *reporter_, rows_);
     }
+    runners_->end_reference();
     rows_s_ = seconds_since(rows_started);
   }
 
@@ -407,6 +411,7 @@ class GradingRun {
   std::uint64_t run_seed_ = 0;
   std::vector<RowResult> rows_;
   std::set<std::size_t> done_;
+  std::optional<CasePreparation> cases_;  // after rows_, which it reads
   std::string run_id_;
   std::optional<Reporter> reporter_;
   std::optional<GradingRunners> runners_;
@@ -422,8 +427,8 @@ int run_grading(const Options& options, const Defaults& defaults) {
   run.identify();
   if (const auto code = run.probe_plugins()) return *code;  // --list
   run.check_reference();
-  run.probe_gpu();
-  run.plan_rows();
+  run.plan_rows_and_probe_gpu();
+  run.begin_reports();
   run.grade_rows();
   return run.report();
 }

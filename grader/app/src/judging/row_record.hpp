@@ -104,6 +104,10 @@ struct RowRecord {
   std::optional<ResultView> results;
   int runs = kRunsPerRow;       // the checked runs whose y `results` holds (the first `runs` of them)
   std::string modified_inputs;  // from the runs' replies, comma-separated
+  // `results`' runs judged correct already, by the grader, when they were
+  // run (a kernel's step 1: the same y, no input modified), and their
+  // largest error over the allowed: judging does not check them again.
+  std::optional<double> runs_correct_max_ratio;
   TimingRecord timing;
   std::optional<double> cusparse_ms;
   // The first kernel of a vendor library or of a module the plugin did not

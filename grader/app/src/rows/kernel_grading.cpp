@@ -45,6 +45,7 @@ struct Row {
   LinkChecks checks;
   std::shared_ptr<ResultMemory> results;  // the timing runner's result area
   std::shared_ptr<ResultMemory> checked;  // step 1's, its runs' y (a row that passed it)
+  double checked_max_ratio = 0;           // their largest error over the allowed
   bool passed_first = false;              // step 1's runs were correct
   bool checks_right = true;               // every copied link was right (step 5)
   bool again_alone = false;
@@ -152,8 +153,10 @@ class KernelGrader {
       SubmissionSession session(trial, hand_on(current));
       const int served_before = current.served;
       const bool ran = trial.phase("start", session.start()) && session.correctness_runs();
-      const bool passed =
-          ran && evaluate_correctness(trial.prepared, *trial.record.results, trial.record.modified_inputs).passed;
+      const std::optional<Correctness> correctness =
+          ran ? std::optional(evaluate_correctness(trial.prepared, *trial.record.results, trial.record.modified_inputs))
+              : std::nullopt;
+      const bool passed = correctness && correctness->passed;
       trial.phase("check", true);
       const bool not_implemented = trial.record.refused == ReplyKind::kNotImplemented;
       const bool running = session.has_runner() && trial.record.end.kind == RunnerEnd::Kind::kRunning;
@@ -173,6 +176,7 @@ class KernelGrader {
       if (passed && timing_ahead_ && timing_.none()) timing_.start(factory_, timing_log(rows_.front()->state.plan.log));
       if (passed) {
         row->checked = session.results();
+        row->checked_max_ratio = correctness->max_ratio;
         // What the launch recorder saw in step 1 stays the row's: a vendor
         // library's kernel there is judged as one in step 3.
         row->state.record.foreign_kernel = trial.record.foreign_kernel;
@@ -336,6 +340,7 @@ class KernelGrader {
     RowRecord& record = row.state.record;
     record.results.emplace(row.checked->words(), row.state.prepared.csr.rows);
     record.runs = kRunsPerRow;
+    record.runs_correct_max_ratio = row.checked_max_ratio;
     row.results = row.checked;
     return true;
   }
