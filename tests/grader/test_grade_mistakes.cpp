@@ -281,6 +281,16 @@ TEST_F(StaffMistake, ACusparseCacheThatIsAFileIsAnError) {
   EXPECT_EQ(read_text(notes), "the class's notes\n");
 }
 
+// The GPU's cache folder given as a file: the same.
+TEST_F(StaffMistake, AGpuCacheThatIsAFileIsAnError) {
+  const auto notes = file("notes.txt", "the class's notes\n");
+  const auto run = grade(kHostReference, {"--gpu-cache", notes.string(), "--kernel", "coo"});
+  EXPECT_EQ(run.exit_code, 2) << context_;
+  EXPECT_NE(run.err.find("--gpu-cache"), std::string::npos) << context_;
+  EXPECT_NE(run.err.find(notes.string()), std::string::npos) << context_;
+  EXPECT_EQ(read_text(notes), "the class's notes\n");
+}
+
 TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {
   const auto policy = file("course.ini",
                            "correctness_share = 0.5\n[libraries]\nforbidden = cusparse, cufft\n"

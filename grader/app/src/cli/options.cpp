@@ -150,6 +150,10 @@ void describe_options(Described& d) {
       "keep cuSPARSE's time on each case in DIR, and which rows were short (correctness only: a prediction, for "
       "sharing runners), and take them from there if they are there already: for gradings of the same cases on the "
       "same GPU (tools/grade-class)")(
+      "gpu-cache", po::value<std::string>()->value_name("DIR"),
+      "keep in DIR what is measured once a GPU, for the other gradings on the same GPU (tools/grade-class): its copy "
+      "bandwidth, and the reference's window on each case, which serves them for at most 5 minutes (a row scored by "
+      "speed still times the reference after its runner, and sets aside a kept window more than 2% from that)")(
       "memcheck", po::bool_switch(),
       "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
       "racecheck too for csr_vector): an error it reports makes the row wrong, naming kernel, kind and address")(
@@ -278,6 +282,13 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
     std::filesystem::create_directories(*cache, error);
     require(std::filesystem::is_directory(*cache), "cusparse-cache", "a folder that exists or can be made", *cache);
     o.cusparse_cache = *cache;
+  }
+  if (const auto cache = get<std::string>(vm, "gpu-cache")) {
+    require(!cache->empty(), "gpu-cache", "a folder", *cache);
+    std::error_code error;
+    std::filesystem::create_directories(*cache, error);
+    require(std::filesystem::is_directory(*cache), "gpu-cache", "a folder that exists or can be made", *cache);
+    o.gpu_cache = *cache;
   }
   if (const auto share = get<std::string>(vm, "gpu-share")) {
     require(!share->empty(), "gpu-share", "a file name", *share);

@@ -175,6 +175,7 @@ class Grading {
         settings_.cusparse && !prepared.cusparse_ms && setup_.reference.memory == SPMV_MEMORY_DEVICE;
     plan.min_reference_us = setup_.policy.min_reference_us;
     plan.log = log_of(row);
+    plan.memo = settings_.memo;
     return plan;
   }
 

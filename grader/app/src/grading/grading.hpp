@@ -16,6 +16,7 @@
 #include "grading/setup.hpp"
 #include "model/row.hpp"
 #include "reports/reporter.hpp"
+#include "rows/reference_memo.hpp"
 #include "runners/probe.hpp"
 #include "spmv/runner/timing.hpp"
 
@@ -47,6 +48,8 @@ struct RowLoopSettings {
   // cuSPARSE's time on each case kept here, for the other gradings of the
   // same cases on the same GPU (--cusparse-cache); else beside the journals.
   std::optional<std::filesystem::path> cusparse_cache;
+  // The reference's windows kept for the gradings on the same GPU (--gpu-cache).
+  const ReferenceMemo* memo = nullptr;
 };
 
 // Grades the planned `rows` that `cases` has rows of (those not done

@@ -86,12 +86,13 @@ std::vector<RowResult> plan_rows(const Setup& setup, std::uint64_t run_seed, boo
   return rows;
 }
 
-// In CTest mode the GPU's copy bandwidth, measured by the first run, is
-// kept beside the journals for the others (the folder is emptied before
-// each CTest grading).
-std::optional<std::filesystem::path> gpu_probe_cache(const std::optional<std::filesystem::path>& journal) {
-  if (!journal) return std::nullopt;
-  return *journal / kGpuProbeCacheFile;
+// The GPU's copy bandwidth, measured by the first grading, is kept for the
+// others in --gpu-cache's folder, and in CTest mode beside the journals
+// (the folder is emptied before each CTest grading).
+std::optional<std::filesystem::path> gpu_probe_cache(const Options& o) {
+  if (o.gpu_cache) return *o.gpu_cache / kGpuProbeCacheFile;
+  if (o.journal) return *o.journal / kGpuProbeCacheFile;
+  return std::nullopt;
 }
 
 std::uint64_t fresh_seed() {
@@ -306,7 +307,7 @@ class GradingRun {
     gpu_ = [&] {
       const GpuShare::Hold probing = share_->active();
       return needs_gpu_ ? grade::probe_gpu(options_.device, std::max(options_.timeout_s, kMinimumProbeTimeout),
-                                           logs_ / "probe-gpu.log", gpu_probe_cache(options_.journal))
+                                           logs_ / "probe-gpu.log", gpu_probe_cache(options_))
                         : GpuInfo{};
     }();
     gpu_probe_s_ = seconds_since(gpu_probe_started);
@@ -339,8 +340,24 @@ class GradingRun {
     reporter_->start(rows_);
   }
 
+  // The reference's windows kept in --gpu-cache's folder for the gradings
+  // on the same GPU, under a key of what decides them (reference_memo.hpp).
+  void keep_reference_windows() {
+    if (!options_.gpu_cache || (needs_gpu_ && gpu_.key.empty())) return;
+    const runner::TimingOptions& t = options_.timing;
+    std::ostringstream key;
+    key << "gpu=" << (needs_gpu_ ? gpu_.key : std::string("host"))
+        << "\nreference=" << file_digest(setup_.reference.path)
+        << "\nreference runner=" << file_digest(defaults_.reference_runner) << "\nmin_runs=" << t.min_runs
+        << "\nmax_runs=" << t.max_runs << "\nwarmup_runs=" << t.warmup_runs << "\nmin_time_ms=" << t.min_time_ms
+        << "\nmin_reference_us=" << setup_.policy.min_reference_us << '\n';
+    memo_.emplace(*options_.gpu_cache, key.str(),
+                  std::map<std::string, std::string>(identity_inputs_.cases.begin(), identity_inputs_.cases.end()));
+  }
+
   // The rows graded, in the runners of the grading, and the --memcheck pass.
   void grade_rows() {
+    keep_reference_windows();
     runners_.emplace(common_, defaults_, setup_, options_.device, logs_, std::move(share_));
     const auto rows_started = Clock::now();
     const RowLoopSettings loop{.journal = options_.journal,
@@ -350,7 +367,8 @@ class GradingRun {
                                .timeout_s = options_.timeout_s,
                                .timing = options_.timing,
                                .cusparse = options_.cusparse,
-                               .cusparse_cache = options_.cusparse_cache};
+                               .cusparse_cache = options_.cusparse_cache,
+                               .memo = memo_ ? &*memo_ : nullptr};
     graded_ = grade::grade_rows(loop, setup_, *cases_, *reporter_, gpu_, needs_gpu_, *runners_, rows_);
     runners_->settle();
     if (options_.memcheck && needs_gpu_ && gpu_.count > 0) {
@@ -414,6 +432,7 @@ class GradingRun {
   std::optional<CasePreparation> cases_;  // after rows_, which it reads
   std::string run_id_;
   std::optional<Reporter> reporter_;
+  std::optional<ReferenceMemo> memo_;
   std::optional<GradingRunners> runners_;
   RowsGraded graded_;
 };

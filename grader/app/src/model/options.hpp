@@ -53,6 +53,9 @@ struct Options {
   int prestart = 5;                                     // runners started up ahead of their row
   std::optional<std::filesystem::path> gpu_share;       // --gpu-share: the GPU's share with other gradings
   std::optional<std::filesystem::path> cusparse_cache;  // --cusparse-cache: cuSPARSE's times of the cases
+  // --gpu-cache: the GPU's copy bandwidth and the reference's windows, for
+  // the gradings after on the same GPU.
+  std::optional<std::filesystem::path> gpu_cache;
   bool cusparse = true;
   bool quiet = false;
   bool list = false;

@@ -221,6 +221,11 @@ class KernelGrader {
     for (auto& row : rows_) {
       if (!row->done) reference_before(*row);
     }
+    // A short row's window is its reference time: kept for the gradings
+    // after as it is.
+    for (auto& row : rows_) {
+      if (!row->done && row->reference.short_row() && !row->reference.uses_kept()) keep_window(*row);
+    }
     lap(steps_.reference_s);
     std::size_t next = 0;
     while ((next = next_to_time(next)) < rows_.size()) next = run_timing_runner(current, next);
@@ -240,10 +245,20 @@ class KernelGrader {
     }
   }
 
+  // Step 2 for a row: a window kept by an earlier grading on the GPU, if
+  // one serves (reference_memo.hpp), else the reference set up, its links
+  // chosen and its bursts before timed.
   void reference_before(Row& row) {
     RowState& state = row.state;
     state.deadline = after_seconds(state.plan.timeout_s);
     state.resume_clock();
+    if (const ReferenceMemo* memo = state.plan.memo) {
+      if (const auto kept = memo->find(state.plan.kernel, state.prepared.test_case.name)) {
+        row.reference.use_kept(*kept);
+        state.phase("reference_kept", true);
+        return;
+      }
+    }
     const bool ok = state.phase("reference_setup", row.reference.set_up()) &&
                     state.phase("choose_links", row.reference.choose_links()) && row.reference.warmup() &&
                     state.phase("reference_bursts", row.reference.time_before());
@@ -365,7 +380,20 @@ class KernelGrader {
     state.resume_clock();
     const bool ok = row.reference.set_up_again() && row.reference.warmup() &&
                     state.phase("reference_after_bursts", row.reference.time_after()) && measure_cusparse(row);
-    if (!ok) end_row(row, nullptr);
+    if (!ok) {
+      end_row(row, nullptr);
+      return;
+    }
+    keep_window(row);
+  }
+
+  // The row's reference window, kept for the gradings after on the GPU
+  // (reference_memo.hpp), if they share a folder for it.
+  static void keep_window(const Row& row) {
+    const RowState& state = row.state;
+    if (state.plan.memo != nullptr) {
+      state.plan.memo->keep(state.plan.kernel, state.prepared.test_case.name, row.reference.to_keep());
+    }
   }
 
   // cuSPARSE's time on the row's case, as context, once a case: by the

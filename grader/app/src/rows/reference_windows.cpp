@@ -216,6 +216,43 @@ bool ReferenceWindows::time_reference(Side& side, const Side* earlier) {
   return true;
 }
 
+bool ReferenceWindows::time_after() {
+  Side& before = row_.bursts.reference_before;
+  Side& after = row_.bursts.reference_after;
+  if (!kept_) return time_reference(after, &before);
+  if (!time_reference(after, nullptr)) return false;
+  const std::vector<double> empty = row_.bursts.calibration();
+  const int links = row_.bursts.links;
+  auto& parts = row_.record.timing.parts_ms;
+  parts["reference_kept"] = per_launch_ms(kept_->window.bursts_ms, empty, links);
+  parts["reference_kept_age"] = kept_->age_s * 1000;
+  if (windows_disagreement({before.bursts_ms, after.bursts_ms}, empty, links) <= ReferenceMemo::kSharedAgree) {
+    return true;
+  }
+  // Set aside: the GPU is not as it was when the window was kept. A second
+  // window of the row's own, compared with the one after as a window before
+  // would be.
+  before = Side{};
+  return time_reference(before, &after);
+}
+
+void ReferenceWindows::use_kept(const KeptWindow& kept) {
+  kept_ = kept;
+  row_.bursts.links = kept.links;
+  row_.bursts.reference_before = kept.window;
+  short_by_pilot_ = kept.short_by_pilot;
+  pilot_link_ms_ = kept.pilot_link_ms;
+}
+
+KeptWindow ReferenceWindows::to_keep() const {
+  const Side& after = row_.bursts.reference_after;
+  return {.links = row_.bursts.links,
+          .short_by_pilot = short_by_pilot_,
+          .pilot_link_ms = pilot_link_ms_,
+          .window = after.bursts_ms.empty() ? row_.bursts.reference_before : after,
+          .age_s = 0};
+}
+
 bool ReferenceWindows::short_row() const {
   const Side& before = row_.bursts.reference_before;
   return short_by_pilot_ ||

@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 
+#include "rows/reference_memo.hpp"
 #include "rows/row_plan.hpp"
 #include "spmv/runner/protocol.hpp"
 
@@ -40,7 +41,18 @@ class ReferenceWindows {
   // The reference's timed windows: before the submission's bursts, and
   // after them (compared with the window before).
   bool time_before() { return time_reference(row_.bursts.reference_before, nullptr); }
-  bool time_after() { return time_reference(row_.bursts.reference_after, &row_.bursts.reference_before); }
+  // After a kept window (use_kept), the window after is timed on its own and
+  // compared with it: further than ReferenceMemo::kSharedAgree apart, the
+  // kept window is set aside and a second window timed in its place.
+  bool time_after();
+
+  // A window an earlier grading kept (reference_memo.hpp) as the row's
+  // window before: its links, its pilot's finding and its bursts.
+  void use_kept(const KeptWindow& kept);
+  [[nodiscard]] bool uses_kept() const { return kept_.has_value(); }
+  // The row's window for the gradings after: the one after (a row scored by
+  // speed), else the one before.
+  [[nodiscard]] KeptWindow to_keep() const;
 
   // A row too short to score by speed (the policy's min_reference_us), by
   // its pilot or else by the reference's bursts before: its times are
@@ -68,9 +80,10 @@ class ReferenceWindows {
   RowState& row_;
   ResultMemory reference_results_;
   bool reference_set_up_ = false;
-  double pilot_link_ms_ = 0;     // a link of the reference's pilot bursts (choose_links)
-  bool short_by_pilot_ = false;  // under min_reference_us by the pilot already
-  bool chained_ = false;         // the reference runner holds the row's bursts (kChain of links)
+  double pilot_link_ms_ = 0;        // a link of the reference's pilot bursts (choose_links)
+  bool short_by_pilot_ = false;     // under min_reference_us by the pilot already
+  bool chained_ = false;            // the reference runner holds the row's bursts (kChain of links)
+  std::optional<KeptWindow> kept_;  // the window before, kept by an earlier grading
 };
 
 }  // namespace spmv::grade

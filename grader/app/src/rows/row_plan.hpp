@@ -25,6 +25,8 @@
 
 namespace spmv::grade {
 
+class ReferenceMemo;
+
 struct RowPlan {
   PreparedCase* prepared = nullptr;
   std::string kernel;
@@ -41,6 +43,9 @@ struct RowPlan {
   bool alone = false;
   // The row's own log.
   std::filesystem::path log;
+  // The reference's windows kept for the gradings on the same GPU
+  // (reference_memo.hpp; a kernel's rows, kernel_grading.cpp), if any.
+  const ReferenceMemo* memo = nullptr;
 };
 
 // Starts runners: the submission's (fresh each time) and the reference's.

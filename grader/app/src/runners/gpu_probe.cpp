@@ -128,6 +128,7 @@ GpuInfo probe_gpu(int device, double timeout_s, const std::filesystem::path& log
   }
   info.count = probe->count;
   info.name = probe->name;
+  info.key = probe->gpu_key;
   const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
   if (probe->driver_version > 0) info.driver = "CUDA driver API " + version(probe->driver_version);
   if (probe->runtime_version > 0) info.toolkit = "CUDA runtime " + version(probe->runtime_version);

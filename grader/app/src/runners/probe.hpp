@@ -38,6 +38,7 @@ struct GpuInfo {
   std::optional<double> copy_gbps;  // device-to-device copy, bytes read + written
   std::string note;                 // why there is no GPU, or no bandwidth figure
   std::string driver, toolkit;      // "CUDA driver API 13.0", "CUDA runtime 13.0"
+  std::string key;                  // what tells this GPU from others: name, UUID, PCI address
 };
 
 // `spec` names the runner (spmv-runner for submissions, whose vendor
