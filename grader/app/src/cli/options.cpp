@@ -153,7 +153,8 @@ void describe_options(Described& d) {
       "gpu-cache", po::value<std::string>()->value_name("DIR"),
       "keep in DIR what is measured once a GPU, for the other gradings on the same GPU (tools/grade-class): its copy "
       "bandwidth, and the reference's window on each case, which serves them for at most 5 minutes (a row scored by "
-      "speed still times the reference after its runner, and sets aside a kept window more than 2% from that)")(
+      "speed still times the reference after its runner, and sets aside a kept window more than 2% from that); "
+      "default for a GPU grading: the cache folder's gpu/ (none with an empty --cache-dir)")(
       "memcheck", po::bool_switch(),
       "then run each kernel's runs again on its 3 smallest passing cases under compute-sanitizer (memcheck; "
       "racecheck too for csr_vector): an error it reports makes the row wrong, naming kernel, kind and address")(

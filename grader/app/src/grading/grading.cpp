@@ -198,18 +198,22 @@ class Grading {
 
   // One kernel's rows as its runners graded them (kernel_grading.hpp), each
   // judged and, where its first grading cannot stand alone, graded again in
-  // a runner of its own; reported in turn.
+  // a runner of its own; reported together (the reports written once for
+  // them), and before anything that takes time: a row graded again
+  // (judge_kernel_row), the GPU's health checked.
   void judge_kernel_rows(std::vector<RowResult>& rows, const std::vector<std::size_t>& indices,
                          const std::vector<RowPlan>& plans, std::vector<KernelRow> graded) {
     for (std::size_t k = 0; k < indices.size(); ++k) {
       const std::size_t i = indices[k];
       reporter_.row_started(rows, i);
-      judge_kernel_row(rows[i], plans[k], graded[k]);
-      reporter_.row_finished(rows, i);
+      judge_kernel_row(rows, i, plans[k], graded[k]);
+      reporter_.row_finished(rows, i, true);
       if (needs_gpu_ && (rows[i].verdict == Verdict::kCrash || rows[i].verdict == Verdict::kTimeout)) {
+        reporter_.flush(rows);
         runners_.check_gpu_health(rows[i], settings_.device, settings_.output_dir);
       }
     }
+    reporter_.flush(rows);
   }
 
   // A row graded by `plan` in a runner of its own (row_grading.hpp) and
@@ -247,7 +251,10 @@ class Grading {
     }
   }
 
-  void judge_kernel_row(RowResult& row, RowPlan plan, KernelRow& graded) {
+  // Row `i` of `rows`; the rows judged before it are reported before it is
+  // graded again.
+  void judge_kernel_row(std::vector<RowResult>& rows, std::size_t i, RowPlan plan, KernelRow& graded) {
+    RowResult& row = rows[i];
     const RowResult unjudged = row;
     judge(row, graded.record, plan);
     // A kernel that timed out in a runner of its own has its later timeouts
@@ -259,6 +266,7 @@ class Grading {
     bool own_runner = !graded.again_alone;
     if (graded.again_alone && !runners_.shared() && !hangs()) {
       own_runner = true;
+      reporter_.flush(rows);
       grade_alone(row, unjudged, plan,
                   "Graded again in a runner of its own, after a first grading in the runner of the kernel's earlier "
                   "rows gave: ");
@@ -272,6 +280,7 @@ class Grading {
     if (runners_.shared() && needs_second_look(row) && !hangs()) {
       alone = own_runner = true;
       plan.alone = true;
+      reporter_.flush(rows);
       grade_alone(row, unjudged, plan,
                   "Graded again with the GPU to itself, in a runner of its own, after a first grading beside "
                   "another grading on the same GPU gave: ");

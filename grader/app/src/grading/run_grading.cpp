@@ -86,11 +86,21 @@ std::vector<RowResult> plan_rows(const Setup& setup, std::uint64_t run_seed, boo
   return rows;
 }
 
+// What is measured once a GPU is kept in --gpu-cache's folder; a device
+// grading's default is the cache folder's "gpu" (--cache-dir), so that a
+// student's next grading on the same GPU finds it too. Not in CTest mode,
+// whose gradings are a kernel's each (no two share a row's window).
+std::optional<std::filesystem::path> gpu_cache_of(const Options& o, bool needs_gpu) {
+  if (o.gpu_cache) return o.gpu_cache;
+  if (!needs_gpu || o.journal || o.cache_dir.empty()) return std::nullopt;
+  return o.cache_dir / "gpu";
+}
+
 // The GPU's copy bandwidth, measured by the first grading, is kept for the
-// others in --gpu-cache's folder, and in CTest mode beside the journals
+// others in the GPU's cache folder, and in CTest mode beside the journals
 // (the folder is emptied before each CTest grading).
-std::optional<std::filesystem::path> gpu_probe_cache(const Options& o) {
-  if (o.gpu_cache) return *o.gpu_cache / kGpuProbeCacheFile;
+std::optional<std::filesystem::path> gpu_probe_cache(const Options& o, bool needs_gpu) {
+  if (const auto folder = gpu_cache_of(o, needs_gpu)) return *folder / kGpuProbeCacheFile;
   if (o.journal) return *o.journal / kGpuProbeCacheFile;
   return std::nullopt;
 }
@@ -307,7 +317,7 @@ class GradingRun {
     gpu_ = [&] {
       const GpuShare::Hold probing = share_->active();
       return needs_gpu_ ? grade::probe_gpu(options_.device, std::max(options_.timeout_s, kMinimumProbeTimeout),
-                                           logs_ / "probe-gpu.log", gpu_probe_cache(options_))
+                                           logs_ / "probe-gpu.log", gpu_probe_cache(options_, needs_gpu_))
                         : GpuInfo{};
     }();
     gpu_probe_s_ = seconds_since(gpu_probe_started);
@@ -340,10 +350,11 @@ class GradingRun {
     reporter_->start(rows_);
   }
 
-  // The reference's windows kept in --gpu-cache's folder for the gradings
+  // The reference's windows kept in the GPU's cache folder for the gradings
   // on the same GPU, under a key of what decides them (reference_memo.hpp).
   void keep_reference_windows() {
-    if (!options_.gpu_cache || (needs_gpu_ && gpu_.key.empty())) return;
+    const auto folder = gpu_cache_of(options_, needs_gpu_);
+    if (!folder || (needs_gpu_ && gpu_.key.empty())) return;
     const runner::TimingOptions& t = options_.timing;
     std::ostringstream key;
     key << "gpu=" << (needs_gpu_ ? gpu_.key : std::string("host"))
@@ -351,7 +362,7 @@ class GradingRun {
         << "\nreference runner=" << file_digest(defaults_.reference_runner) << "\nmin_runs=" << t.min_runs
         << "\nmax_runs=" << t.max_runs << "\nwarmup_runs=" << t.warmup_runs << "\nmin_time_ms=" << t.min_time_ms
         << "\nmin_reference_us=" << setup_.policy.min_reference_us << '\n';
-    memo_.emplace(*options_.gpu_cache, key.str(),
+    memo_.emplace(*folder, key.str(),
                   std::map<std::string, std::string>(identity_inputs_.cases.begin(), identity_inputs_.cases.end()));
   }
 

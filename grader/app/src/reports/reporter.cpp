@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
@@ -64,24 +65,42 @@ void Reporter::start(const std::vector<RowResult>& rows) {
 void Reporter::row_started(const std::vector<RowResult>& rows, std::size_t index) {
   if (settings_.quiet || !terminal_) return;
   const auto& row = rows[index];
-  std::cout << "\r\033[K[" << finished_ + 1 << "/" << rows.size() << "] " << row.kernel << " / " << row.case_name
-            << " ..." << std::flush;
+  std::cout << "\r\033[K[" << finished_ + unreported_.size() + 1 << "/" << rows.size() << "] " << row.kernel << " / "
+            << row.case_name << " ..." << std::flush;
 }
 
-void Reporter::row_finished(const std::vector<RowResult>& rows, std::size_t index) {
-  ++finished_;
+void Reporter::row_finished(const std::vector<RowResult>& rows, std::size_t index, bool later) {
+  unreported_.push_back(index);
+  if (!later) flush(rows);
+}
+
+void Reporter::flush(const std::vector<RowResult>& rows) {
+  if (unreported_.empty()) return;
+  const std::vector<std::size_t> indices = std::move(unreported_);
+  unreported_.clear();
   // The reports first, rows.jsonl last: a row there is in results.json too.
-  // A grader killed between the two leaves rows.jsonl a row behind (graded
+  // A grader killed between the two leaves rows.jsonl rows behind (graded
   // again by --resume), never ahead of the report.
-  write_reports(rows, &rows[index].kernel);
-  if (rows_file_.is_open()) rows_file_ << row_to_json_line(rows[index]) << '\n' << std::flush;
-  if (settings_.quiet) return;
-  if (terminal_) std::cout << "\r\033[K";
+  const std::string& kernel = rows[indices.front()].kernel;
+  const bool one_kernel = std::all_of(indices.begin(), indices.end(), [&](auto i) { return rows[i].kernel == kernel; });
+  write_reports(rows, one_kernel ? &kernel : nullptr);
+  if (rows_file_.is_open()) {
+    for (const auto i : indices) rows_file_ << row_to_json_line(rows[i]) << '\n';
+    rows_file_ << std::flush;
+  }
+  if (settings_.quiet) {
+    finished_ += indices.size();
+    return;
+  }
   const ScoreSummary scores = score_rows(policy_, rows);
-  std::cout << progress_line(rows[index], finished_, rows.size(), &scores.rows[index]) << std::endl;
+  for (const auto i : indices) {
+    if (terminal_) std::cout << "\r\033[K";
+    std::cout << progress_line(rows[i], ++finished_, rows.size(), &scores.rows[i]) << std::endl;
+  }
 }
 
 void Reporter::rows_changed(const std::vector<RowResult>& rows) {
+  flush(rows);
   if (rows_file_.is_open()) {
     rows_file_.close();
     std::string lines;
@@ -95,6 +114,7 @@ void Reporter::rows_changed(const std::vector<RowResult>& rows) {
 }
 
 void Reporter::finish(const std::vector<RowResult>& rows) {
+  flush(rows);
   write_reports(rows);
   const ScoreSummary summary = score_rows(policy_, rows);
   if (settings_.quiet) {

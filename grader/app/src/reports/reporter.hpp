@@ -34,7 +34,11 @@ class Reporter {
   // Every planned row, all "not run".
   void start(const std::vector<RowResult>& rows);
   void row_started(const std::vector<RowResult>& rows, std::size_t index);
-  void row_finished(const std::vector<RowResult>& rows, std::size_t index);
+  // The row's reports: written now, or with `later` when flush() is called
+  // (a kernel's rows judged one after another: the reports are written once
+  // for them all, not once a row).
+  void row_finished(const std::vector<RowResult>& rows, std::size_t index, bool later = false);
+  void flush(const std::vector<RowResult>& rows);
   // Final reports and the console table and score.
   void finish(const std::vector<RowResult>& rows);
   // Rows already finished were judged again (--memcheck): rows.jsonl is
@@ -55,6 +59,7 @@ class Reporter {
   std::ofstream rows_file_;
   bool terminal_ = false;
   std::size_t finished_ = 0;
+  std::vector<std::size_t> unreported_;  // rows finished, their reports not yet written (flush)
 };
 
 }  // namespace spmv::grade

@@ -15,9 +15,7 @@ namespace {
 
 constexpr const char* kMagic = "spmv-grade kept reference window 1";
 
-double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
+double now_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 void write_values(std::ostream& out, const char* name, const std::vector<double>& values) {
   out << name;
