@@ -147,7 +147,7 @@ CsrAutoChoice choose_csr_kernel(const RowLengthStats& stats, const CsrAutoRuleSe
   const bool skewed = static_cast<double>(stats.max_row) > tuning::kAutoSkewFactor * mean + tuning::kAutoSkewSlack;
   if (is_small(stats)) return choose_small(stats, mean, skewed, settings);
   if (skewed) return {CsrAutoChoice::Kernel::kMerge, 1};
-  if (mean < tuning::kAutoScalarMinMean) return row_blocks(stats);
+  if (mean < tuning::kAutoScalarMinMean) return row_blocks_by_mean(stats);
   if (mean <= tuning::kAutoScalarMaxMean) return {CsrAutoChoice::Kernel::kScalar, 1};
   const bool local = static_cast<double>(stats.max_span) <=
                      tuning::kAutoLocalSpan * static_cast<double>(std::max<std::int64_t>(stats.cols, 1));

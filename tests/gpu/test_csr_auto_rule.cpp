@@ -205,10 +205,16 @@ TEST(CsrAutoRule, VeryShortRowsGoToRowBlocksAsLargeAsTheStageAllows) {
   const CsrAutoChoice pairs = choose_csr_kernel(RowLengthStats{12'000'000, 12'000'000, 24'000'000, 2, 11'000'000});
   EXPECT_EQ(pairs.kernel, Kernel::kRowBlocks);
   EXPECT_EQ(pairs.rows_per_block, 511);
-  // Mostly single entries, a few rows of 8: the longest row sets the count.
+  // Mostly single entries, a few rows of 8: the mean sets the count (by
+  // the longest row, 256 rows a block, a road network of rows of 2 or 3 and
+  // a few of 8 ran 25% slower on the H200: tuning.hpp).
   const CsrAutoChoice mixed = choose_csr_kernel(RowLengthStats{1'000'000, 1'000'000, 1'500'000, 8, 900'000});
   EXPECT_EQ(mixed.kernel, Kernel::kRowBlocks);
-  EXPECT_EQ(mixed.rows_per_block, 256);
+  EXPECT_EQ(mixed.rows_per_block, 511);
+  // A road network (USA-road-COL's shape): rows of 2 or 3, the longest 8.
+  const CsrAutoChoice road = choose_csr_kernel(RowLengthStats{435'666, 435'666, 1'042'400, 8, 400'000});
+  EXPECT_EQ(road.kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(road.rows_per_block, 511);
   // Empty rows with a few entries in between (a large matrix: small ones
   // get a thread per row).
   const CsrAutoChoice sparse = choose_csr_kernel(RowLengthStats{2'000'000, 2'000'000, 1000, 1, 0});

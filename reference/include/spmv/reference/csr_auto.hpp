@@ -32,9 +32,10 @@
 // Larger matrices stream from device memory:
 //  6. skewed rows: csr_merge, whose merge path splits work evenly whatever
 //     the rows look like.
-//  7. a mean below kAutoScalarMinMean: row blocks. With one or two entries
-//     a row, per-row costs dominate; a block loads its rows' entries
-//     coalesced and stores neighbouring rows together.
+//  7. a mean below kAutoScalarMinMean: row blocks, as many rows a block as
+//     fit at the mean row length. With one or two entries a row, per-row
+//     costs dominate; a block loads its rows' entries coalesced and stores
+//     neighbouring rows together.
 //  8. a mean up to kAutoScalarMaxMean: csr_scalar. A thread per row reads
 //     neighbouring rows' entries with neighbouring threads in the same
 //     steps, and no lane idles.
