@@ -145,5 +145,25 @@ TEST_F(GpuCache, AWindowThatIsNotTheGradersOrTooOldIsTimedAgain) {
   for (const auto& row : rows()) EXPECT_TRUE(took_kept(row)) << row.dump();
 }
 
+TEST_F(GpuCache, AFolderWhereNoWindowCanBeWrittenIsSaidOnceAndTheGradingGoesOn) {
+  ASSERT_EQ(grade_with_cache().exit_code, 0) << context_;
+  // Each kept file replaced by a folder holding a file: it cannot be read
+  // as a window, nor replaced by one (root writes anywhere else).
+  const auto files = kept_files();
+  ASSERT_GE(files.size(), 2U);
+  for (const auto& file : files) {
+    std::filesystem::remove(file);
+    std::filesystem::create_directories(file);
+    std::ofstream(file / "in the way") << "x\n";
+  }
+  const GradeResult again = grade_with_cache();
+  ASSERT_EQ(again.exit_code, 0) << context_;
+  for (const auto& row : rows()) EXPECT_EQ(verdict_of(row), "pass") << row.dump() << context_;
+  const std::string said = "the reference's windows cannot be kept for the gradings after";
+  const auto first = again.err.find(said);
+  ASSERT_NE(first, std::string::npos) << context_;
+  EXPECT_EQ(again.err.find(said, first + 1), std::string::npos) << "said once\n" << context_;
+}
+
 }  // namespace
 }  // namespace spmv::test

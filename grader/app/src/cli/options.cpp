@@ -147,9 +147,8 @@ void describe_options(Described& d) {
       "warmup-runs", po::value<int>()->value_name("N"), "untimed bursts per side first (default 1)")(
       "no-cusparse", po::bool_switch(), "do not time cuSPARSE (CSR ALG1) as context")(
       "cusparse-cache", po::value<std::string>()->value_name("DIR"),
-      "keep cuSPARSE's time on each case in DIR, and which rows were short (correctness only: a prediction, for "
-      "sharing runners), and take them from there if they are there already: for gradings of the same cases on the "
-      "same GPU (tools/grade-class)")(
+      "keep cuSPARSE's time on each case in DIR, and take it from there if it is there already: for gradings of "
+      "the same cases on the same GPU (tools/grade-class)")(
       "gpu-cache", po::value<std::string>()->value_name("DIR"),
       "keep in DIR what is measured once a GPU, for the other gradings on the same GPU (tools/grade-class): its copy "
       "bandwidth, and the reference's window on each case, which serves them for at most 5 minutes (a row scored by "

@@ -103,7 +103,7 @@ std::optional<KeptWindow> ReferenceMemo::find(const std::string& kernel, const s
 
 void ReferenceMemo::keep(const std::string& kernel, const std::string& case_name, const KeptWindow& kept) const {
   const auto file = file_of(kernel, case_name);
-  if (!file || kept.window.bursts_ms.empty() || kept.links < 1) return;
+  if (!file || unwritable_ || kept.window.bursts_ms.empty() || kept.links < 1) return;
   std::ostringstream text;
   text.precision(17);
   text << kMagic << "\nkey " << entry_key(kernel, case_name) << "\nat " << now_s() << "\nlinks " << kept.links
@@ -116,7 +116,9 @@ void ReferenceMemo::keep(const std::string& kernel, const std::string& case_name
     write_file_atomically(*file, text.str());
   } catch (const std::exception& e) {
     // Only the later gradings' time is lost: they time the reference again.
-    std::cerr << "spmv-grade: note: the reference's window could not be kept: " << e.what() << '\n';
+    unwritable_ = true;
+    std::cerr << "spmv-grade: note: the reference's windows cannot be kept for the gradings after (" << e.what()
+              << "); this grading keeps none\n";
   }
 }
 

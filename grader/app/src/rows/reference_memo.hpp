@@ -20,7 +20,8 @@
 //     window as its reference time, with no window of its own.
 //
 // A file that is not a kept window, or not of this key, is measured again
-// and replaced.
+// and replaced. A folder where a window cannot be written is said once, and
+// the grading goes on keeping nothing.
 #pragma once
 
 #include <chrono>
@@ -72,6 +73,7 @@ class ReferenceMemo {
   std::filesystem::path folder_;
   std::string key_;
   std::map<std::string, std::string> cases_;
+  mutable bool unwritable_ = false;  // a window could not be kept: said once, none tried after
 };
 
 }  // namespace spmv::grade
