@@ -232,6 +232,18 @@ std::optional<int> device_from_ctest() {
   return device;
 }
 
+// A folder option's folder, made if missing; a usage error naming the
+// option if it is empty or cannot be a folder (a file of that name).
+std::optional<std::filesystem::path> folder_option(const po::variables_map& vm, const char* name) {
+  const auto folder = get<std::string>(vm, name);
+  if (!folder) return std::nullopt;
+  require(!folder->empty(), name, "a folder", *folder);
+  std::error_code error;
+  std::filesystem::create_directories(*folder, error);
+  require(std::filesystem::is_directory(*folder), name, "a folder that exists or can be made", *folder);
+  return std::filesystem::path(*folder);
+}
+
 Options to_options(const po::variables_map& vm, const Defaults& defaults) {
   Options o;
   o.submission = get<std::string>(vm, "submission").value_or(defaults.student_plugin.string());
@@ -276,20 +288,8 @@ Options to_options(const po::variables_map& vm, const Defaults& defaults) {
     o.format_limit_bytes = *v << 20;
   }
   o.cache_dir = get<std::string>(vm, "cache-dir").value_or(defaults.cache_dir.string());
-  if (const auto cache = get<std::string>(vm, "cusparse-cache")) {
-    require(!cache->empty(), "cusparse-cache", "a folder", *cache);
-    std::error_code error;
-    std::filesystem::create_directories(*cache, error);
-    require(std::filesystem::is_directory(*cache), "cusparse-cache", "a folder that exists or can be made", *cache);
-    o.cusparse_cache = *cache;
-  }
-  if (const auto cache = get<std::string>(vm, "gpu-cache")) {
-    require(!cache->empty(), "gpu-cache", "a folder", *cache);
-    std::error_code error;
-    std::filesystem::create_directories(*cache, error);
-    require(std::filesystem::is_directory(*cache), "gpu-cache", "a folder that exists or can be made", *cache);
-    o.gpu_cache = *cache;
-  }
+  o.cusparse_cache = folder_option(vm, "cusparse-cache");
+  o.gpu_cache = folder_option(vm, "gpu-cache");
   if (const auto share = get<std::string>(vm, "gpu-share")) {
     require(!share->empty(), "gpu-share", "a file name", *share);
     o.gpu_share = *share;

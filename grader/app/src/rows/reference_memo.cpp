@@ -43,29 +43,27 @@ ReferenceMemo::ReferenceMemo(std::filesystem::path folder, std::string key, std:
   std::filesystem::create_directories(folder_, error);
 }
 
-std::string ReferenceMemo::entry_key(const std::string& kernel, const std::string& case_name) const {
-  const auto it = cases_.find(case_name);
-  return "sha256:" + sha256_hex(key_ + "\nkernel=" + kernel + "\ncase=" + case_name + "\n" +
-                                (it == cases_.end() ? std::string() : it->second));
-}
-
-std::optional<std::filesystem::path> ReferenceMemo::file_of(const std::string& kernel,
+// The entry's key (none without a folder, or for a case of no known
+// identity) and its file, named by the key's digest: a case or kernel name
+// needs no escaping, and no two keys share a file.
+std::optional<ReferenceMemo::Entry> ReferenceMemo::entry_of(const std::string& kernel,
                                                             const std::string& case_name) const {
-  if (!enabled() || cases_.count(case_name) == 0) return std::nullopt;
-  // The name of the file from the key's digest: a case or kernel name needs
-  // no escaping, and no two keys share a file.
-  return folder_ / (entry_key(kernel, case_name).substr(7, 40) + ".reference");
+  const auto it = cases_.find(case_name);
+  if (!enabled() || it == cases_.end()) return std::nullopt;
+  const std::string digest = sha256_hex(key_ + "\nkernel=" + kernel + "\ncase=" + case_name + "\n" + it->second);
+  return Entry{"sha256:" + digest, folder_ / (digest.substr(0, 40) + ".reference")};
 }
 
 std::optional<KeptWindow> ReferenceMemo::find(const std::string& kernel, const std::string& case_name) const {
-  const auto file = file_of(kernel, case_name);
-  if (!file) return std::nullopt;
-  std::ifstream in(*file);
+  const auto entry = entry_of(kernel, case_name);
+  if (!entry) return std::nullopt;
+  const std::filesystem::path& file = entry->file;
+  std::ifstream in(file);
   if (!in) return std::nullopt;
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   const auto unusable = [&] {
-    std::cerr << "spmv-grade: note: " << file->string()
+    std::cerr << "spmv-grade: note: " << file.string()
               << ": not a reference window this grading can use (another key, or damaged); the reference is timed "
                  "again and the file replaced\n";
     return std::nullopt;
@@ -73,7 +71,7 @@ std::optional<KeptWindow> ReferenceMemo::find(const std::string& kernel, const s
   KeptWindow kept;
   double at = 0;
   int short_by_pilot = 0;
-  if (lines.size() != 10 || lines[0] != kMagic || lines[1] != "key " + entry_key(kernel, case_name)) {
+  if (lines.size() != 10 || lines[0] != kMagic || lines[1] != "key " + entry->key) {
     return unusable();
   }
   {
@@ -102,18 +100,18 @@ std::optional<KeptWindow> ReferenceMemo::find(const std::string& kernel, const s
 }
 
 void ReferenceMemo::keep(const std::string& kernel, const std::string& case_name, const KeptWindow& kept) const {
-  const auto file = file_of(kernel, case_name);
-  if (!file || unwritable_ || kept.window.bursts_ms.empty() || kept.links < 1) return;
+  const auto entry = entry_of(kernel, case_name);
+  if (!entry || unwritable_ || kept.window.bursts_ms.empty() || kept.links < 1) return;
   std::ostringstream text;
   text.precision(17);
-  text << kMagic << "\nkey " << entry_key(kernel, case_name) << "\nat " << now_s() << "\nlinks " << kept.links
-       << "\nshort_by_pilot " << (kept.short_by_pilot ? 1 : 0) << "\npilot_link_ms " << kept.pilot_link_ms << '\n';
+  text << kMagic << "\nkey " << entry->key << "\nat " << now_s() << "\nlinks " << kept.links << "\nshort_by_pilot "
+       << (kept.short_by_pilot ? 1 : 0) << "\npilot_link_ms " << kept.pilot_link_ms << '\n';
   write_values(text, "bursts_ms", kept.window.bursts_ms);
   write_values(text, "empty_ms", kept.window.empty_ms);
   write_values(text, "event_ms", kept.window.event_ms);
   write_values(text, "empty_event_ms", kept.window.empty_event_ms);
   try {
-    write_file_atomically(*file, text.str());
+    write_file_atomically(entry->file, text.str());
   } catch (const std::exception& e) {
     // Only the later gradings' time is lost: they time the reference again.
     unwritable_ = true;

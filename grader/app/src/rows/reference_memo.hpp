@@ -66,9 +66,11 @@ class ReferenceMemo {
   void keep(const std::string& kernel, const std::string& case_name, const KeptWindow& window) const;
 
  private:
-  [[nodiscard]] std::optional<std::filesystem::path> file_of(const std::string& kernel,
-                                                             const std::string& case_name) const;
-  [[nodiscard]] std::string entry_key(const std::string& kernel, const std::string& case_name) const;
+  struct Entry {
+    std::string key;
+    std::filesystem::path file;
+  };
+  [[nodiscard]] std::optional<Entry> entry_of(const std::string& kernel, const std::string& case_name) const;
 
   std::filesystem::path folder_;
   std::string key_;
