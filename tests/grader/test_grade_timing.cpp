@@ -289,6 +289,24 @@ TEST(BurstTiming, LinksFillTheBurstWithinTheHistoryLimitAndTheReplysDigests) {
   EXPECT_EQ(choose_links(0.001, 100'000'000, 5), 2);
 }
 
+TEST(BurstTiming, ARunnerKeepsEveryPairItsBurstsMayCheckWithinTheLimit) {
+  runner::TimingOptions options;
+  options.warmup_runs = 1;
+  options.min_runs = 4;
+  options.max_runs = 10;
+  // Eleven bursts, each with up to kChecksFastBurst links checked.
+  EXPECT_EQ(kept_pairs(1000, options), 11 * kChecksFastBurst);
+  options.max_runs = 40;
+  EXPECT_EQ(kept_pairs(1000, options), runner::kMaxKeptPairs) << "the runner's own limit";
+  // 12M rows: 96 MB a pair, so eleven pairs fit in 1 GiB.
+  options.max_runs = 10;
+  EXPECT_EQ(kept_pairs(12'000'000, options), 11);
+  EXPECT_EQ(kept_pairs(1'000'000'000, options), 1) << "at least one pair, copied out after each link";
+  options.warmup_runs = 0;
+  options.max_runs = 0;
+  EXPECT_EQ(kept_pairs(1000, options), (1 + 4) * kChecksFastBurst) << "min_runs bursts and a warm-up at least";
+}
+
 TEST(TimingChecks, ASpeedupAboveThePolicysThresholdIsForReview) {
   const std::uint64_t seed = ::spmv::test::fresh_seed();
   SPMV_TRACE_SEED(seed);

@@ -81,6 +81,21 @@ void RawBuffer::copy_to_host(void* destination, std::size_t bytes, std::size_t o
   }
 }
 
+void RawBuffer::copy_from(const RawBuffer& source, std::size_t bytes, std::size_t source_offset, std::size_t offset) {
+  if (bytes == 0) return;
+  if (source.space_ != space_) throw std::invalid_argument("RawBuffer::copy_from another memory space");
+  if (offset + bytes > bytes_ || source_offset + bytes > source.bytes_) {
+    throw std::out_of_range("RawBuffer::copy_from past the end");
+  }
+  auto* destination = static_cast<char*>(data_) + offset;
+  const auto* from = static_cast<const char*>(source.data_) + source_offset;
+  if (space_ == MemorySpace::kDevice) {
+    check_cuda(cudaMemcpy(destination, from, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy on the device");
+  } else {
+    std::memcpy(destination, from, bytes);
+  }
+}
+
 void RawBuffer::fill_words(std::uint32_t word) {
   if (bytes_ % sizeof(word) != 0) throw std::invalid_argument("fill_words: size not a multiple of 4");
   std::vector<std::uint32_t> pattern(bytes_ / sizeof(word), word);

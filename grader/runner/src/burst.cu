@@ -103,11 +103,19 @@ std::string capture_rule(int code) {
          "without waiting for it (contract/include/spmv/contract/plugin.h)";
 }
 
-Bursts::Bursts(Executor& executor, LaunchArea& area, int links)
+Bursts::Bursts(Executor& executor, LaunchArea& area, int links, int keep)
     : executor_(executor), area_(area), links_(links), stride_words_(history_stride_words(area.rows())) {
   if (links < 1 || links > kMaxLinks) {
     throw std::invalid_argument("a burst of " + std::to_string(links) + " links (1 to " + std::to_string(kMaxLinks) +
                                 ")");
+  }
+  if (keep < 0 || keep > kMaxKeptPairs) {
+    throw std::invalid_argument("keeping " + std::to_string(keep) + " pairs of links (0 to " +
+                                std::to_string(kMaxKeptPairs) + ")");
+  }
+  if (keep > 0) {
+    kept_ = RawBuffer(executor.space(), static_cast<std::size_t>(keep) * 2 * kept_y_bytes());
+    kept_links_.assign(static_cast<std::size_t>(keep), 0);
   }
   history_ = RawBuffer(executor.space(), history_bytes(area.rows(), links));
   if (executor.space() == MemorySpace::kHost) {
@@ -212,13 +220,36 @@ void Bursts::run_on_host(std::uint64_t seed, bool with_launch, std::span<std::ui
   }
 }
 
-void Bursts::copy_link(int link, std::uint32_t* slot) const {
+std::size_t Bursts::kept_y_bytes() const { return static_cast<std::size_t>(area_.rows()) * sizeof(float); }
+
+void Bursts::keep_link(int link, int pair) {
   if (link < 1 || link > links_) throw std::invalid_argument("no link " + std::to_string(link) + " in the burst");
+  if (pair < 0 || static_cast<std::size_t>(pair) >= kept_links_.size()) {
+    throw std::invalid_argument("no kept pair " + std::to_string(pair));
+  }
+  const std::size_t bytes = kept_y_bytes();
+  const std::size_t at = static_cast<std::size_t>(pair) * 2 * bytes;
+  const auto offset_of = [&](int of) { return static_cast<std::size_t>(of - 1) * stride_words_ * sizeof(float); };
+  if (link > 1) kept_.copy_from(history_, bytes, offset_of(link - 1), at);
+  kept_.copy_from(history_, bytes, offset_of(link), at + bytes);
+  kept_links_[static_cast<std::size_t>(pair)] = link;
+}
+
+void Bursts::copy_kept(int pair, std::uint32_t* previous_slot, std::uint32_t* slot) const {
+  if (pair < 0 || static_cast<std::size_t>(pair) >= kept_links_.size() ||
+      kept_links_[static_cast<std::size_t>(pair)] == 0) {
+    throw std::invalid_argument("no kept pair " + std::to_string(pair));
+  }
   const auto rows = static_cast<std::size_t>(area_.rows());
-  std::fill(slot, slot + kYGuardWords, kGuardBits);
-  std::fill(slot + kYGuardWords + rows, slot + 2 * kYGuardWords + rows, kGuardBits);
-  const std::size_t offset = static_cast<std::size_t>(link - 1) * stride_words_ * sizeof(float);
-  history_.copy_to_host(slot + kYGuardWords, rows * sizeof(float), offset);
+  const std::size_t bytes = kept_y_bytes();
+  const std::size_t at = static_cast<std::size_t>(pair) * 2 * bytes;
+  const auto copy = [&](std::uint32_t* to, std::size_t from) {
+    std::fill(to, to + kYGuardWords, kGuardBits);
+    std::fill(to + kYGuardWords + rows, to + 2 * kYGuardWords + rows, kGuardBits);
+    kept_.copy_to_host(to + kYGuardWords, bytes, from);
+  };
+  if (kept_links_[static_cast<std::size_t>(pair)] > 1) copy(previous_slot, at);
+  copy(slot, at + bytes);
 }
 
 }  // namespace spmv::runner

@@ -10,7 +10,8 @@
 //   2. answer kHello ("CUDA ready"): failures before this are the grader's;
 //   3. kLoad the plugin from ./plugin.so: from here on, whatever happens in
 //      this process is the plugin's doing;
-//   4. kSetup, kRun, kChain, kBurst, kCopyLink as the parent asks, one at a time.
+//   4. kSetup, kRun, kChain, kBurst, kKeepLink, kCopyKept as the parent asks,
+//      one at a time.
 //
 // It holds no golden result, no expected answer, no secret and no path of
 // the grading machine: the parent judges everything from y.

@@ -164,7 +164,8 @@ int Session::serve() {
         case Command::kRun: run(request, *reply); break;
         case Command::kChain: chain(request, *reply); break;
         case Command::kBurst: burst(request, *reply); break;
-        case Command::kCopyLink: copy_link(request, *reply); break;
+        case Command::kKeepLink: keep_link(request, *reply); break;
+        case Command::kCopyKept: copy_kept(request, *reply); break;
         case Command::kCusparse: cusparse(request, *reply); break;
         case Command::kQuit: return finish();
         default: throw std::runtime_error("unknown command");
@@ -362,7 +363,7 @@ void Session::chain(const Request& request, Reply& reply) {
     recorder_->watch_calls(true);
   }
   try {
-    bursts_ = std::make_unique<Bursts>(*executor_, *area_, request.links);
+    bursts_ = std::make_unique<Bursts>(*executor_, *area_, request.links, request.keep);
   } catch (const CaptureError& e) {
     if (recorder_) recorder_->watch_calls(false);
     if (e.status() != SPMV_SUCCESS) check_launch({e.status(), 0});
@@ -387,11 +388,15 @@ void Session::burst(const Request& request, Reply& reply) {
   }
 }
 
-void Session::copy_link(const Request& request, Reply&) {
-  if (!bursts_) throw std::runtime_error("kCopyLink before kChain");
+void Session::keep_link(const Request& request, Reply&) {
+  if (!bursts_) throw std::runtime_error("kKeepLink before kChain");
+  bursts_->keep_link(request.link, request.slot);
+}
+
+void Session::copy_kept(const Request& request, Reply&) {
+  if (!bursts_) throw std::runtime_error("kCopyKept before kChain");
   const std::size_t words = slot_words(rows_);
-  if (request.link > 1) bursts_->copy_link(request.link - 1, result_area_ + kPreviousLinkSlot * words);
-  bursts_->copy_link(request.link, result_area_ + kLinkSlot * words);
+  bursts_->copy_kept(request.slot, result_area_ + kPreviousLinkSlot * words, result_area_ + kLinkSlot * words);
 }
 
 void Session::cusparse(const Request& request, Reply& reply) {

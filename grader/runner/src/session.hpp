@@ -35,7 +35,8 @@ class Session {
   void run(const Request& request, Reply& reply);
   void chain(const Request& request, Reply& reply);
   void burst(const Request& request, Reply& reply);
-  void copy_link(const Request& request, Reply& reply);
+  void keep_link(const Request& request, Reply& reply);
+  void copy_kept(const Request& request, Reply& reply);
   void cusparse(const Request& request, Reply& reply);
 
   int finish() const;

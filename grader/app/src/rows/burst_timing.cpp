@@ -18,6 +18,15 @@ int choose_links(double link_ms, std::int64_t rows, double burst_ms) {
   return std::max(1, static_cast<int>(links));
 }
 
+int kept_pairs(std::int64_t rows, const runner::TimingOptions& options) {
+  const int bursts = std::max(options.warmup_runs, 1) + std::max(options.max_runs, options.min_runs);
+  const std::size_t pair_bytes = 2 * static_cast<std::size_t>(std::max<std::int64_t>(rows, 1)) * sizeof(float);
+  const auto fit = static_cast<std::int64_t>(kMaxKeptLinkBytes / pair_bytes);
+  const std::int64_t pairs =
+      std::min<std::int64_t>({std::int64_t{bursts} * kChecksFastBurst, fit, runner::kMaxKeptPairs});
+  return static_cast<int>(std::max<std::int64_t>(pairs, 1));
+}
+
 double fastest_two(std::vector<double> ms) {
   if (ms.empty()) return 0;
   if (ms.size() == 1) return ms.front();

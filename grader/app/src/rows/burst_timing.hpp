@@ -57,6 +57,16 @@ inline constexpr int kChecksPerBurst = 2;
 inline constexpr int kChecksFastBurst = 4;
 // The y history a burst keeps on the GPU (one y per link), at most.
 inline constexpr std::size_t kMaxHistoryBytes = std::size_t{1} << 30;
+// The checked links' y (pairs: the link's and the one before) a runner
+// keeps while it bursts, at most: they are copied out once the bursts are
+// done, since copies to the host between bursts slowed the bursts after
+// them. A row that checks more pairs than fit copies them out when full.
+inline constexpr std::size_t kMaxKeptLinkBytes = std::size_t{1} << 30;
+
+// Pairs a runner keeps for a row of `rows` rows timed with `options`: every
+// pair its bursts may check (warm-up bursts included), as far as
+// kMaxKeptLinkBytes and runner::kMaxKeptPairs allow; at least one.
+int kept_pairs(std::int64_t rows, const runner::TimingOptions& options);
 
 // Links of a burst for a case of `rows` rows whose link (the reference's
 // launch with the runner's own kernels) takes `link_ms`.

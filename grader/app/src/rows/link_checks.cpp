@@ -33,12 +33,26 @@ bool LinkChecks::check_links(SubmissionSession& session, std::uint64_t seed,
     const int link = std::uniform_int_distribution<int>(1, links)(row_.random);
     if (std::find(chosen.begin(), chosen.end(), link) == chosen.end()) chosen.push_back(link);
   }
-  const std::size_t words = runner::slot_words(row_.prepared.csr.rows);
   for (const int link : chosen) {
-    runner::Request copy = make_request(runner::Command::kCopyLink);
-    copy.link = link;
-    if (!session.step(Stage::kCheckingTimed, copy)) return false;
+    if (static_cast<int>(kept_.size()) >= keep_ && !copy_out_kept(session)) return false;
+    runner::Request keep = make_request(runner::Command::kKeepLink);
+    keep.link = link;
+    keep.slot = static_cast<int>(kept_.size());
+    if (!session.step(Stage::kCheckingTimed, keep)) return false;
+    kept_.push_back({link, seed, digests});
     ++record.timing.checked_launches;
+  }
+  record.stage = stage;
+  return true;
+}
+
+bool LinkChecks::copy_out_kept(SubmissionSession& session) {
+  const Stage stage = row_.record.stage;
+  const std::size_t words = runner::slot_words(row_.prepared.csr.rows);
+  for (std::size_t pair = 0; pair < kept_.size(); ++pair) {
+    runner::Request copy = make_request(runner::Command::kCopyKept);
+    copy.slot = static_cast<int>(pair);
+    if (!session.step(Stage::kCheckingTimed, copy)) return false;
     // The check (x derived, the golden result, the comparison) costs the
     // grader milliseconds on a large case: it runs later, on a copy of
     // the two slots taken now (into an area of the result's layout whose
@@ -48,11 +62,14 @@ bool LinkChecks::check_links(SubmissionSession& session, std::uint64_t seed,
     const std::size_t count = static_cast<std::size_t>(runner::kSlots) * words;
     const std::shared_ptr<std::uint32_t[]> copies = CopyBuffers::instance().take(count);
     std::copy(session.results()->words() + first, session.results()->words() + count, copies.get() + first);
-    deferred_checks_.push_back([&prepared = row_.prepared, seed, link, digests, copies] {
-      return check_link(prepared, seed, link, *digests, ResultView(copies.get(), prepared.csr.rows));
-    });
+    const Kept& kept = kept_[pair];
+    deferred_checks_.push_back(
+        [&prepared = row_.prepared, seed = kept.seed, link = kept.link, digests = kept.digests, copies] {
+          return check_link(prepared, seed, link, *digests, ResultView(copies.get(), prepared.csr.rows));
+        });
   }
-  record.stage = stage;
+  kept_.clear();
+  row_.record.stage = stage;
   return true;
 }
 

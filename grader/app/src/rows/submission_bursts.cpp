@@ -48,6 +48,8 @@ bool time_submission_bursts(RowState& row, SubmissionSession& session, LinkCheck
   row.record.stage = Stage::kCapturing;
   Request chain = make_request(Command::kChain);
   chain.links = row.bursts.links;
+  chain.keep = kept_pairs(row.prepared.csr.rows, row.plan.timing);
+  checks.chain_keeps(chain.keep);
   if (!row.phase("capture", session.step(Stage::kCapturing, chain))) return false;
   before_bursts();
   row.phase("quiet", true);
@@ -63,7 +65,7 @@ bool time_submission_bursts(RowState& row, SubmissionSession& session, LinkCheck
   while (needs_more_bursts(row.bursts.submission.bursts_ms, row.bursts.calibration(), options)) {
     if (!submission_burst(row, session, checks, short_row, true)) return false;
   }
-  return row.phase("bursts", true);
+  return row.phase("bursts", true) && row.phase("kept_copied", checks.copy_out_kept(session));
 }
 
 bool bursts_on_device(const RowBursts& bursts) {

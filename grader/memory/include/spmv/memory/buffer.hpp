@@ -55,6 +55,9 @@ class RawBuffer {
   // Synchronous copies between this buffer and host memory (offsets in bytes).
   void copy_from_host(const void* source, std::size_t bytes, std::size_t offset = 0);
   void copy_to_host(void* destination, std::size_t bytes, std::size_t offset = 0) const;
+  // Synchronous copy from another buffer of the same space, which stays
+  // where it is (on the device: the GPU copies, nothing crosses to the host).
+  void copy_from(const RawBuffer& source, std::size_t bytes, std::size_t source_offset, std::size_t offset);
   // Fills every 32-bit word with `word` (bytes must be a multiple of 4).
   void fill_words(std::uint32_t word);
 

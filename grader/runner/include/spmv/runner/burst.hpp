@@ -12,6 +12,7 @@
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "spmv/memory/buffer.hpp"
 #include "spmv/runner/executor.hpp"
@@ -40,12 +41,12 @@ std::string capture_rule(int code);
 
 class Bursts {
  public:
-  // Links of `area`'s kernel, and links without a launch. Captures the
-  // first's graph on the device now (with a kernel in the area), the
-  // second's at its first burst;
+  // Links of `area`'s kernel, and links without a launch, with room to keep
+  // `keep` pairs of links' y (keep_link). Captures the first's graph on the
+  // device now (with a kernel in the area), the second's at its first burst;
   // throws CaptureError if the launch cannot be captured,
-  // std::invalid_argument for a link count out of range.
-  Bursts(Executor& executor, LaunchArea& area, int links);
+  // std::invalid_argument for a link or pair count out of range.
+  Bursts(Executor& executor, LaunchArea& area, int links, int keep = 0);
   ~Bursts();
   Bursts(const Bursts&) = delete;
   Bursts& operator=(const Bursts&) = delete;
@@ -58,14 +59,22 @@ class Bursts {
   // diagnostic, never the grade's.
   double run(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests);
 
-  // y of link `link` (1 .. links) of the last burst, between guard zones
-  // of kGuardBits, into a result slot of slot_words(rows) words.
-  void copy_link(int link, std::uint32_t* slot) const;
+  // y of links `link` - 1 and `link` (1 .. links) of the last burst, kept
+  // as pair `pair` (0 .. keep - 1) in the executor's memory: on the device
+  // the GPU copies, and nothing crosses to the host between bursts (copies
+  // to the host there slowed the next bursts, by the grader's clock and by
+  // the GPU's events alike).
+  void keep_link(int link, int pair);
+  // Kept pair `pair`, each y between guard zones of kGuardBits, into two
+  // result slots of slot_words(rows) words; link 1's previous slot is left
+  // as it was (the first link has no y before it).
+  void copy_kept(int pair, std::uint32_t* previous_slot, std::uint32_t* slot) const;
 
   struct Graph;  // the device's captured graph and its buffers
 
  private:
   [[nodiscard]] float* y_of(int link) const;
+  [[nodiscard]] std::size_t kept_y_bytes() const;
   void run_on_host(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests);
   std::unique_ptr<Graph> capture(bool with_launch);
 
@@ -74,6 +83,8 @@ class Bursts {
   int links_;
   std::size_t stride_words_;
   RawBuffer history_;
+  RawBuffer kept_;                              // pairs of y: link - 1's, then link's
+  std::vector<int> kept_links_;                 // the link each pair holds (0: none yet)
   std::unique_ptr<Graph> graph_, empty_graph_;  // device only
 };
 

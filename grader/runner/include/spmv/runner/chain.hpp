@@ -46,6 +46,10 @@ namespace spmv::runner {
 // Launches in one burst, at most (the reply carries one digest each).
 inline constexpr int kMaxLinks = 512;
 
+// Pairs of links' y a runner keeps for the parent's later copies (kKeepLink),
+// at most.
+inline constexpr int kMaxKeptPairs = 64;
+
 // Words from one link's y to the next in a burst's history: a row's miss
 // by a few words lands in the gap, not in the next link's y.
 inline std::size_t history_stride_words(std::int64_t rows) {

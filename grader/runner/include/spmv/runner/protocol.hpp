@@ -32,7 +32,7 @@ namespace spmv::runner {
 inline constexpr int kControlFd = 3;
 
 // Version of the structs below; the runner refuses a parent of another.
-inline constexpr std::uint32_t kProtocolVersion = 4;
+inline constexpr std::uint32_t kProtocolVersion = 5;
 
 enum class Command : std::uint32_t {
   kHello = 1,  // reply: the runner started its executor ("CUDA ready")
@@ -41,7 +41,8 @@ enum class Command : std::uint32_t {
   kRun,        // x from `seed`, poisoned y, one launch, y copied to result slot `slot`, inputs compared
   kChain,      // prepare bursts of `links` links (the device captures them as a graph)
   kBurst,      // one burst of `seed` (chain.hpp); reply: d_1 .. d_links, the runner's own time
-  kCopyLink,   // y of links `link` - 1 and `link` of the last burst to kPreviousLinkSlot, kLinkSlot
+  kKeepLink,   // y of links `link` - 1 and `link` of the last burst kept on the runner's side as pair `slot`
+  kCopyKept,   // kept pair `slot` to kPreviousLinkSlot, kLinkSlot
   kCusparse,   // time the vendor CSR SpMV on the set-up matrix (reference runners only)
   kQuit,
 };
@@ -63,10 +64,11 @@ struct Request {
   std::uint32_t version = kProtocolVersion;
   Command command = Command::kQuit;
   std::int32_t format = 0;         // kSetup: spmv_format
-  std::int32_t slot = 0;           // kRun, kCopyOut: result slot
+  std::int32_t slot = 0;           // kRun: result slot; kKeepLink, kCopyKept: kept pair
   std::uint64_t seed = 0;          // kRun: seed of x (x_values.hpp); kBurst: the burst's seed (chain.hpp)
   std::int32_t links = 0;          // kChain: links of a burst
-  std::int32_t link = 0;           // kCopyLink: 1 .. links
+  std::int32_t keep = 0;           // kChain: link pairs kept at once (kKeepLink's slots 0 .. keep - 1)
+  std::int32_t link = 0;           // kKeepLink: 1 .. links
   std::int32_t empty = 0;          // kBurst: links without the launch (the runner's own cost)
   std::int32_t cusparse_runs = 0;  // kCusparse: minimum samples
   double cusparse_min_ms = 0;      // kCusparse: minimum time being timed
