@@ -113,9 +113,17 @@ Bursts::Bursts(Executor& executor, LaunchArea& area, int links, int keep)
     throw std::invalid_argument("keeping " + std::to_string(keep) + " pairs of links (0 to " +
                                 std::to_string(kMaxKeptPairs) + ")");
   }
-  if (keep > 0) {
-    kept_ = RawBuffer(executor.space(), static_cast<std::size_t>(keep) * 2 * kept_y_bytes());
-    kept_links_.assign(static_cast<std::size_t>(keep), 0);
+  // As many of the pairs asked for as the memory left holds (halving on a
+  // failed allocation), at least one: the parent copies them out when full.
+  for (int pairs = keep; pairs > 0; pairs /= 2) {
+    try {
+      kept_ = RawBuffer(executor.space(), static_cast<std::size_t>(pairs) * 2 * kept_y_bytes());
+      kept_links_.assign(static_cast<std::size_t>(pairs), 0);
+      break;
+    } catch (const std::exception&) {
+      if (executor.space() == MemorySpace::kDevice) static_cast<void>(cudaGetLastError());
+      if (pairs == 1) throw;
+    }
   }
   history_ = RawBuffer(executor.space(), history_bytes(area.rows(), links));
   if (executor.space() == MemorySpace::kHost) {

@@ -374,6 +374,7 @@ void Session::chain(const Request& request, Reply& reply) {
   }
   if (recorder_) recorder_->watch_calls(false);
   reply.links = request.links;
+  reply.kept = bursts_->kept_pairs();
 }
 
 void Session::burst(const Request& request, Reply& reply) {

@@ -49,8 +49,9 @@ bool time_submission_bursts(RowState& row, SubmissionSession& session, LinkCheck
   Request chain = make_request(Command::kChain);
   chain.links = row.bursts.links;
   chain.keep = kept_pairs(row.prepared.csr.rows, row.plan.timing);
-  checks.chain_keeps(chain.keep);
-  if (!row.phase("capture", session.step(Stage::kCapturing, chain))) return false;
+  Reply chained;
+  if (!row.phase("capture", session.step(Stage::kCapturing, chain, {}, &chained))) return false;
+  checks.chain_keeps(std::clamp(chained.kept, 0, chain.keep));
   before_bursts();
   row.phase("quiet", true);
   for (int k = 0; k < std::max(row.plan.timing.warmup_runs, 1); ++k) {

@@ -42,7 +42,7 @@ std::string capture_rule(int code);
 class Bursts {
  public:
   // Links of `area`'s kernel, and links without a launch, with room to keep
-  // `keep` pairs of links' y (keep_link). Captures the first's graph on the
+  // `keep` pairs of links' y (keep_link), or as many as fit, at least one. Captures the first's graph on the
   // device now (with a kernel in the area), the second's at its first burst;
   // throws CaptureError if the launch cannot be captured,
   // std::invalid_argument for a link or pair count out of range.
@@ -52,6 +52,8 @@ class Bursts {
   Bursts& operator=(const Bursts&) = delete;
 
   [[nodiscard]] int links() const { return links_; }
+  // The pairs kept at once: `keep`, or fewer where memory ran short.
+  [[nodiscard]] int kept_pairs() const { return static_cast<int>(kept_links_.size()); }
 
   // One burst of `seed`, waited for: d_1 .. d_links into `digests`. Without
   // `with_launch` the links hold no launch (the runner's own cost). Returns

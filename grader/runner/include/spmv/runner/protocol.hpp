@@ -101,6 +101,7 @@ struct Reply {
   char message[2048] = {};
   KernelEntry kernels[kMaxKernels] = {};
   std::int32_t links = 0;                 // kBurst: digests given
+  std::int32_t kept = 0;                  // kChain: link pairs kept at once (at most the request's keep)
   std::uint64_t digests[kMaxLinks] = {};  // kBurst: d_1 .. d_links
 };
 
