@@ -91,6 +91,10 @@ void RawBuffer::copy_from(const RawBuffer& source, std::size_t bytes, std::size_
   const auto* from = static_cast<const char*>(source.data_) + source_offset;
   if (space_ == MemorySpace::kDevice) {
     check_cuda(cudaMemcpy(destination, from, bytes, cudaMemcpyDeviceToDevice), "cudaMemcpy on the device");
+    // cudaMemcpy returns before a device-to-device copy is done: waited
+    // for here, so that nothing after this call (a burst timed next) waits
+    // for it instead.
+    check_cuda(cudaDeviceSynchronize(), "a copy on the device");
   } else {
     std::memcpy(destination, from, bytes);
   }
