@@ -4,6 +4,7 @@
 // all launch through it, so what it misses they all miss.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <memory>
@@ -17,7 +18,10 @@
 #include "spmv/core/generators.hpp"
 #include "spmv/core/golden.hpp"
 #include "spmv/core/tolerance.hpp"
+#include "spmv/runner/burst.hpp"
+#include "spmv/runner/chain.hpp"
 #include "spmv/runner/launch.hpp"
+#include "spmv/runner/protocol.hpp"
 #include "spmv/runner/x_values.hpp"
 #include "spmv/runner/y_guards.hpp"
 
@@ -155,6 +159,48 @@ TEST_F(LaunchAreaTest, RefusesAnXOfTheWrongLength) {
   LaunchArea area(*executor_, *uploaded_, &kernel, a_.rows, a_.cols);
   const std::vector<float> short_x(static_cast<std::size_t>(a_.cols) - 1, 1.0F);
   EXPECT_THROW(area.prepare(std::span<const float>(short_x)), std::invalid_argument);
+}
+
+// A burst's checked links kept on the runner's side (burst.hpp): copied
+// out after later bursts, they are the kept burst's y (the y its reply's
+// digests were made of), not a later burst's; link 1's previous slot is
+// left as it was.
+TEST_F(LaunchAreaTest, KeptLinksAreTheirBurstsYAfterTheBurstsThatFollow) {
+  SPMV_TRACE_SEED(seed_);
+  constexpr spmv_kernel_entry kernel = contract::kernel_entry<&correct>("csr_scalar", "");
+  LaunchArea area(*executor_, *uploaded_, &kernel, a_.rows, a_.cols);
+  constexpr int kLinks = 5;
+  Bursts bursts(*executor_, area, kLinks, 2);
+  ASSERT_EQ(bursts.kept_pairs(), 2);
+  std::vector<std::uint64_t> kept_digests(kLinks), later_digests(kLinks);
+  bursts.run(seed_ + 3, true, kept_digests);
+  bursts.keep_link(4, 0);
+  bursts.keep_link(1, 1);
+  bursts.run(seed_ + 4, true, later_digests);  // every link's y written again
+  ASSERT_NE(kept_digests, later_digests);
+
+  const std::size_t words = slot_words(a_.rows);
+  const auto y_digest = [&](const std::vector<std::uint32_t>& slot) {
+    return digest_of(std::span<const std::uint32_t>(slot).subspan(kYGuardWords, static_cast<std::size_t>(a_.rows)));
+  };
+  std::vector<std::uint32_t> previous(words, 0x12345678U), own(words, 0x12345678U);
+  bursts.copy_kept(0, previous.data(), own.data());
+  EXPECT_EQ(y_digest(previous), kept_digests[2]) << "link 3, the one before link 4";
+  EXPECT_EQ(y_digest(own), kept_digests[3]) << "link 4";
+  EXPECT_FALSE(inspect_y_guards(guard_before(own), guard_after(own, a_.rows)).any());
+
+  std::fill(previous.begin(), previous.end(), 0x12345678U);
+  bursts.copy_kept(1, previous.data(), own.data());
+  EXPECT_EQ(y_digest(own), kept_digests[0]) << "link 1";
+  EXPECT_TRUE(std::all_of(previous.begin(), previous.end(), [](std::uint32_t w) { return w == 0x12345678U; }))
+      << "link 1 has no y before it: its previous slot is left alone";
+
+  EXPECT_THROW(bursts.keep_link(kLinks + 1, 0), std::invalid_argument);
+  EXPECT_THROW(bursts.keep_link(1, 2), std::invalid_argument) << "only two pairs kept";
+  EXPECT_THROW(Bursts(*executor_, area, kLinks, kMaxKeptPairs + 1), std::invalid_argument);
+  Bursts none(*executor_, area, kLinks);
+  EXPECT_EQ(none.kept_pairs(), 0);
+  EXPECT_THROW(none.copy_kept(0, previous.data(), own.data()), std::invalid_argument);
 }
 
 }  // namespace
