@@ -338,7 +338,7 @@ class KernelGrader {
         // scored row's bursts: beside bursts they slowed whole windows of
         // them on the largest cases.
         checking_.emplace_back(&row, std::async(std::launch::async, [&row] { return row.checks.run_checks(); }));
-        row.state.phase("links_copied", true);
+        row.state.phase("checks_started", true);
         continue;
       }
       row.again_alone = after_another;
