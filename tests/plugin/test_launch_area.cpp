@@ -2,11 +2,16 @@
 // written here, each with one fault: every step must see exactly its fault.
 // The runner, the GPU tests, the host-path tests, spmv-cases and spmv-bench
 // all launch through it, so what it misses they all miss.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <bit>
 #include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -201,6 +206,54 @@ TEST_F(LaunchAreaTest, KeptLinksAreTheirBurstsYAfterTheBurstsThatFollow) {
   Bursts none(*executor_, area, kLinks);
   EXPECT_EQ(none.kept_pairs(), 0);
   EXPECT_THROW(none.copy_kept(0, previous.data(), own.data()), std::invalid_argument);
+}
+
+// A runner whose memory runs short keeps fewer pairs (halving on a failed
+// allocation), and says so: here in host memory, in a child process whose
+// address space leaves room for half of the pairs asked for.
+TEST(KeptLinks, ARunnerShortOfMemoryKeepsFewerPairs) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "a sanitizer's allocator ends the process where malloc would fail";
+#endif
+  const std::uint64_t seed = test::fresh_seed();
+  SPMV_TRACE_SEED(seed);
+  constexpr index_t kRows = 1'000'000;
+  constexpr int kPairs = 8;  // 8 MB a pair: 64 MB asked for
+  const CsrMatrix a = gen::uniform_random(kRows, 1000, 1, seed);
+  const auto uploaded = upload_matrix(MemorySpace::kHost, a);
+  const auto executor = make_host_executor();
+  constexpr spmv_kernel_entry kernel = contract::kernel_entry<&correct>("csr_scalar", "");
+  LaunchArea area(*executor, *uploaded, &kernel, a.rows, a.cols);
+  EXPECT_EQ(Bursts(*executor, area, 2, kPairs).kept_pairs(), kPairs) << "with room for all of them";
+
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The address space now, and 56 MB more: the history (8 MB, and its
+    // poison pattern made and freed), then 32 MB of pairs but not 64.
+    long pages = 0;
+    if (FILE* statm = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+      std::fclose(statm);
+    }
+    const auto now = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE));
+    const rlimit limit{now + (rlim_t{56} << 20), now + (rlim_t{56} << 20)};
+    if (pages == 0 || ::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(100);
+    try {
+      const Bursts bursts(*executor, area, 2, kPairs);
+      ::_exit(bursts.kept_pairs());
+    } catch (...) {
+      ::_exit(101);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  const int kept = WEXITSTATUS(status);
+  EXPECT_NE(kept, 100) << "the child could not limit its address space";
+  EXPECT_NE(kept, 101) << "no pair fitted at all";
+  EXPECT_GE(kept, 1);
+  EXPECT_LT(kept, kPairs) << "every pair fitted: the limit did not bite";
 }
 
 }  // namespace
