@@ -271,24 +271,18 @@ TEST_F(StaffMistake, AGpuShareFileThatIsNotOneIsAnError) {
   EXPECT_NE(run.err.find("another user could write it"), std::string::npos) << context_;
 }
 
-// cuSPARSE's cache folder given as a file: a usage error naming the option.
-TEST_F(StaffMistake, ACusparseCacheThatIsAFileIsAnError) {
-  const auto notes = file("notes.txt", "the class's notes\n");
-  const auto run = grade(kHostReference, {"--cusparse-cache", notes.string(), "--kernel", "coo"});
-  EXPECT_EQ(run.exit_code, 2) << context_;
-  EXPECT_NE(run.err.find("--cusparse-cache"), std::string::npos) << context_;
-  EXPECT_NE(run.err.find(notes.string()), std::string::npos) << context_;
-  EXPECT_EQ(read_text(notes), "the class's notes\n");
-}
-
-// The GPU's cache folder given as a file: the same.
-TEST_F(StaffMistake, AGpuCacheThatIsAFileIsAnError) {
-  const auto notes = file("notes.txt", "the class's notes\n");
-  const auto run = grade(kHostReference, {"--gpu-cache", notes.string(), "--kernel", "coo"});
-  EXPECT_EQ(run.exit_code, 2) << context_;
-  EXPECT_NE(run.err.find("--gpu-cache"), std::string::npos) << context_;
-  EXPECT_NE(run.err.find(notes.string()), std::string::npos) << context_;
-  EXPECT_EQ(read_text(notes), "the class's notes\n");
+// A cache folder (cuSPARSE's, the GPU's) given as a file: a usage error
+// naming the option, the file left as it was.
+TEST_F(StaffMistake, ACacheFolderThatIsAFileIsAnError) {
+  for (const std::string option : {"--cusparse-cache", "--gpu-cache"}) {
+    SCOPED_TRACE(option);
+    const auto notes = file("notes.txt", "the class's notes\n");
+    const auto run = grade(kHostReference, {option, notes.string(), "--kernel", "coo"});
+    EXPECT_EQ(run.exit_code, 2) << context_;
+    EXPECT_NE(run.err.find(option), std::string::npos) << context_;
+    EXPECT_NE(run.err.find(notes.string()), std::string::npos) << context_;
+    EXPECT_EQ(read_text(notes), "the class's notes\n");
+  }
 }
 
 TEST_F(StaffMistake, ShowPolicyPrintsTheEffectivePolicy) {

@@ -113,21 +113,10 @@ Bursts::Bursts(Executor& executor, LaunchArea& area, int links, int keep)
     throw std::invalid_argument("keeping " + std::to_string(keep) + " pairs of links (0 to " +
                                 std::to_string(kMaxKeptPairs) + ")");
   }
-  // As many of the pairs asked for as the memory left holds (halving on a
-  // failed allocation), at least one: the parent copies them out when full.
-  for (int pairs = keep; pairs > 0; pairs /= 2) {
-    try {
-      kept_ = RawBuffer(executor.space(), static_cast<std::size_t>(pairs) * 2 * kept_y_bytes());
-      kept_links_.assign(static_cast<std::size_t>(pairs), 0);
-      break;
-    } catch (const std::exception&) {
-      if (executor.space() == MemorySpace::kDevice) static_cast<void>(cudaGetLastError());
-      if (pairs == 1) throw;
-    }
-  }
   history_ = RawBuffer(executor.space(), history_bytes(area.rows(), links));
   if (executor.space() == MemorySpace::kHost) {
     history_.fill_words(kPoisonBits);
+    keep_pairs(keep);
     return;
   }
   // On the device, by a kernel: the history is up to 1 GiB.
@@ -136,7 +125,24 @@ Bursts::Bursts(Executor& executor, LaunchArea& area, int links, int keep)
       static_cast<std::uint32_t*>(history_.data()), words, kPoisonBits);
   check_cuda(cudaGetLastError(), "poisoning a burst's history");
   check_cuda(executor.synchronize(), "poisoning a burst's history");
+  keep_pairs(keep);
   if (area.has_kernel()) graph_ = capture(true);
+}
+
+// After the history, which the bursts cannot do without: as many of the
+// pairs asked for as the memory left holds (halving on a failed
+// allocation), at least one, since the parent copies them out when full.
+void Bursts::keep_pairs(int keep) {
+  for (int pairs = keep; pairs > 0; pairs /= 2) {
+    try {
+      kept_ = RawBuffer(executor_.space(), static_cast<std::size_t>(pairs) * 2 * kept_y_bytes());
+      kept_links_.assign(static_cast<std::size_t>(pairs), 0);
+      return;
+    } catch (const std::exception&) {
+      if (executor_.space() == MemorySpace::kDevice) static_cast<void>(cudaGetLastError());
+      if (pairs == 1) throw;
+    }
+  }
 }
 
 std::unique_ptr<Bursts::Graph> Bursts::capture(bool with_launch) {

@@ -42,8 +42,9 @@ std::string capture_rule(int code);
 class Bursts {
  public:
   // Links of `area`'s kernel, and links without a launch, with room to keep
-  // `keep` pairs of links' y (keep_link), or as many as fit, at least one. Captures the first's graph on the
-  // device now (with a kernel in the area), the second's at its first burst;
+  // `keep` pairs of links' y (keep_link), or as many as fit, at least one.
+  // Captures the first's graph on the device now (with a kernel in the
+  // area), the second's at its first burst;
   // throws CaptureError if the launch cannot be captured,
   // std::invalid_argument for a link or pair count out of range.
   Bursts(Executor& executor, LaunchArea& area, int links, int keep = 0);
@@ -77,6 +78,7 @@ class Bursts {
  private:
   [[nodiscard]] float* y_of(int link) const;
   [[nodiscard]] std::size_t kept_y_bytes() const;
+  void keep_pairs(int keep);
   void run_on_host(std::uint64_t seed, bool with_launch, std::span<std::uint64_t> digests);
   std::unique_ptr<Graph> capture(bool with_launch);
 
