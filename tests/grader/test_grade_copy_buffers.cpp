@@ -1,6 +1,6 @@
-// The buffers the copies of checked links go into: reused while the size
-// asked for stays the same, freed when it changes, kept only up to a cap,
-// and never handed to two owners at once.
+// The buffers the copies of checked links go into: reused by any later
+// request that fits in them (the smallest that fits first), kept only up to
+// a cap of bytes, and never handed to two owners at once.
 
 #include <gtest/gtest.h>
 
@@ -30,14 +30,33 @@ TEST(CopyBuffers, ABufferGivenBackIsTheNextOneTakenOfItsSize) {
   EXPECT_EQ(buffers.kept(), 0U);
 }
 
-TEST(CopyBuffers, AnotherSizeFreesTheKeptOnesAndOldOnesAreNotKept) {
+TEST(CopyBuffers, ASmallerRequestTakesTheSmallestKeptBufferItFitsIn) {
   CopyBuffers buffers;
-  auto old_size = buffers.take(1000);
+  std::uint32_t* large = nullptr;
+  std::uint32_t* middle = nullptr;
+  {
+    const auto a = buffers.take(4000);
+    const auto b = buffers.take(2000);
+    large = a.get();
+    middle = b.get();
+  }
+  EXPECT_EQ(buffers.kept(), 2U);
+  EXPECT_EQ(buffers.kept_bytes(), 6000 * sizeof(std::uint32_t));
+  const auto small = buffers.take(1500);  // another case, fewer rows
+  EXPECT_EQ(small.get(), middle) << "the smallest buffer that holds 1500 words";
+  small[1499] = 3;
+  const auto next = buffers.take(1000);
+  EXPECT_EQ(next.get(), large);
+  EXPECT_EQ(buffers.kept(), 0U);
+}
+
+TEST(CopyBuffers, ALargerRequestThanAnyKeptGetsAFreshBufferAndTheKeptOnesStay) {
+  CopyBuffers buffers;
   { const auto kept = buffers.take(1000); }
-  EXPECT_EQ(buffers.kept(), 1U);
   const auto bigger = buffers.take(2000);
-  EXPECT_EQ(buffers.kept(), 0U) << "buffers of the old size stay kept";
-  old_size.reset();  // given back after the size changed: freed
+  bigger[1999] = 5;
+  EXPECT_EQ(buffers.kept(), 1U) << "the smaller buffer serves a later, smaller request";
+  const auto smaller = buffers.take(800);
   EXPECT_EQ(buffers.kept(), 0U);
 }
 
@@ -48,6 +67,10 @@ TEST(CopyBuffers, NoMoreThanTheCapIsKept) {
   for (int k = 0; k < 5; ++k) held.push_back(buffers.take(words));
   held.clear();
   EXPECT_EQ(buffers.kept(), 3U);
+  EXPECT_EQ(buffers.kept_bytes(), 3 * words * sizeof(std::uint32_t));
+  held.push_back(buffers.take(3 * words));  // larger than any kept: a fresh one
+  held.clear();
+  EXPECT_EQ(buffers.kept(), 3U) << "a buffer over the cap is freed when given back";
 }
 
 TEST(CopyBuffers, ThreadsNeverShareABuffer) {

@@ -5,8 +5,11 @@
 #include <unistd.h>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "model/json.hpp"
 #include "model/provenance.hpp"
@@ -450,6 +453,32 @@ TEST(Provenance, Sha256OfKnownInputs) {
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   EXPECT_EQ(sha256_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+// Digests begun ahead are each file's own, computed once (by the path as
+// given), and a file that cannot be read is said so, not thrown.
+TEST(Provenance, FileDigestsAreEachFilesOwnAndComputedOnce) {
+  const auto folder = std::filesystem::temp_directory_path() / ("spmv-digests-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(folder);
+  std::mt19937_64 random(std::random_device{}());
+  std::vector<std::string> texts;
+  for (int k = 0; k < 4; ++k) {
+    std::string text((k + 1) * 70001, '\0');
+    for (char& c : text) c = static_cast<char>(random());
+    texts.push_back(text);
+    std::ofstream(folder / std::to_string(k), std::ios::binary) << text;
+  }
+  {
+    FileDigests digests;
+    for (int k = 0; k < 4; ++k) digests.start(folder / std::to_string(k));
+    for (int k = 3; k >= 0; --k) {
+      EXPECT_EQ(digests.get(folder / std::to_string(k)), "sha256:" + sha256_hex(texts[static_cast<std::size_t>(k)]));
+    }
+    std::ofstream(folder / "0", std::ios::binary) << "changed";
+    EXPECT_EQ(digests.get(folder / "0"), "sha256:" + sha256_hex(texts[0])) << "computed again";
+    EXPECT_EQ(digests.get(folder / "absent").rfind("unreadable: ", 0), 0U);
+  }
+  std::filesystem::remove_all(folder);
 }
 
 // A row read back and written again is the same line: what --resume and

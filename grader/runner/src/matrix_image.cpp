@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
@@ -63,8 +64,17 @@ class Reader {
   }
   template <typename T>
   std::vector<T> array() {
+    static_assert(std::is_trivially_copyable_v<T>);
     const auto count = scalar<std::uint64_t>();
     if (count > (bytes_ - offset_) / sizeof(T)) fail("an array runs past the end");
+    const char* from = data_ + offset_;
+    if (reinterpret_cast<std::uintptr_t>(from) % alignof(T) == 0) {
+      // Copied into the vector's fresh storage in one pass (a vector of a
+      // size zeroes it first: a second pass over a large case's pages).
+      const T* first = reinterpret_cast<const T*>(from);
+      offset_ += count * sizeof(T);
+      return std::vector<T>(first, first + count);
+    }
     std::vector<T> values(count);
     take(values.data(), count * sizeof(T));
     return values;

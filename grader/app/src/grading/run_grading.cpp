@@ -136,20 +136,23 @@ std::vector<std::pair<std::string, std::string>> grading_settings(double timeout
           {"--min-time-ms", number(timing.min_time_ms)}};
 }
 
+// The grader's own program, for its digest.
+const std::filesystem::path kThisProgram = "/proc/self/exe";
+
 // A digest of every input that decides the grade (provenance.hpp): the
 // plugins of `setup`, the runner programs of `defaults`, the policy file
 // (none: the built-in policy), the cases' matrices and the GPU.
 Provenance provenance_of(const Setup& setup, const std::optional<std::filesystem::path>& policy_file,
                          const Defaults& defaults, const GpuInfo& gpu,
-                         const std::map<std::string, std::string>& digests) {
+                         const std::map<std::string, std::string>& digests, FileDigests& files) {
   Provenance p;
-  p.emplace_back("submission", file_digest(setup.submission.path));
-  p.emplace_back("grader", file_digest("/proc/self/exe"));
-  p.emplace_back("runner", file_digest(defaults.runner));
-  p.emplace_back("reference runner", file_digest(defaults.reference_runner));
-  p.emplace_back("reference", file_digest(setup.reference.path));
-  p.emplace_back("policy", policy_file ? file_digest(*policy_file)
-                                       : "sha256:" + sha256_hex(default_policy_text()) + " (built in)");
+  p.emplace_back("submission", files.get(setup.submission.path));
+  p.emplace_back("grader", files.get(kThisProgram));
+  p.emplace_back("runner", files.get(defaults.runner));
+  p.emplace_back("reference runner", files.get(defaults.reference_runner));
+  p.emplace_back("reference", files.get(setup.reference.path));
+  p.emplace_back("policy",
+                 policy_file ? files.get(*policy_file) : "sha256:" + sha256_hex(default_policy_text()) + " (built in)");
   for (const auto& entry : setup.cases)
     p.emplace_back("case " + entry.test_case.name, digests.at(entry.test_case.name));
   if (!gpu.name.empty()) p.emplace_back("gpu", gpu.name);
@@ -243,6 +246,13 @@ class GradingRun {
     const std::optional<std::uint64_t> earlier_seed = earlier_ ? identity_seed(earlier_->info.identity) : std::nullopt;
     seed_ = options_.seed ? *options_.seed : earlier_seed ? *earlier_seed : fresh_seed();
     if (options_.list) return;  // --list reads no case file
+    // The programs' digests, for the reports and the reference's kept
+    // windows, hashed on other cores meanwhile (the reference's as the
+    // grader will find it, unless the submission turns out to be a host one).
+    for (const auto& file : {kThisProgram, defaults_.runner, defaults_.reference_runner, options_.submission,
+                             options_.reference.value_or(defaults_.reference_plugin)}) {
+      file_digests_.start(file);
+    }
     digests_ = matrix_digests(setup_.cases);
     identity_inputs_.submission = options_.submission;
     identity_inputs_.policy_digest = policy_digest(setup_.policy);
@@ -291,7 +301,7 @@ class GradingRun {
   void check_reference() {
     no_points_ = no_points_note(setup_, !options_.case_filters.empty(), !options_.kernels.empty());
     if (!no_points_.empty()) std::cerr << "spmv-grade: note: " << no_points_ << '\n';
-    const std::string reference_digest = file_digest(setup_.reference.path);
+    const std::string reference_digest = file_digests_.get(setup_.reference.path);
     if (earlier_) {
       check_resume_reference(options_.output_dir, *earlier_, reference_digest, setup_.reference.path.string());
     }
@@ -326,7 +336,7 @@ class GradingRun {
   // The run's facts written and the reports begun.
   void begin_reports() {
     RunInfo info = run_info(setup_, gpu_, needs_gpu_, seed_, options_.secret_seed.has_value());
-    info.provenance = provenance_of(setup_, options_.policy, defaults_, gpu_, digests_);
+    info.provenance = provenance_of(setup_, options_.policy, defaults_, gpu_, digests_, file_digests_);
     info.policy = policy_text(setup_.policy);
     info.identity = run_identity(identity_inputs_);
     info.identity.emplace_back("secret seed", secret_entry_);
@@ -358,8 +368,8 @@ class GradingRun {
     const runner::TimingOptions& t = options_.timing;
     std::ostringstream key;
     key << "gpu=" << (needs_gpu_ ? gpu_.key : std::string("host"))
-        << "\nreference=" << file_digest(setup_.reference.path)
-        << "\nreference runner=" << file_digest(defaults_.reference_runner) << "\nmin_runs=" << t.min_runs
+        << "\nreference=" << file_digests_.get(setup_.reference.path)
+        << "\nreference runner=" << file_digests_.get(defaults_.reference_runner) << "\nmin_runs=" << t.min_runs
         << "\nmax_runs=" << t.max_runs << "\nwarmup_runs=" << t.warmup_runs << "\nmin_time_ms=" << t.min_time_ms
         << "\nmin_reference_us=" << setup_.policy.min_reference_us << '\n';
     memo_.emplace(*folder, key.str(),
@@ -421,6 +431,7 @@ class GradingRun {
   const Options& options_;
   const Defaults& defaults_;
   const Clock::time_point started_ = Clock::now();
+  FileDigests file_digests_;
   Setup setup_;
   std::string unread_;
   std::optional<JournalRun> earlier_;

@@ -1,6 +1,7 @@
 #include "model/provenance.hpp"
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -134,5 +135,27 @@ std::string file_digest(const std::filesystem::path& file) {
     return std::string("unreadable: ") + e.what();
   }
 }
+
+FileDigests::~FileDigests() {
+  // Every thread begun is waited for: none outlives the object.
+  for (auto& [file, digest] : digests_) {
+    if (digest.wait_for(std::chrono::seconds(0)) != std::future_status::deferred) digest.wait();
+  }
+}
+
+std::shared_future<std::string> FileDigests::find_or_start(const std::filesystem::path& file) {
+  const std::lock_guard lock(mutex_);
+  auto found = digests_.find(file);
+  if (found == digests_.end()) {
+    // On a thread of its own, or at the first get() where none can be made.
+    auto digest = std::async(std::launch::async | std::launch::deferred, [file] { return file_digest(file); });
+    found = digests_.emplace(file, digest.share()).first;
+  }
+  return found->second;
+}
+
+void FileDigests::start(const std::filesystem::path& file) { static_cast<void>(find_or_start(file)); }
+
+std::string FileDigests::get(const std::filesystem::path& file) { return find_or_start(file).get(); }
 
 }  // namespace spmv::grade

@@ -5,6 +5,9 @@
 #pragma once
 
 #include <filesystem>
+#include <future>
+#include <map>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -20,6 +23,29 @@ using Provenance = std::vector<std::pair<std::string, std::string>>;
 
 // "sha256:<hex>" of a file, or "unreadable: <why>" (never throws).
 std::string file_digest(const std::filesystem::path& file);
+
+// Digests of files (file_digest), each begun on a thread of its own and
+// computed once: a grading hashes its own program and its runners (tens of
+// MB, a third of a second on one core) while it reads its cases and probes
+// the GPU, and asks for the digests when it writes its reports.
+class FileDigests {
+ public:
+  FileDigests() = default;
+  FileDigests(const FileDigests&) = delete;
+  FileDigests& operator=(const FileDigests&) = delete;
+  ~FileDigests();
+
+  // Begins `file`'s digest, unless begun already (by its path as given).
+  void start(const std::filesystem::path& file);
+  // file_digest(file), begun now if it was not, once done.
+  std::string get(const std::filesystem::path& file);
+
+ private:
+  std::shared_future<std::string> find_or_start(const std::filesystem::path& file);
+
+  std::mutex mutex_;
+  std::map<std::filesystem::path, std::shared_future<std::string>> digests_;
+};
 
 // A check value of a secret, "<salt>:<hex>": SHA-256 iterated many times
 // over a salt and the secret, so that the value tells whether a later run

@@ -2,17 +2,20 @@
 // to row: a fresh allocation of a large case's slots costs the grader a page
 // fault for each page it copies into, and the copies are taken inside a
 // row's timed stretch (on the development machine, 16 copies of 16 MB took
-// 146 ms into fresh buffers and 14-21 ms into reused ones). Buffers of one
-// size are kept (a case's rows follow one another); asking for another size
-// frees them. What a reused buffer held before is not cleared: a check reads
-// only the slots copied into it.
+// 146 ms into fresh buffers and 14-21 ms into reused ones). A buffer given
+// back is kept with its capacity and serves any later request that fits in
+// it, the smallest such first: a kernel's rows go from case to case, each of
+// another size, so buffers kept for one size alone were freed at every row.
+// At most a cap of bytes is kept; a buffer given back over it is freed.
+// What a reused buffer held before is not cleared: a check reads only the
+// slots copied into it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
-#include <vector>
 
 namespace spmv::grade {
 
@@ -31,43 +34,49 @@ class CopyBuffers {
     return buffers;
   }
 
-  // A buffer of `words` words, kept again once its last owner lets it go.
+  // A buffer of at least `words` words, kept again once its last owner lets
+  // it go.
   std::shared_ptr<std::uint32_t[]> take(std::size_t words) {
     std::unique_ptr<std::uint32_t[]> buffer;
+    std::size_t capacity = words;
     {
       const std::lock_guard lock(mutex_);
-      if (words != words_) {
-        free_.clear();
-        words_ = words;
-      }
-      if (!free_.empty()) {
-        buffer = std::move(free_.back());
-        free_.pop_back();
+      if (const auto fits = free_.lower_bound(words); fits != free_.end()) {
+        capacity = fits->first;
+        buffer = std::move(fits->second);
+        free_.erase(fits);
+        kept_bytes_ -= bytes_of(capacity);
       }
     }
-    if (!buffer) buffer.reset(new std::uint32_t[words]);
-    return {buffer.release(), [this, words](std::uint32_t* given_back) { give_back(given_back, words); }};
+    if (!buffer) buffer.reset(new std::uint32_t[capacity]);
+    return {buffer.release(), [this, capacity](std::uint32_t* given_back) { give_back(given_back, capacity); }};
   }
 
-  // Buffers kept free now.
+  // Buffers kept free now, and their bytes.
   [[nodiscard]] std::size_t kept() const {
     const std::lock_guard lock(mutex_);
     return free_.size();
   }
+  [[nodiscard]] std::size_t kept_bytes() const {
+    const std::lock_guard lock(mutex_);
+    return kept_bytes_;
+  }
 
  private:
-  void give_back(std::uint32_t* buffer, std::size_t words) {
+  static std::size_t bytes_of(std::size_t words) { return words * sizeof(std::uint32_t); }
+
+  void give_back(std::uint32_t* buffer, std::size_t capacity) {
     std::unique_ptr<std::uint32_t[]> owned(buffer);
     const std::lock_guard lock(mutex_);
-    if (words == words_ && (free_.size() + 1) * words * sizeof(std::uint32_t) <= max_kept_bytes_) {
-      free_.push_back(std::move(owned));
-    }
+    if (kept_bytes_ + bytes_of(capacity) > max_kept_bytes_) return;  // freed
+    kept_bytes_ += bytes_of(capacity);
+    free_.emplace(capacity, std::move(owned));
   }
 
   const std::size_t max_kept_bytes_;
   mutable std::mutex mutex_;
-  std::size_t words_ = 0;
-  std::vector<std::unique_ptr<std::uint32_t[]>> free_;
+  std::size_t kept_bytes_ = 0;
+  std::multimap<std::size_t, std::unique_ptr<std::uint32_t[]>> free_;  // by capacity in words
 };
 
 }  // namespace spmv::grade
