@@ -130,6 +130,35 @@ TEST_F(LaunchAreaTest, ACorrectKernelLeavesNothingToReport) {
   }
 }
 
+// An upload that keeps no originals (the reference runner's, whose host
+// matrix is freed once uploaded) still knows its shape and format, and
+// still sees a write to the view or into a guard zone; a change to an
+// array it has nothing to compare with.
+TEST_F(LaunchAreaTest, AnUploadWithoutItsOriginalsStillSeesItsGuardsAndView) {
+  SPMV_TRACE_SEED(seed_);
+  std::unique_ptr<UploadedMatrix> kept;
+  std::unique_ptr<UploadedMatrix> not_kept;
+  {
+    const CsrMatrix copy = a_;
+    kept = upload_matrix(MemorySpace::kHost, a_);
+    not_kept = upload_matrix(MemorySpace::kHost, copy, Originals::kNotKept);
+  }  // `copy` is gone: an upload that kept it would read freed memory
+  for (const auto* upload : {kept.get(), not_kept.get()}) {
+    EXPECT_EQ(upload->format(), SPMV_FORMAT_CSR);
+    EXPECT_EQ(upload->rows(), a_.rows);
+    EXPECT_EQ(upload->cols(), a_.cols);
+    EXPECT_TRUE(upload->modified_arrays().empty());
+    const auto* view = static_cast<const spmv_csr_view*>(upload->view());
+    ASSERT_GT(view->nnz, 0);
+    const_cast<std::int32_t*>(view->col_idx)[view->nnz - 1] ^= 1;
+  }
+  EXPECT_EQ(kept->modified_arrays(), std::vector<std::string>{"col_idx"});
+  EXPECT_TRUE(not_kept->modified_arrays().empty()) << "nothing to compare col_idx with";
+  const auto* view = static_cast<const spmv_csr_view*>(not_kept->view());
+  const_cast<float*>(view->values)[view->nnz] = 1.0F;  // the first word of the guard after values
+  EXPECT_EQ(not_kept->modified_arrays(), std::vector<std::string>{"the guard zones around values"});
+}
+
 TEST_F(LaunchAreaTest, EachFaultIsSeenWhereItIs) {
   SPMV_TRACE_SEED(seed_);
   for (const bool from_seed : {true, false}) {

@@ -40,23 +40,23 @@ struct CusparseSession {
 
 }  // namespace
 
-CusparseTiming time_cusparse_csr(const CsrMatrix& a, std::span<const float> x, Executor& executor,
+CusparseTiming time_cusparse_csr(const spmv_csr_view& a, std::span<const float> x, Executor& executor,
                                  const TimingOptions& options) {
   CusparseTiming result;
-  if (a.rows == 0 || a.cols == 0 || a.nnz() == 0) {
+  if (a.rows == 0 || a.cols == 0 || a.nnz == 0) {
     result.note = "no entries: nothing for cuSPARSE to multiply";
     return result;
   }
   try {
-    const FormatBuffers<CsrMatrix> matrix = upload(MemorySpace::kDevice, a);
     const Buffer<float> x_buffer(MemorySpace::kDevice, x);
     const Buffer<float> y_buffer(MemorySpace::kDevice, static_cast<std::size_t>(a.rows));
     CusparseSession s;
     check(cusparseCreate(&s.handle), "cusparseCreate");
     check(cusparseSetStream(s.handle, executor.stream()), "cusparseSetStream");
-    check(cusparseCreateCsr(&s.matrix, a.rows, a.cols, a.nnz(), matrix.array<&CsrMatrix::row_ptr>().data(),
-                            matrix.array<&CsrMatrix::col_idx>().data(), matrix.array<&CsrMatrix::values>().data(),
-                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
+    // cuSPARSE's descriptor takes non-const pointers; SpMV only reads them.
+    check(cusparseCreateCsr(&s.matrix, a.rows, a.cols, a.nnz, const_cast<std::int32_t*>(a.row_ptr),
+                            const_cast<std::int32_t*>(a.col_idx), const_cast<float*>(a.values), CUSPARSE_INDEX_32I,
+                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F),
           "cusparseCreateCsr");
     check(cusparseCreateDnVec(&s.x, a.cols, x_buffer.data(), CUDA_R_32F), "cusparseCreateDnVec");
     check(cusparseCreateDnVec(&s.y, a.rows, y_buffer.data(), CUDA_R_32F), "cusparseCreateDnVec");

@@ -7,7 +7,7 @@
 #include <span>
 #include <string>
 
-#include "spmv/core/formats.hpp"
+#include "spmv/contract/csr.h"
 #include "spmv/runner/executor.hpp"
 #include "spmv/runner/timing.hpp"
 
@@ -19,7 +19,8 @@ struct CusparseTiming {
   std::string note;  // why it was not timed
 };
 
-CusparseTiming time_cusparse_csr(const CsrMatrix& a, std::span<const float> x, Executor& executor,
+// `a`: a CSR view of device arrays (the runner's upload of the case).
+CusparseTiming time_cusparse_csr(const spmv_csr_view& a, std::span<const float> x, Executor& executor,
                                  const TimingOptions& options);
 
 }  // namespace spmv::runner

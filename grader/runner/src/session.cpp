@@ -281,28 +281,27 @@ void Session::setup(const Request& request, const int (&fds)[2], Reply& reply) {
     }
   }
   ImageCache<UploadedMatrix>::Entry& image = images_.read(fds[0]);
+  // An upload lives with its image, kept by the reference runner only: the
+  // submission's code could change an upload it was given. The reference
+  // runner keeps the upload alone (it checks no run against the host
+  // arrays, and cuSPARSE reads the upload), so that the next image is read
+  // into the memory this one's arrays held (runner_main.cpp).
+  if (!image.kept) {
+    image.kept =
+        upload_matrix(executor_->space(), *image.matrix, vendor_timing_ ? Originals::kNotKept : Originals::kKept);
+    if (vendor_timing_) image.matrix.reset();
+  }
+  uploaded_ = image.kept;
   matrix_ = image.matrix;
-  if (format_of(*matrix_) != request.format)
+  if (uploaded_->format() != request.format) {
     throw std::runtime_error("the matrix image is not of the format asked for");
-  std::visit(
-      [&](const auto& m) {
-        if constexpr (requires { m.rows(); }) {
-          rows_ = m.rows(), cols_ = m.cols();
-        } else {
-          rows_ = m.rows, cols_ = m.cols;
-        }
-      },
-      *matrix_);
+  }
+  rows_ = uploaded_->rows();
+  cols_ = uploaded_->cols();
   result_bytes_ = result_area_bytes(rows_);
   void* area = ::mmap(nullptr, result_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fds[1], 0);
   if (area == MAP_FAILED) throw std::runtime_error("mapping the result area failed");
   result_area_ = static_cast<std::uint32_t*>(area);
-
-  const MemorySpace space = executor_->space();
-  // An upload lives with its image, kept by the reference runner only: the
-  // submission's code could change an upload it was given.
-  if (!image.kept) image.kept = upload_matrix(space, *matrix_);
-  uploaded_ = image.kept;
   area_ = std::make_unique<LaunchArea>(*executor_, *uploaded_, kernel, rows_, cols_);
   check_cuda(executor_->synchronize(), "the upload");
   kernel_ = kernel;
@@ -402,14 +401,14 @@ void Session::copy_kept(const Request& request, Reply&) {
 
 void Session::cusparse(const Request& request, Reply& reply) {
 #ifdef SPMV_RUNNER_CUSPARSE
-  if (!matrix_ || !std::holds_alternative<CsrMatrix>(*matrix_)) throw std::runtime_error("kCusparse needs a CSR setup");
+  if (!uploaded_ || uploaded_->format() != SPMV_FORMAT_CSR) throw std::runtime_error("kCusparse needs a CSR setup");
   if (executor_->space() != MemorySpace::kDevice) throw std::runtime_error("no cuSPARSE on the host");
   std::vector<float> x(static_cast<std::size_t>(cols_));
   for (std::size_t i = 0; i < x.size(); ++i) {
     const std::uint32_t bits = x_bits(request.seed, i);
     std::memcpy(&x[i], &bits, sizeof bits);
   }
-  const CusparseTiming timing = time_cusparse_csr(std::get<CsrMatrix>(*matrix_), x, *executor_,
+  const CusparseTiming timing = time_cusparse_csr(*static_cast<const spmv_csr_view*>(uploaded_->view()), x, *executor_,
                                                   {request.cusparse_runs, 100000, 3, request.cusparse_min_ms});
   if (!timing.timed) throw std::runtime_error(timing.note);
   reply.ms = timing.timing.median_ms;

@@ -72,6 +72,7 @@ class ImageCache {
       }
     }
     ++reads_;
+    unkept_ = Entry{};  // its memory free for this one's arrays (a user holding it keeps it)
     auto matrix = std::make_shared<const AnyMatrix>(read_matrix_image(fd));
     if (!identity || identity->bytes > max_bytes_ || max_entries_ == 0) {
       unkept_ = Entry{std::move(matrix), nullptr};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -18,13 +19,27 @@ namespace spmv::runner {
 
 class UploadedMatrix {
  public:
+  UploadedMatrix(spmv_format format, std::int64_t rows, std::int64_t cols)
+      : format_(format), rows_(rows), cols_(cols) {}
   virtual ~UploadedMatrix() = default;
   // The spmv_<format>_view to pass to the kernel.
   [[nodiscard]] virtual const void* view() const = 0;
   // Names of the arrays (and of the view itself) no longer equal to the
-  // host originals.
+  // host originals; of an upload without them, only the view and the guard
+  // zones are compared.
   [[nodiscard]] virtual std::vector<std::string> modified_arrays() const = 0;
+  [[nodiscard]] spmv_format format() const { return format_; }
+  [[nodiscard]] std::int64_t rows() const { return rows_; }
+  [[nodiscard]] std::int64_t cols() const { return cols_; }
+
+ private:
+  spmv_format format_;
+  std::int64_t rows_, cols_;
 };
+
+// Whether an upload keeps pointers to the host arrays it came from, to
+// compare with after a launch (the host matrix must then outlive it).
+enum class Originals { kKept, kNotKept };
 
 // Every array of the matrix lies between guard zones of this many words
 // (spmv/memory/buffer.hpp: NaN around values, -1 around indices), large
@@ -37,6 +52,24 @@ bool same_contents(const RawBuffer& buffer, const void* original, std::size_t by
 
 namespace upload_detail {
 
+// A container's shape: members of most, functions of some (HYB's parts).
+template <typename Matrix>
+std::int64_t rows_of(const Matrix& m) {
+  if constexpr (requires { m.rows(); }) {
+    return m.rows();
+  } else {
+    return m.rows;
+  }
+}
+template <typename Matrix>
+std::int64_t cols_of(const Matrix& m) {
+  if constexpr (requires { m.cols(); }) {
+    return m.cols();
+  } else {
+    return m.cols;
+  }
+}
+
 struct ArrayRecord {
   std::string name;
   const RawBuffer* buffer;
@@ -46,15 +79,16 @@ struct ArrayRecord {
   std::function<bool()> guards_intact;
 };
 
-// Every array of `buffers` with the host array it was uploaded from, as the
-// format's Buffers::for_each_array names them.
+// Every array of `buffers` with the host array it was uploaded from (none
+// kept: a null original), as the format's Buffers::for_each_array names them.
 template <typename Buffers, typename Matrix>
-std::vector<ArrayRecord> arrays_of(const Buffers& buffers, const Matrix& matrix) {
+std::vector<ArrayRecord> arrays_of(const Buffers& buffers, const Matrix& matrix, Originals originals) {
   std::vector<ArrayRecord> arrays;
-  buffers.for_each_array(matrix, [&arrays](std::string name, const auto& buffer, const auto& original) {
+  buffers.for_each_array(matrix, [&arrays, originals](std::string name, const auto& buffer, const auto& original) {
     using T = typename std::decay_t<decltype(original)>::value_type;
-    arrays.push_back({std::move(name), &buffer.raw(), buffer.offset_bytes(), original.data(),
-                      original.size() * sizeof(T), [&buffer] { return buffer.guards_intact(); }});
+    arrays.push_back({std::move(name), &buffer.raw(), buffer.offset_bytes(),
+                      originals == Originals::kKept ? original.data() : nullptr, original.size() * sizeof(T),
+                      [&buffer] { return buffer.guards_intact(); }});
   });
   return arrays;
 }
@@ -67,8 +101,10 @@ class Uploaded final : public UploadedMatrix {
  public:
   using Buffers = typename FormatViews<Matrix>::Buffers;
 
-  Uploaded(MemorySpace space, const Matrix& matrix)
-      : buffers_(upload(space, matrix, kMatrixGuardWords)), arrays_(arrays_of(buffers_, matrix)) {
+  Uploaded(MemorySpace space, const Matrix& matrix, Originals originals)
+      : UploadedMatrix(static_cast<spmv_format>(FormatTraits<Matrix>::id), rows_of(matrix), cols_of(matrix)),
+        buffers_(upload(space, matrix, kMatrixGuardWords)),
+        arrays_(arrays_of(buffers_, matrix, originals)) {
     std::memcpy(original_view_.data(), &buffers_.view, sizeof buffers_.view);
   }
 
@@ -80,7 +116,9 @@ class Uploaded final : public UploadedMatrix {
       modified.emplace_back("the view struct");
     }
     for (const auto& array : arrays_) {
-      if (!same_contents(*array.buffer, array.original, array.bytes, array.offset)) modified.push_back(array.name);
+      if (array.original != nullptr && !same_contents(*array.buffer, array.original, array.bytes, array.offset)) {
+        modified.push_back(array.name);
+      }
       if (!array.guards_intact()) modified.push_back("the guard zones around " + array.name);
     }
     return modified;
@@ -94,12 +132,15 @@ class Uploaded final : public UploadedMatrix {
 
 }  // namespace upload_detail
 
-// The matrix is kept (by reference) to compare with: it must outlive the result.
-std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix);
+// With Originals::kKept the matrix is kept (by reference) to compare with:
+// it must outlive the result.
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const AnyMatrix& matrix,
+                                              Originals originals = Originals::kKept);
 // The same for a matrix of one format (any alternative of AnyMatrix).
 template <typename Matrix>
-std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const Matrix& matrix) {
-  return std::make_unique<upload_detail::Uploaded<Matrix>>(space, matrix);
+std::unique_ptr<UploadedMatrix> upload_matrix(MemorySpace space, const Matrix& matrix,
+                                              Originals originals = Originals::kKept) {
+  return std::make_unique<upload_detail::Uploaded<Matrix>>(space, matrix, originals);
 }
 
 }  // namespace spmv::runner
