@@ -58,7 +58,7 @@ class Session {
   ImageCache<UploadedMatrix> images_;
   // Per setup.
   const spmv_kernel_entry* kernel_ = nullptr;
-  std::shared_ptr<const AnyMatrix> matrix_;
+  std::shared_ptr<const AnyMatrix> matrix_;  // the host arrays the upload compares with (none: the reference's)
   std::shared_ptr<UploadedMatrix> uploaded_;
   std::unique_ptr<LaunchArea> area_;
   std::unique_ptr<Bursts> bursts_;

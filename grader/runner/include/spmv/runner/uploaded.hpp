@@ -19,8 +19,8 @@ namespace spmv::runner {
 
 class UploadedMatrix {
  public:
-  UploadedMatrix(spmv_format format, std::int64_t rows, std::int64_t cols)
-      : format_(format), rows_(rows), cols_(cols) {}
+  UploadedMatrix(spmv_format format, std::pair<std::int64_t, std::int64_t> shape)
+      : format_(format), rows_(shape.first), cols_(shape.second) {}
   virtual ~UploadedMatrix() = default;
   // The spmv_<format>_view to pass to the kernel.
   [[nodiscard]] virtual const void* view() const = 0;
@@ -52,21 +52,14 @@ bool same_contents(const RawBuffer& buffer, const void* original, std::size_t by
 
 namespace upload_detail {
 
-// A container's shape: members of most, functions of some (HYB's parts).
+// A container's rows and columns: members of most, functions of HYB's
+// (those of its parts).
 template <typename Matrix>
-std::int64_t rows_of(const Matrix& m) {
+std::pair<std::int64_t, std::int64_t> shape_of(const Matrix& m) {
   if constexpr (requires { m.rows(); }) {
-    return m.rows();
+    return {m.rows(), m.cols()};
   } else {
-    return m.rows;
-  }
-}
-template <typename Matrix>
-std::int64_t cols_of(const Matrix& m) {
-  if constexpr (requires { m.cols(); }) {
-    return m.cols();
-  } else {
-    return m.cols;
+    return {m.rows, m.cols};
   }
 }
 
@@ -102,7 +95,7 @@ class Uploaded final : public UploadedMatrix {
   using Buffers = typename FormatViews<Matrix>::Buffers;
 
   Uploaded(MemorySpace space, const Matrix& matrix, Originals originals)
-      : UploadedMatrix(static_cast<spmv_format>(FormatTraits<Matrix>::id), rows_of(matrix), cols_of(matrix)),
+      : UploadedMatrix(static_cast<spmv_format>(FormatTraits<Matrix>::id), shape_of(matrix)),
         buffers_(upload(space, matrix, kMatrixGuardWords)),
         arrays_(arrays_of(buffers_, matrix, originals)) {
     std::memcpy(original_view_.data(), &buffers_.view, sizeof buffers_.view);
