@@ -165,6 +165,44 @@ TEST_F(RowChecks, ALinkSkippedFakedOrDoneAfterTheReplyIsCaught) {
   EXPECT_FALSE(check_link(p_, seed + 1, 1, burst.digests, area_.view()).empty());
 }
 
+// The grader checks a kept link on a copy of the link's two slots alone
+// (link_checks.cpp): that copy is judged as the whole area is, and a slot
+// it does not hold is never read.
+TEST_F(RowChecks, ACopyOfALinksTwoSlotsIsCheckedAsTheWholeArea) {
+  const std::uint64_t seed = rng_();
+  const Burst burst = honest_burst(p_, seed, 3);
+  const std::size_t words = runner::slot_words(p_.csr.rows);
+  const auto two_slots = [&] {
+    const auto first = area_.words.begin() + static_cast<std::ptrdiff_t>(runner::kPreviousLinkSlot * words);
+    return std::vector<std::uint32_t>(first, first + static_cast<std::ptrdiff_t>(2 * words));
+  };
+  for (int link = 1; link <= 3; ++link) {
+    copy_link(burst, link, area_);
+    const std::vector<std::uint32_t> copy = two_slots();
+    const ResultView view(copy.data(), p_.csr.rows, runner::kPreviousLinkSlot);
+    EXPECT_EQ(check_link(p_, seed, link, burst.digests, view), "") << link << "\n" << test::seed_note(seed_);
+  }
+  // A wrong y in the copied link slot, and one in the slot before it.
+  const std::size_t row = nonempty_row(p_);
+  copy_link(burst, 3, area_);
+  std::vector<std::uint32_t> wrong = two_slots();
+  wrong[words + runner::kYGuardWords + row] ^= 1U << 22;
+  EXPECT_NE(check_link(p_, seed, 3, burst.digests, ResultView(wrong.data(), p_.csr.rows, runner::kPreviousLinkSlot)),
+            "")
+      << test::seed_note(seed_);
+  wrong = two_slots();
+  wrong[runner::kYGuardWords + row] ^= 1U << 22;
+  EXPECT_NE(check_link(p_, seed, 3, burst.digests, ResultView(wrong.data(), p_.csr.rows, runner::kPreviousLinkSlot))
+                .find("the link before it"),
+            std::string::npos)
+      << test::seed_note(seed_);
+  const std::vector<std::uint32_t> copy = two_slots();
+  const ResultView view(copy.data(), p_.csr.rows, runner::kPreviousLinkSlot);
+  EXPECT_THROW(static_cast<void>(view.y(0)), std::logic_error);
+  EXPECT_EQ(view.y(runner::kLinkSlot).data(),
+            reinterpret_cast<const float*>(copy.data() + words + runner::kYGuardWords));
+}
+
 // A kernel cannot make the next x without every bit of its y: flipping any
 // bit of y_(k-1) changes x_k, for tall and wide matrices alike.
 TEST(Chain, EveryBitOfThePreviousYReachesTheNextX) {

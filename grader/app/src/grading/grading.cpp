@@ -21,11 +21,6 @@ namespace {
 
 double seconds_since(Clock::time_point from) { return std::chrono::duration<double>(Clock::now() - from).count(); }
 
-// A group of cases graded kernel by kernel holds at most about this many
-// matrix entries (the cases prepared, their images and golden results in
-// the grader's memory at once): any number of small cases, one large one.
-constexpr std::int64_t kGroupEntries = std::int64_t{64} << 20;
-
 // Grades the rows a group of cases at a time, and in a group kernel by
 // kernel (rows/kernel_grading.hpp): a kernel's rows of the group share its
 // runners, and the reference brackets the kernel's timing runner, not each
@@ -41,7 +36,8 @@ class Grading {
         reporter_(reporter),
         gpu_(std::move(gpu)),
         needs_gpu_(needs_gpu),
-        runners_(runners) {}
+        runners_(runners),
+        group_entries_(group_entries(machine_memory())) {}
 
   void run(std::vector<RowResult>& rows) {
     // The reference runner makes its CUDA context while the first cases
@@ -53,7 +49,7 @@ class Grading {
       std::int64_t entries = 0;
       for (; c < setup_.cases.size(); ++c) {
         if (cases_.rows_of(c).empty()) continue;
-        if (!group.empty() && entries >= kGroupEntries) break;
+        if (!group.empty() && entries >= group_entries_) break;
         cases_.ahead(c);
         const CaseState& state = cases_.state(c);
         if (state.prepared) entries += state.prepared->csr.nnz();
@@ -304,6 +300,7 @@ class Grading {
   GpuInfo gpu_;
   bool needs_gpu_;
   GradingRunners& runners_;
+  const std::int64_t group_entries_;
   RowsGraded steps_;  // where the time went (its other fields set by grade_rows)
   // Kernels that timed out in a runner of their own with the GPU to
   // themselves (graded again alone, or not sharing the GPU).
@@ -311,6 +308,14 @@ class Grading {
 };
 
 }  // namespace
+
+std::int64_t group_entries(const MemoryBudget& budget) {
+  constexpr std::int64_t kFewest = std::int64_t{64} << 20;
+  constexpr std::int64_t kMost = std::int64_t{512} << 20;
+  constexpr std::uint64_t kBytesAnEntry = 256;
+  const auto fit = static_cast<std::int64_t>(std::min<std::uint64_t>(budget.case_limit() / kBytesAnEntry, kMost));
+  return std::clamp(fit, kFewest, kMost);
+}
 
 RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, CasePreparation& cases, Reporter& reporter,
                       const GpuInfo& gpu, bool needs_gpu, GradingRunners& runners, std::vector<RowResult>& rows) {

@@ -18,6 +18,7 @@
 #include "reports/reporter.hpp"
 #include "rows/reference_memo.hpp"
 #include "runners/probe.hpp"
+#include "spmv/core/memory_fit.hpp"
 #include "spmv/runner/timing.hpp"
 
 namespace spmv::grade {
@@ -51,6 +52,15 @@ struct RowLoopSettings {
   // The reference's windows kept for the gradings on the same GPU (--gpu-cache).
   const ReferenceMemo* memo = nullptr;
 };
+
+// The matrix entries one group of cases holds at most (its cases prepared,
+// their images and golden results in the grader's memory at once; any
+// number of small cases, one large one): 256 bytes an entry (about three
+// times what a case of every format takes) within what one case may use
+// on this machine, and never fewer than 64 M nor more than 512 M entries.
+// A group costs each kernel a runner and the reference its windows: one
+// group for a set of large cases where the machine holds them.
+std::int64_t group_entries(const MemoryBudget& budget);
 
 // Grades the planned `rows` that `cases` has rows of (those not done
 // already), under `setup` and `settings`.

@@ -1,5 +1,7 @@
 #include "judging/row_record.hpp"
 
+#include <stdexcept>
+
 namespace spmv::grade {
 
 const char* describe(Stage stage) {
@@ -26,7 +28,8 @@ bool is_submission_stage(Stage stage) {
 }
 
 const std::uint32_t* ResultView::slot_start(int slot) const {
-  return words_ + static_cast<std::size_t>(slot) * runner::slot_words(rows_);
+  if (slot < first_slot_) throw std::logic_error("a result slot read that its copy does not hold");
+  return words_ + static_cast<std::size_t>(slot - first_slot_) * runner::slot_words(rows_);
 }
 
 std::span<const float> ResultView::y(int slot) const {

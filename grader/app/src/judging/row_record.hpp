@@ -43,6 +43,10 @@ bool is_submission_stage(Stage stage);
 class ResultView {
  public:
   ResultView(const std::uint32_t* words, std::int64_t rows) : words_(words), rows_(rows) {}
+  // A copy of the slots from `first_slot` on alone: `words` holds slot
+  // first_slot, and the slots before it are not there to be read.
+  ResultView(const std::uint32_t* words, std::int64_t rows, int first_slot)
+      : words_(words), rows_(rows), first_slot_(first_slot) {}
   [[nodiscard]] std::int64_t rows() const { return rows_; }
   [[nodiscard]] std::span<const float> y(int slot) const;
   [[nodiscard]] std::span<const std::uint32_t> guard_before(int slot) const;
@@ -52,6 +56,7 @@ class ResultView {
   [[nodiscard]] const std::uint32_t* slot_start(int slot) const;
   const std::uint32_t* words_;
   std::int64_t rows_;
+  int first_slot_ = 0;
 };
 
 // Timing of a correct row, and what the grader's checks found in it. Every

@@ -55,17 +55,17 @@ bool LinkChecks::copy_out_kept(SubmissionSession& session) {
     if (!session.step(Stage::kCheckingTimed, copy)) return false;
     // The check (x derived, the golden result, the comparison) costs the
     // grader milliseconds on a large case: it runs later, on a copy of
-    // the two slots taken now (into an area of the result's layout whose
-    // other slots are left unwritten and unread).
+    // the two slots taken now (a buffer of those two slots alone).
     static_assert(runner::kLinkSlot == runner::kPreviousLinkSlot + 1 && runner::kLinkSlot == runner::kSlots - 1);
     const std::size_t first = static_cast<std::size_t>(runner::kPreviousLinkSlot) * words;
-    const std::size_t count = static_cast<std::size_t>(runner::kSlots) * words;
+    const std::size_t count = 2 * words;
     const std::shared_ptr<std::uint32_t[]> copies = CopyBuffers::instance().take(count);
-    std::copy(session.results()->words() + first, session.results()->words() + count, copies.get() + first);
+    std::copy(session.results()->words() + first, session.results()->words() + first + count, copies.get());
     const Kept& kept = kept_[pair];
     deferred_checks_.push_back(
         [&prepared = row_.prepared, seed = kept.seed, link = kept.link, digests = kept.digests, copies] {
-          return check_link(prepared, seed, link, *digests, ResultView(copies.get(), prepared.csr.rows));
+          return check_link(prepared, seed, link, *digests,
+                            ResultView(copies.get(), prepared.csr.rows, runner::kPreviousLinkSlot));
         });
   }
   kept_.clear();
