@@ -207,7 +207,13 @@ struct Scenario {
     return static_cast<double>(a.values[k]) * x[a.col_idx[k]];
   }
 
-  ToleranceVerdict check() const { return check_result(a, x, golden, y); }
+  // check_result's verdict; within_tolerance, which computes the golden
+  // result row by row and keeps none of it, must agree with its passed.
+  ToleranceVerdict check() const {
+    ToleranceVerdict verdict = check_result(a, x, golden, y);
+    EXPECT_EQ(within_tolerance(a, x, y), verdict.passed) << verdict.describe();
+    return verdict;
+  }
 
   std::mt19937_64 rng;
   CsrMatrix a;
@@ -394,6 +400,49 @@ TEST(CheckResult, EveryRowDoubledIsReportedAsDoubled) {
   ASSERT_TRUE(verdict.first.has_value());
   EXPECT_GT(s.a.row_length(verdict.first->row), 0);
   EXPECT_EQ(verdict.cause, LikelyCause::kDoubled);
+}
+
+// within_tolerance on results that any summation order gives, then with one
+// row moved just past its bound and one just inside it, on larger random
+// matrices than the scenarios': the same answer as check_result each time.
+TEST(WithinTolerance, AgreesWithCheckResultAtTheBound) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_note(seed));
+  std::mt19937_64 rng(seed);
+  for (int matrix = 0; matrix < 3; ++matrix) {
+    const CsrMatrix a = test::random_csr(rng, {.rows = 3000, .cols = 2000, .empty_fraction = 0.1, .long_row = 5000});
+    const std::vector<float> x = test::random_x(rng, a.cols);
+    const GoldenResult golden = golden_spmv(a, x);
+    std::vector<float> y = spmv_by(a, x, pairwise_sum);
+    ASSERT_TRUE(check_result(a, x, golden, y).passed);
+    EXPECT_TRUE(within_tolerance(a, x, y)) << "matrix " << matrix;
+    const std::vector<index_t> rows = test::rows_with_length(a, 1, a.cols);
+    ASSERT_FALSE(rows.empty());
+    const auto row =
+        static_cast<std::size_t>(rows[std::uniform_int_distribution<std::size_t>(0, rows.size() - 1)(rng)]);
+    const ToleranceOptions options;
+    const double allowed = options.c * gamma_fp32(golden.row_nnz[row]) * golden.abs_sum[row] + options.atol;
+    for (const double factor : {0.5, 2.0}) {
+      std::vector<float> moved = y;
+      moved[row] = static_cast<float>(golden.y[row] + factor * allowed);
+      const bool passed = check_result(a, x, golden, moved).passed;
+      EXPECT_EQ(within_tolerance(a, x, moved), passed) << "matrix " << matrix << ", row " << row << " x" << factor;
+    }
+    std::vector<float> far = y;
+    far[row] = static_cast<float>(golden.y[row] + 4 * allowed + 1);
+    EXPECT_FALSE(within_tolerance(a, x, far)) << "matrix " << matrix << ", row " << row;
+  }
+}
+
+TEST(WithinTolerance, RejectsMismatchedSizes) {
+  const std::uint64_t seed = test::fresh_seed();
+  SCOPED_TRACE(test::seed_note(seed));
+  std::mt19937_64 rng(seed);
+  const CsrMatrix a = test::random_csr(rng, {.rows = 40, .cols = 30, .empty_fraction = 0, .long_row = 0});
+  const std::vector<float> x = test::random_x(rng, a.cols);
+  const std::vector<float> y(static_cast<std::size_t>(a.rows), 0.0F);
+  EXPECT_THROW(static_cast<void>(within_tolerance(a, std::span<const float>(x).first(29), y)), std::invalid_argument);
+  EXPECT_THROW(static_cast<void>(within_tolerance(a, x, std::span<const float>(y).first(39))), std::invalid_argument);
 }
 
 TEST(CheckResult, ComputedNanAndInfAreNonFinite) {

@@ -71,6 +71,21 @@ bool same_nonfinite(double expected, double got) {
   return (std::isnan(expected) && std::isnan(got)) || (std::isinf(expected) && expected == got);
 }
 
+// A row whose exact result is not finite (only a matrix read with
+// allow_nonfinite has such rows) is right with the same NaN or infinity:
+// they come out of any summation order alike.
+bool matches_nonfinite(const RowError& error, bool poisoned) {
+  return !std::isfinite(error.expected) && !poisoned && same_nonfinite(error.expected, error.got);
+}
+
+// Any other row is right within its bound. Inf must fail even where the
+// bound itself is infinite, and so must a finite value where the exact
+// result is not.
+bool within_bound(const RowError& error) {
+  return std::isfinite(error.got) && std::isfinite(error.expected) &&
+         std::fabs(error.got - error.expected) <= error.allowed;
+}
+
 double allowed_error(index_t row_nnz, double abs_sum, const ToleranceOptions& options) {
   if (row_nnz == 0) {
     return 0;  // nothing to round and nothing to flush: exactly 0 expected
@@ -290,19 +305,14 @@ ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x, cons
                          allowed_error(golden.row_nnz[i], golden.abs_sum[i], options)};
     const bool poisoned = std::bit_cast<std::uint32_t>(y[i]) == poison_bits;
     verdict.unwritten_rows += poisoned ? 1 : 0;
-    // Only a matrix read with allow_nonfinite has such rows: NaN or an
-    // infinity comes out of any summation order alike.
-    if (!std::isfinite(error.expected) && !poisoned && same_nonfinite(error.expected, error.got)) {
+    if (matches_nonfinite(error, poisoned)) {
       continue;
     }
     const double ratio = error.ratio();
     if (ratio > verdict.max_ratio) {
       verdict.max_ratio = ratio;
     }
-    // Inf must fail even where the bound itself is infinite, and so must a
-    // finite value where the exact result is not.
-    if (std::isfinite(error.got) && std::isfinite(error.expected) &&
-        std::fabs(error.got - error.expected) <= error.allowed) {
+    if (within_bound(error)) {
       continue;
     }
     if (verdict.bad_rows < kRowsExaminedForCause) {
@@ -321,6 +331,23 @@ ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x, cons
     tally.decide(verdict);
   }
   return verdict;
+}
+
+bool within_tolerance(const CsrMatrix& a, std::span<const float> x, std::span<const float> y,
+                      const ToleranceOptions& options, std::uint32_t poison_bits) {
+  const auto rows = static_cast<std::size_t>(a.rows);
+  require_size(x.size(), static_cast<std::size_t>(a.cols), "x");
+  require_size(y.size(), rows, "y");
+  require_size(a.row_ptr.size(), rows + 1, "row_ptr");
+  for (index_t row = 0; row < a.rows; ++row) {
+    const auto i = static_cast<std::size_t>(row);
+    const GoldenRow golden = golden_row(a, x, row);
+    const RowError error{row, golden.y, static_cast<double>(y[i]), allowed_error(golden.nnz, golden.abs_sum, options)};
+    if (!matches_nonfinite(error, std::bit_cast<std::uint32_t>(y[i]) == poison_bits) && !within_bound(error)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 std::string ToleranceVerdict::describe() const {
