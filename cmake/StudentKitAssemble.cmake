@@ -44,6 +44,7 @@ set(allowed
   grader/policy/*
   testcases/public/*
   testcases/edge/*
+  testcases/large/*
   docs/handout.md
   docs/student-guide.md
   docs/grading.md

@@ -44,7 +44,7 @@ TEST_P(ShippedCaseFolder, EveryCaseLoadsAndIsExplained) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Testcases, ShippedCaseFolder, ::testing::Values("public", "edge", "hidden.example"),
+INSTANTIATE_TEST_SUITE_P(Testcases, ShippedCaseFolder, ::testing::Values("public", "edge", "hidden.example", "large"),
                          [](const ::testing::TestParamInfo<const char*>& param_info) {
                            std::string name = param_info.param;
                            std::replace(name.begin(), name.end(), '.', '_');
