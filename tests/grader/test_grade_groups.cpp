@@ -22,16 +22,19 @@ TEST(GroupEntries, ASmallMachineGroupsAsBefore) {
 }
 
 TEST(GroupEntries, ALargerMachineHoldsTwoHundredAndFiftySixBytesAnEntryOfWhatACaseMayUse) {
-  // 128 GiB: a case may use 64 GiB, 256 M entries at 256 bytes.
-  EXPECT_EQ(group_entries(budget_of(128)), 256 * kMi);
-  EXPECT_EQ(group_entries(budget_of(64)), 128 * kMi);
-  EXPECT_LT(group_entries(budget_of(48)), group_entries(budget_of(64)));
+  // 48 GiB: a case may use 24 GiB, 96 M entries at 256 bytes.
+  EXPECT_EQ(group_entries(budget_of(48)), 96 * kMi);
+  EXPECT_LT(group_entries(budget_of(40)), group_entries(budget_of(48)));
+  EXPECT_GT(group_entries(budget_of(40)), 64 * kMi);
 }
 
+// Twice a small machine's at most: gradings sharing a machine each see all
+// of it. 64 GiB and up: 128 M.
 TEST(GroupEntries, NoMachineHoldsMoreThanTheMost) {
-  EXPECT_EQ(group_entries(budget_of(256)), 512 * kMi);
-  EXPECT_EQ(group_entries(budget_of(4096)), 512 * kMi);
-  EXPECT_EQ(group_entries({~std::uint64_t{0}, "test"}), 512 * kMi);
+  EXPECT_EQ(group_entries(budget_of(64)), 128 * kMi);
+  EXPECT_EQ(group_entries(budget_of(128)), 128 * kMi);
+  EXPECT_EQ(group_entries(budget_of(4096)), 128 * kMi);
+  EXPECT_EQ(group_entries({~std::uint64_t{0}, "test"}), 128 * kMi);
 }
 
 }  // namespace

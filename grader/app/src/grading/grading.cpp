@@ -311,7 +311,7 @@ class Grading {
 
 std::int64_t group_entries(const MemoryBudget& budget) {
   constexpr std::int64_t kFewest = std::int64_t{64} << 20;
-  constexpr std::int64_t kMost = std::int64_t{512} << 20;
+  constexpr std::int64_t kMost = std::int64_t{128} << 20;
   constexpr std::uint64_t kBytesAnEntry = 256;
   const auto fit = static_cast<std::int64_t>(std::min<std::uint64_t>(budget.case_limit() / kBytesAnEntry, kMost));
   return std::clamp(fit, kFewest, kMost);

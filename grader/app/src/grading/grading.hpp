@@ -57,9 +57,11 @@ struct RowLoopSettings {
 // their images and golden results in the grader's memory at once; any
 // number of small cases, one large one): 256 bytes an entry (about three
 // times what a case of every format takes) within what one case may use
-// on this machine, and never fewer than 64 M nor more than 512 M entries.
+// on this machine, and never fewer than 64 M nor more than 128 M entries.
 // A group costs each kernel a runner and the reference its windows: one
-// group for a set of large cases where the machine holds them.
+// group for a set of large cases where the machine holds them. At most
+// twice the 64 M of a small machine, since a grading may share its machine
+// with others that each see all of it (grade-class runs several at once).
 std::int64_t group_entries(const MemoryBudget& budget);
 
 // Grades the planned `rows` that `cases` has rows of (those not done
