@@ -282,6 +282,10 @@ void Report::print_pivot(const std::string& title, PivotValue value) {
 
 namespace {
 
+// auto finds our best kernel when it takes at most this many times the
+// fastest reference kernel's time on a matrix; the verdict lists the others.
+constexpr double kRuleSlack = 1.03;
+
 // The first line of a note ("auto picked ..."; the plan's preparation follows).
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
@@ -311,6 +315,15 @@ void Report::print_verdict() {
   Tally all;
   Tally table_all;
   std::vector<std::pair<std::string, double>> regular_copy;
+  // Where auto took more than kRuleSlack times the fastest reference
+  // kernel's time (auto_csr and the named kernels; auto is the fastest
+  // where it is): the rule missed one of our own kernels.
+  struct Miss {
+    std::string label, half, picked, kernel;
+    double auto_ms, kernel_ms;
+  };
+  std::vector<Miss> misses;
+  int rule_matrices = 0;
   for (const MatrixEntry& matrix : matrices_) {
     if (!matrix.load_error.empty()) continue;
     const std::string suite = matrix.suite.empty() ? "other" : matrix.suite;
@@ -343,6 +356,12 @@ void Report::print_verdict() {
     if (matrix.regular && copy_share) regular_copy.emplace_back(matrix.label, *copy_share);
     std::string picked = auto_timed ? first_line(automatic->detail) : "";
     if (picked.starts_with("auto picked ")) picked = picked.substr(12);
+    if (auto_timed && reference != nullptr) {
+      ++rule_matrices;
+      if (auto_ms > kRuleSlack * reference->timing.median_ms) {
+        misses.push_back({matrix.label, matrix.half, picked, reference->kernel, auto_ms, reference->timing.median_ms});
+      }
+    }
     out_ << printf_string(
         "%-*s %-9s %-10s %-13s %9lld %-11s %9.2f %9s %7s %7s %8s  %-11s %6s  %s\n", static_cast<int>(kLabelWidth),
         matrix.label.c_str(), matrix.suite.empty() ? "-" : matrix.suite.c_str(),
@@ -383,6 +402,17 @@ void Report::print_verdict() {
       }
     }
     if (suites->size() > 1) summary(kernel, "all matrices", *total);
+  }
+  if (rule_matrices > 0) {
+    out_ << printf_string("auto within %.0f%% of the fastest reference kernel on %d of %d matrices",
+                          100 * (kRuleSlack - 1), rule_matrices - static_cast<int>(misses.size()), rule_matrices);
+    out_ << (misses.empty() ? "\n" : "; behind it (the rule's pick, then the faster kernel):\n");
+    for (const Miss& miss : misses) {
+      out_ << printf_string("  %-*s %-10s auto %.2f us, %s; %s %.2f us (auto %.3fx its time)\n",
+                            static_cast<int>(kLabelWidth), miss.label.c_str(),
+                            miss.half.empty() ? "-" : miss.half.c_str(), miss.auto_ms * 1e3, miss.picked.c_str(),
+                            miss.kernel.c_str(), miss.kernel_ms * 1e3, miss.auto_ms / miss.kernel_ms);
+    }
   }
   if (!regular_copy.empty()) {
     out_ << "auto on the regular matrices, % of the same-size copy:";

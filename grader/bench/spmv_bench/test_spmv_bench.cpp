@@ -552,6 +552,46 @@ TEST(Report, VerdictSumsUpEachHalfOfTheRealSuiteApart) {
   EXPECT_NE(line_of("v1 ").find(" validation "), std::string::npos) << verdict;
 }
 
+// The verdict says on how many matrices auto came within 3% of the fastest
+// reference kernel (itself where it is the fastest), and lists the others
+// with the rule's pick and the faster kernel.
+TEST(Report, VerdictListsTheMatricesWhereAutoMissedAFasterReferenceKernel) {
+  std::ostringstream out;
+  Report report(out, std::nullopt);
+  const auto add_matrix = [&report](const std::string& label, double auto_ms, double vector_ms) {
+    HostWorkload host =
+        workload_named(label, MatrixStats{.rows = 1000, .cols = 1000, .nnz = 5000, .max_row_length = 5});
+    host.source.suite = std::string(kRealSuite);
+    host.source.half = std::string(kValidationHalf);
+    report.begin_matrix(host);
+    ResultRow alg1 = row_of(label, kBaselineKernel, Outcome::kTimed, 0.010);
+    alg1.provider = kCusparseProvider;
+    report.add(alg1);
+    ResultRow automatic = row_of(label, kPlannedAutoKernel, Outcome::kTimed, auto_ms);
+    automatic.detail = "auto picked csr_stream (8 rows/block)\nplan built before timing: 0.7 ms";
+    report.add(automatic);
+    report.add(row_of(label, "csr_vector", Outcome::kTimed, vector_ms));
+    report.add(row_of(label, "csr_scalar", Outcome::kWrong, vector_ms / 2));  // wrong: never the fastest
+  };
+  add_matrix("fastest", 0.0050, 0.0060);  // auto itself the fastest
+  add_matrix("close", 0.0051, 0.0050);    // 1.02x: within 3%
+  add_matrix("missed", 0.0100, 0.0078);   // 1.282x
+  report.print_summary();
+  const std::string verdict = out.str().substr(out.str().find("Verdict:"));
+  EXPECT_NE(verdict.find("auto within 3% of the fastest reference kernel on 2 of 3 matrices; behind it"),
+            std::string::npos)
+      << verdict;
+  const std::size_t missed = verdict.find("  missed ");
+  ASSERT_NE(missed, std::string::npos) << verdict;
+  const std::string line = verdict.substr(missed, verdict.find('\n', missed) - missed);
+  EXPECT_NE(line.find("validation"), std::string::npos) << line;
+  EXPECT_NE(line.find("auto 10.00 us, csr_stream (8 rows/block); csr_vector 7.80 us (auto 1.282x its time)"),
+            std::string::npos)
+      << line;
+  EXPECT_EQ(verdict.find("  close "), std::string::npos) << verdict;
+  EXPECT_EQ(verdict.find("  fastest "), std::string::npos) << verdict;
+}
+
 TEST(Suite, RealSuiteReadsTheIndexTheFetchScriptWrites) {
   const std::filesystem::path folder =
       std::filesystem::temp_directory_path() / ("spmv-bench-real-" + std::to_string(std::random_device{}()));
