@@ -55,15 +55,20 @@ void require_size(std::size_t found, std::size_t expected, const char* what) {
   }
 }
 
-void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
-                              std::span<const float> y) {
+void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x, std::span<const float> y) {
   const auto rows = static_cast<std::size_t>(a.rows);
   require_size(x.size(), static_cast<std::size_t>(a.cols), "x");
   require_size(y.size(), rows, "y");
+  require_size(a.row_ptr.size(), rows + 1, "row_ptr");
+}
+
+void require_consistent_sizes(const CsrMatrix& a, std::span<const float> x, const GoldenResult& golden,
+                              std::span<const float> y) {
+  require_consistent_sizes(a, x, y);
+  const auto rows = static_cast<std::size_t>(a.rows);
   require_size(golden.y.size(), rows, "golden.y");
   require_size(golden.abs_sum.size(), rows, "golden.abs_sum");
   require_size(golden.row_nnz.size(), rows, "golden.row_nnz");
-  require_size(a.row_ptr.size(), rows + 1, "row_ptr");
 }
 
 // Both NaN, or the same infinity.
@@ -335,10 +340,7 @@ ToleranceVerdict check_result(const CsrMatrix& a, std::span<const float> x, cons
 
 bool within_tolerance(const CsrMatrix& a, std::span<const float> x, std::span<const float> y,
                       const ToleranceOptions& options, std::uint32_t poison_bits) {
-  const auto rows = static_cast<std::size_t>(a.rows);
-  require_size(x.size(), static_cast<std::size_t>(a.cols), "x");
-  require_size(y.size(), rows, "y");
-  require_size(a.row_ptr.size(), rows + 1, "row_ptr");
+  require_consistent_sizes(a, x, y);
   for (index_t row = 0; row < a.rows; ++row) {
     const auto i = static_cast<std::size_t>(row);
     const GoldenRow golden = golden_row(a, x, row);

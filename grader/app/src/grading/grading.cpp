@@ -313,8 +313,8 @@ std::int64_t group_entries(const MemoryBudget& budget) {
   constexpr std::int64_t kFewest = std::int64_t{64} << 20;
   constexpr std::int64_t kMost = std::int64_t{128} << 20;
   constexpr std::uint64_t kBytesAnEntry = 256;
-  const auto fit = static_cast<std::int64_t>(std::min<std::uint64_t>(budget.case_limit() / kBytesAnEntry, kMost));
-  return std::clamp(fit, kFewest, kMost);
+  // At most 2^63 / 256 entries: no overflow on the way to the clamp.
+  return std::clamp(static_cast<std::int64_t>(budget.case_limit() / kBytesAnEntry), kFewest, kMost);
 }
 
 RowsGraded grade_rows(const RowLoopSettings& settings, Setup& setup, CasePreparation& cases, Reporter& reporter,
