@@ -123,13 +123,17 @@ CsrAutoChoice row_blocks_with_long_rows(const RowLengthStats& stats) {
 CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed, const CsrAutoRuleSettings& settings) {
   if (stats.max_row > tuning::kAutoSmallMergeRow) {
     if (stats.max_row > tuning::kAutoSmallMergeLaunchRow) return {CsrAutoChoice::Kernel::kMerge, 1};
-    if (stats.max_row <= tuning::kAutoSmallLongRowMax) return row_blocks_with_long_rows(stats);
+    if (stats.max_row <= tuning::kAutoSmallLongRowMax) {
+      const CsrAutoChoice blocks = row_blocks_with_long_rows(stats);
+      const std::int64_t count = (stats.rows + blocks.rows_per_block - 1) / blocks.rows_per_block;
+      if (count <= tuning::kAutoSmallLongRowBlocksMax) return blocks;
+    }
     return merge_single(tuning::kAutoSmallTileThreads);
   }
   if (skewed) {
     const CsrAutoChoice blocks = row_blocks(stats);
     const std::int64_t count = (stats.rows + blocks.rows_per_block - 1) / blocks.rows_per_block;
-    if (count > tuning::kAutoSmallRowBlocksMax) return {CsrAutoChoice::Kernel::kMerge, 1};
+    if (count > tuning::kAutoSmallRowBlocksMax) return merge_single(tuning::kAutoSmallTileThreads);
     return blocks;
   }
   if (mean >= tuning::kAutoSmallVectorMean || stats.max_row >= tuning::kAutoSmallBlockRow) return vector_own(mean);

@@ -503,7 +503,7 @@ PlanChoice choose_plan(const RowLengthStats& stats, const CsrAutoChoice& rule, s
   PlanChoice choice;
   choice.rule = rule;
   if (stats.rows <= 0 || stats.nnz <= 0) return choice;
-  if (rule.kernel == CsrAutoChoice::Kernel::kMergeSingle) {
+  if (rule.kernel == CsrAutoChoice::Kernel::kMergeSingle && stats.max_row > tuning::kAutoSmallMergeRow) {
     choice.kind = PlanKind::kTiles;
     choice.tile_threads = tuning::kPlanSmallTiles.threads;
     choice.tile_thread_items = tuning::kPlanSmallTiles.items;

@@ -166,8 +166,11 @@ inline constexpr int kSellBlockSize = 256;
 //   0.734x), fe_body 5.66 against 5.82 (0.944x, 0.918x; csr_stream by the
 //   mean 5.31, 1.006x).
 // - skewed rows whose row blocks (by the longest row) number more than
-//   kAutoSmallRowBlocksMax: csr_merge (kAutoSmallRowBlocksMax below).
+//   kAutoSmallRowBlocksMax: csr_merge (kAutoSmallRowBlocksMax below); since
+//   the 57-matrix run, its tiles in one launch.
 // - a longest row above kAutoSmallMergeLaunchRow: csr_merge (below).
+// - row blocks that sum long rows with the whole block: only while they
+//   number at most kAutoSmallLongRowBlocksMax (below).
 inline constexpr std::int64_t kAutoSmallPath = std::int64_t{1} << 20;
 inline constexpr std::int64_t kAutoSmallMergeRow = 512;
 // Small matrices with a row longer than this: csr_merge (a partition kernel,
@@ -185,11 +188,25 @@ inline constexpr std::int64_t kAutoSmallMergeLaunchRow = std::int64_t{1} << 14;
 // (1.227x, the fastest there); lp_e226, 13 blocks, 4.42 (1.181x; csr_vector
 // 4.26, 1.226x); astro-ph, 3,342 blocks of 5 rows, 13.15 us (0.528x)
 // against csr_merge's 8.16 (0.851x) and csr_vector's 8.77 (0.792x).
+// Beyond it, csr_merge's tiles in one launch (kAutoSmallTileThreads), not
+// its two launches: in the 57-matrix run (spmv-bench --suite real
+// --candidates --min-time 0.05 --iterations 20 --max-time 1), astro-ph, the
+// tuning half's one matrix here, 7.26 us against 8.19 (csr_vector 8.80).
 inline constexpr std::int64_t kAutoSmallRowBlocksMax = 132 * kRowBlockMinBlocks;
 // Row blocks whose long rows the whole block sums (kRowBlockLongRow), for
 // a longest row above kAutoSmallMergeRow up to this: not yet measured when
 // written; the measurement is in docs/performance.md.
 inline constexpr std::int64_t kAutoSmallLongRowMax = 1536;
+// Such row blocks while they number at most this, one block an SM of an
+// H100 or H200; more, and csr_merge's tiles in one launch take the matrix.
+// The stream's time grows with its blocks here, the merge's stays near one
+// launch. H200, the 57-matrix run (above), tuning half, us (the stream's
+// blocks; the one-launch merge of kAutoSmallTileThreads): adder_dcop_05,
+// 35 blocks of 52 rows, 5.34 against 6.37; wiki-Vote, 189 of 44, 14.43
+// against 6.72; Groebner_id2003_aug, 293 of 17, 17.63 against 6.72 (EVA,
+// 17 blocks of 511, holds more than a stage in a block: settle_row_blocks
+// sends it to the merge either way). 132 lies between 35 and 189.
+inline constexpr std::int64_t kAutoSmallLongRowBlocksMax = 132;
 inline constexpr double kAutoSmallVectorMean = 16.0;
 inline constexpr std::int64_t kAutoSmallBlockRow = 24;
 // Small matrices that get csr_rows (the last case above) with a longest row
@@ -457,6 +474,12 @@ struct PlanTileShape {
   int items;
 };
 inline constexpr PlanTileShape kPlanSmallTiles{128, 3};
+// The rule's one-launch merge is planned into tiles only for a longest row
+// above kAutoSmallMergeRow: the tiles' gain is cutting long rows evenly.
+// Without such a row (skewed rows whose row blocks would be too many,
+// kAutoSmallRowBlocksMax) the rule's merge runs as it is. H200, the
+// 57-matrix run (kAutoSmallRowBlocksMax), tuning half: astro-ph (longest
+// row 360), planned tiles 8.48 us against the one-launch merge's 7.26.
 // Planned tiles, once laid out, only where at most this share of the tiles'
 // count are cut rows (handed over through the plan's slots); otherwise the
 // rule's one-launch merge (kAutoSmallTileThreads). H200, tuning half (us,

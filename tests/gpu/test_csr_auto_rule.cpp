@@ -30,24 +30,44 @@ TEST(CsrAutoRule, SkewedRowsGoToTheMergePath) {
 // Small matrices (a merge path of at most kAutoSmallPath items), with the
 // row statistics of the real suite's matrices that set each threshold.
 TEST(CsrAutoRule, SmallMatricesWithALongRowGetRowBlocksThatSumItTogether) {
-  // rajat01: 6833 rows, 43,250 entries (mean 6.3, rounded up to 7), a row
-  // of 1442: (2048 - 1442) / 14 = 43 rows a block.
-  const CsrAutoChoice rajat01 = choose_csr_kernel(RowLengthStats{6833, 6833, 43'250, 1442, 6832});
-  EXPECT_EQ(rajat01.kernel, Kernel::kRowBlocks);
-  EXPECT_TRUE(rajat01.block_long_rows);
-  EXPECT_EQ(rajat01.rows_per_block, 43);
-  EXPECT_EQ(rajat01.describe(), "csr_stream (43 rows/block, long rows by the block)");
+  // adder_dcop_05: 1813 rows, 11,097 entries (mean 6.1, rounded up to 7), a
+  // row of 1310: (2048 - 1310) / 14 = 52 rows a block, 35 blocks.
+  const CsrAutoChoice adder = choose_csr_kernel(RowLengthStats{1813, 1813, 11'097, 1310, 1800});
+  EXPECT_EQ(adder.kernel, Kernel::kRowBlocks);
+  EXPECT_TRUE(adder.block_long_rows);
+  EXPECT_EQ(adder.rows_per_block, 52);
+  EXPECT_EQ(adder.describe(), "csr_stream (52 rows/block, long rows by the block)");
   // EVA: mostly empty rows, one of 552: as many rows as a block takes.
   const CsrAutoChoice eva = choose_csr_kernel(RowLengthStats{8497, 8497, 6726, 552, 8400});
   EXPECT_TRUE(eva.block_long_rows);
   EXPECT_EQ(eva.rows_per_block, 511);
 }
 
+// Such row blocks numbering more than tuning::kAutoSmallLongRowBlocksMax
+// (132): csr_merge's tiles in one launch (wiki-Vote, 189 blocks, on the
+// H200: the stream 14.43 us, the merge 6.72).
+TEST(CsrAutoRule, SmallMatricesWithALongRowAndMoreRowBlocksThanSmsGetTheMergePathInOneLaunch) {
+  // wiki-Vote: 8298 rows, 103,689 entries (mean 12.5, rounded up to 13),
+  // a row of 893: 44 rows a block, 189 blocks.
+  const CsrAutoChoice wiki = choose_csr_kernel(RowLengthStats{8298, 8298, 103'689, 893, 8297});
+  EXPECT_EQ(wiki.kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(wiki.tile_threads, 256);
+  // A mean row of 7 beside one of 1310 (52 rows a block): 132 blocks
+  // take 132 x 52 rows; one more row makes 133.
+  const auto rows_of = [](std::int64_t rows) { return RowLengthStats{rows, rows, rows * 7, 1310, rows - 1}; };
+  EXPECT_EQ(choose_csr_kernel(rows_of(132 * 52)).rows_per_block, 52);
+  EXPECT_EQ(choose_csr_kernel(rows_of(132 * 52)).kernel, Kernel::kRowBlocks);
+  EXPECT_EQ(choose_csr_kernel(rows_of(132 * 52 + 1)).kernel, Kernel::kMergeSingle);
+}
+
 TEST(CsrAutoRule, RowBlocksWhoseRowsOverflowTheStageBecomeTheMergePathInOneLaunch) {
-  // rajat01's 43-row blocks: the fullest holds 3577 entries (long rows
-  // together), over the stage of 2048; adder_dcop_05's 52-row blocks hold
-  // at most 1646.
-  const CsrAutoChoice rajat01 = choose_csr_kernel(RowLengthStats{6833, 6833, 43'250, 1442, 6832});
+  // rajat01's 43-row blocks (6833 rows, 43,250 entries, a row of 1442: 159
+  // blocks, so the rule itself now takes the merge): the fullest holds 3577
+  // entries (long rows together), over the stage of 2048; adder_dcop_05's
+  // 52-row blocks hold at most 1646.
+  CsrAutoChoice rajat01{Kernel::kRowBlocks, 1, 43};
+  rajat01.block_long_rows = true;
+  EXPECT_EQ(choose_csr_kernel(RowLengthStats{6833, 6833, 43'250, 1442, 6832}).kernel, Kernel::kMergeSingle);
   EXPECT_EQ(reference::settle_row_blocks(rajat01, 3577).kernel, Kernel::kMergeSingle);
   EXPECT_EQ(reference::settle_row_blocks(rajat01, 3577).tile_threads, 256);
   EXPECT_EQ(reference::settle_row_blocks(rajat01, 2048), rajat01);
@@ -81,15 +101,18 @@ TEST(CsrAutoRule, SmallMatricesWithRowsOfUpToAQuarterStageGetRowBlocks) {
 }
 
 // Skewed rows whose row blocks would number more than
-// tuning::kAutoSmallRowBlocksMax (1056): csr_merge (astro-ph on the H200:
-// row blocks 13.15 us, csr_merge 8.16).
-TEST(CsrAutoRule, SmallSkewedMatricesWithMoreRowBlocksThanAWaveGetTheMergePath) {
+// tuning::kAutoSmallRowBlocksMax (1056): csr_merge's tiles in one launch
+// (astro-ph on the H200: row blocks 13.15 us, csr_merge 8.16; in a later
+// run csr_merge 8.19, its tiles in one launch 7.26).
+TEST(CsrAutoRule, SmallSkewedMatricesWithMoreRowBlocksThanAWaveGetTheMergePathInOneLaunch) {
   // astro-ph: mean 14.5, longest 360: blocks of 5 rows, 3342 of them.
-  EXPECT_EQ(choose_csr_kernel(RowLengthStats{16'706, 16'706, 242'502, 360, 16'700}).kernel, Kernel::kMerge);
+  const CsrAutoChoice astro = choose_csr_kernel(RowLengthStats{16'706, 16'706, 242'502, 360, 16'700});
+  EXPECT_EQ(astro.kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(astro.tile_threads, 256);
   // Rows of the same lengths: 5 x 1056 rows make 1056 blocks, one more row 1057.
   const auto skewed = [](std::int64_t rows) { return RowLengthStats{rows, rows, rows * 14, 360, rows - 1}; };
   EXPECT_EQ(choose_csr_kernel(skewed(5 * 1056)).kernel, Kernel::kRowBlocks);
-  EXPECT_EQ(choose_csr_kernel(skewed(5 * 1056 + 1)).kernel, Kernel::kMerge);
+  EXPECT_EQ(choose_csr_kernel(skewed(5 * 1056 + 1)).kernel, Kernel::kMergeSingle);
 }
 
 // A row longer than tuning::kAutoSmallMergeLaunchRow (2^14): csr_merge's two

@@ -491,6 +491,12 @@ TEST(PlanChoice, TheRulesMergeTilesArePlanned) {
   EXPECT_EQ(small.kind, PlanKind::kTiles);
   EXPECT_EQ(small.tile_threads, 128);  // tuning::kPlanSmallTiles
   EXPECT_EQ(small.tile_thread_items, 3);
+  // astro-ph: skewed rows of up to 360 (tuning::kAutoSmallMergeRow: 512),
+  // blocks of them too many; the rule's one-launch merge runs as it is.
+  const RowLengthStats astro{16'706, 16'706, 242'502, 360, 16'700};
+  const CsrAutoChoice astro_rule = reference::choose_csr_kernel(astro);
+  ASSERT_EQ(astro_rule.kernel, Kernel::kMergeSingle);
+  EXPECT_EQ(plan::choose_plan(astro, astro_rule, 16'706 * 40).kind, PlanKind::kRule);
   // powerlaw: the rule's csr_merge (tuning::kPlanTilesForLargeSkewed is
   // off: the planned tiles measured 0.939x cuSPARSE there, csr_merge 1.006x).
   const RowLengthStats powerlaw{2'000'000, 2'000'000, 22'300'000, 136'849, 1'999'000};

@@ -13,15 +13,16 @@
 // microseconds, mostly launch latency) get one launch:
 //  1. a longest row above kAutoSmallMergeRow: up to kAutoSmallLongRowMax,
 //     row blocks of as many rows as leave room for the longest at twice
-//     the mean, the long rows summed by the whole block, unless a block of
-//     them would hold more than its stage (settle_row_blocks); then, or
-//     for a longer row still,
+//     the mean, the long rows summed by the whole block, unless they would
+//     number more than kAutoSmallLongRowBlocksMax or a block of them would
+//     hold more than its stage (settle_row_blocks); then, or for a longer
+//     row still,
 //     csr_merge's tiles in one launch (no partition kernel; each tile
 //     checks or finds its own ends, and a row is stored by the tile where
 //     it ends, no atomics); a row above kAutoSmallMergeLaunchRow:
 //     csr_merge itself (two launches);
-//  2. skewed rows: row blocks, or csr_merge where they would number more
-//     than kAutoSmallRowBlocksMax;
+//  2. skewed rows: row blocks, or csr_merge's tiles in one launch where
+//     they would number more than kAutoSmallRowBlocksMax;
 //  3. a mean of kAutoSmallVectorMean or more: csr_vector's own kernel (its
 //     group from the mean, tuning::kCsrVectorGroups, one load a lane);
 //  4. a longest row of kAutoSmallBlockRow or more: csr_vector's own kernel
