@@ -23,14 +23,89 @@ unsigned blocks_for(std::size_t words, std::size_t max_blocks = kMaxBlocks) {
   return static_cast<unsigned>(std::clamp<std::size_t>((words + kThreads - 1) / kThreads, 1, max_blocks));
 }
 
+// The fold's terms (chain.hpp) of a matrix with more rows than columns,
+// summed by all of the GPU at once rather than by x[i]'s thread alone (a
+// tall matrix's x[i] takes rows / cols words: 800 for 1.6 M rows over
+// 2,000 columns, where a thread for each x[i] would leave the GPU idle).
+// y from y[cols] on is read in strips of `span` words: cols, or with
+// fewer than kFoldColumns columns as many whole strips of cols words as a
+// warp holds side by side, so that a warp reads up to 32 consecutive words
+// and all the words one thread reads are of one column. A block takes
+// kFoldColumns words of a strip (threadIdx.x), each over kFoldLanes lanes
+// (threadIdx.y) that take consecutive strips; blockIdx.y picks the
+// strips, striding. Each thread reads about kFoldLoads words; at most
+// about kFoldBlocks blocks (the GPU filled a few times over) bound the
+// atomics on each column's sum.
+constexpr unsigned kFoldColumns = 32;
+constexpr unsigned kFoldLanes = kThreads / kFoldColumns;
+constexpr std::size_t kFoldLoads = 4;
+constexpr std::size_t kFoldBlocks = 2048;
+
+std::size_t fold_span(std::size_t cols) { return cols >= kFoldColumns ? cols : cols * (kFoldColumns / cols); }
+
+dim3 fold_grid(std::size_t rows, std::size_t cols) {
+  const std::size_t span = fold_span(cols);
+  const std::size_t column_blocks = (span + kFoldColumns - 1) / kFoldColumns;
+  const std::size_t spans = (rows - cols + span - 1) / span;
+  const std::size_t span_blocks =
+      std::clamp<std::size_t>((spans + kFoldLanes * kFoldLoads - 1) / (kFoldLanes * kFoldLoads), 1,
+                              std::max<std::size_t>(1, kFoldBlocks / column_blocks));
+  return {static_cast<unsigned>(column_blocks), static_cast<unsigned>(span_blocks)};
+}
+
+// Into folds[i] (zero before: the x derivation clears what it takes), the
+// sum of fold_term(y[j], j) over j = i + cols, i + 2 cols, ... below rows:
+// thread c (of `span`) sums j = cols + c, cols + c + span, ... (all of
+// column c mod cols, since span is a multiple of cols), the block adds its
+// threads' sums by column, then one atomicAdd (mod 2^32, the same in any
+// order) per column and block.
+__global__ void fold_kernel(const std::uint32_t* previous_y, std::size_t rows, std::size_t cols, std::size_t span,
+                            std::uint32_t* folds) {
+  const std::size_t c = blockIdx.x * static_cast<std::size_t>(kFoldColumns) + threadIdx.x;
+  std::uint32_t sum = 0;
+  if (c < span) {
+    const std::size_t step = static_cast<std::size_t>(gridDim.y) * kFoldLanes * span;
+    for (std::size_t j = cols + c + (blockIdx.y * static_cast<std::size_t>(kFoldLanes) + threadIdx.y) * span; j < rows;
+         j += step) {
+      sum += fold_term(previous_y[j], j);
+    }
+  }
+  __shared__ std::uint32_t lanes[kFoldLanes][kFoldColumns];
+  lanes[threadIdx.y][threadIdx.x] = sum;
+  __syncthreads();
+  if (threadIdx.y != 0) return;  // warp 0 adds up the block
+  for (unsigned lane = 1; lane < kFoldLanes; ++lane) sum += lanes[lane][threadIdx.x];
+  if (span == cols) {
+    if (c < cols) atomicAdd(folds + c, sum);
+    return;
+  }
+  // Fewer columns than a warp (one block across): the warp's sums of each
+  // column added first, so each column takes one atomic a block.
+  lanes[0][threadIdx.x] = sum;
+  __syncwarp();
+  if (threadIdx.x >= cols) return;
+  for (std::size_t k = threadIdx.x + cols; k < span; k += cols) sum += lanes[0][k];
+  atomicAdd(folds + threadIdx.x, sum);
+}
+
 // state[0]: the burst's seed; state[1 + k]: d_k (state[1] unused).
-// Link k's x, from the seed and y_(k-1) (null for the first link).
+// Link k's x, from the seed and y_(k-1) (null for the first link): with
+// `folds` (a matrix with more rows than columns, fold_kernel just before),
+// y[i] plus the column's terms, which it clears for the next link's sums;
+// without, the fold as chain.hpp makes it, y[i mod rows] alone.
 __global__ void derive_x_kernel(std::uint32_t* x, std::size_t cols, const std::uint32_t* previous_y, std::size_t rows,
-                                const std::uint64_t* state, int link) {
+                                const std::uint64_t* state, int link, std::uint32_t* folds) {
   const std::uint64_t seed = link_seed(state[0], static_cast<std::uint64_t>(link));
   for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < cols;
        i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
-    x[i] = link_x_bits(seed, fold_previous(previous_y, rows, cols, i), i);
+    std::uint32_t folded = 0;
+    if (folds != nullptr) {
+      folded = previous_y[i] + folds[i];
+      folds[i] = 0;
+    } else {
+      folded = fold_previous(previous_y, rows, cols, i);
+    }
+    x[i] = link_x_bits(seed, folded, i);
   }
 }
 
@@ -68,12 +143,14 @@ struct Bursts::Graph {
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t exec = nullptr;
   std::uint64_t* state = nullptr;   // device: seed, (unused), d_1 .. d_links
+  std::uint32_t* folds = nullptr;   // device: each column's sum of terms (more rows than columns only)
   std::uint64_t* pinned = nullptr;  // host: the seed in, d_1 .. d_links out
   cudaEvent_t start = nullptr, stop = nullptr;
   ~Graph() {
     if (exec != nullptr) cudaGraphExecDestroy(exec);
     if (graph != nullptr) cudaGraphDestroy(graph);
     if (state != nullptr) cudaFree(state);
+    if (folds != nullptr) cudaFree(folds);
     if (pinned != nullptr) cudaFreeHost(pinned);
     if (start != nullptr) cudaEventDestroy(start);
     if (stop != nullptr) cudaEventDestroy(stop);
@@ -152,12 +229,20 @@ std::unique_ptr<Bursts::Graph> Bursts::capture(bool with_launch) {
              "cudaHostAlloc");
   check_cuda(cudaEventCreate(&graph->start), "cudaEventCreate");
   check_cuda(cudaEventCreate(&graph->stop), "cudaEventCreate");
+  const auto cols = static_cast<std::size_t>(area_.cols());
+  const auto rows = static_cast<std::size_t>(area_.rows());
+  // A fold of rows / cols words for each x[i]: summed by fold_kernel, all
+  // of y at once, not by each x[i]'s thread in turn. Zero from here on:
+  // each link's x derivation clears the sums it took.
+  const bool tall = links_ > 1 && cols > 0 && rows > cols;
+  if (tall) {
+    check_cuda(cudaMalloc(reinterpret_cast<void**>(&graph->folds), cols * sizeof(std::uint32_t)), "cudaMalloc");
+    check_cuda(cudaMemsetAsync(graph->folds, 0, cols * sizeof(std::uint32_t), executor_.stream()), "cudaMemsetAsync");
+  }
   check_cuda(executor_.synchronize(), "before capturing a burst");
 
   cudaStream_t stream = executor_.stream();
   std::uint32_t* x = area_.x_words() + kXGuardWords;
-  const auto cols = static_cast<std::size_t>(area_.cols());
-  const auto rows = static_cast<std::size_t>(area_.rows());
   // Thread-local: what the launch call does on this thread is held to the
   // capture's rules; the plugin's other threads are not this call.
   check_cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
@@ -166,8 +251,15 @@ std::unique_ptr<Bursts::Graph> Bursts::capture(bool with_launch) {
   spmv_status status = SPMV_SUCCESS;
   for (int link = 1; link <= links_ && status == SPMV_SUCCESS; ++link) {
     const auto* previous_y = link > 1 ? reinterpret_cast<const std::uint32_t*>(y_of(link - 1)) : nullptr;
+    std::uint32_t* folds = link > 1 && tall ? graph->folds : nullptr;
+    if (folds != nullptr) {
+      fold_kernel<<<fold_grid(rows, cols), dim3(kFoldColumns, kFoldLanes), 0, stream>>>(previous_y, rows, cols,
+                                                                                        fold_span(cols), folds);
+    }
+    // The last node before the launch, its state the fifth argument (as
+    // the GPU fake batched_burst finds it: tests/gpu/faults).
     derive_x_kernel<<<blocks_for(cols, kMaxWideBlocks), kThreads, 0, stream>>>(x, cols, previous_y, rows, graph->state,
-                                                                               link);
+                                                                               link, folds);
     if (with_launch) status = area_.enqueue(y_of(link));
   }
   // Blocks per link: the links together fill the GPU about once over.

@@ -13,26 +13,30 @@
 //                                     link's y after the last launch:
 //                                     order-free, over y's bits)
 //
-// where fold_i(y) takes y[i mod rows] and, when the matrix has more rows
-// than columns, every y[j] with j = i + cols, i + 2 cols, ... too, so that
-// every bit of y_(k-1) reaches some x_k[i]. No launch can start before
-// the previous result exists (its x is made from that result, and a kernel
-// cannot make x on the fly for less than reading it), nothing can be left
-// to a later request (the reply carries d_1 .. d_K, made before the
-// parent's clock stops), and no two launches can be merged (the seed is
-// new for every burst). After the reply the parent picks links at random,
-// asks for y_(k-1) and y_k, derives x_k from y_(k-1) itself, and checks
-// y_k against its golden result and both digests against the reply: a
-// link whose work was skipped, faked or done after the reply is caught
-// whenever it is picked.
+// where fold_i(y) is y[i mod rows] and, when the matrix has more rows
+// than columns, plus fold_term(y[j], j) for every j = i + cols, i + 2 cols,
+// ... below rows, mod 2^32 (fold_previous), so that every bit of y_(k-1)
+// reaches some x_k[i]. A sum is the same in any order and any grouping:
+// the runner's kernels sum a tall matrix's y by column in parallel,
+// reading it once, not in a chain of rows / cols dependent steps per x[i].
+// No launch can start before the previous result exists (its x is made
+// from that result, and a kernel cannot make x on the fly for less than
+// reading it), nothing can be left to a later request (the reply carries
+// d_1 .. d_K, made before the parent's clock stops), and no two launches
+// can be merged (the seed is new for every burst). After the reply the
+// parent picks links at random, asks for y_(k-1) and y_k, derives x_k
+// from y_(k-1) itself, and checks y_k against its golden result and both
+// digests against the reply: a link whose work was skipped, faked or done
+// after the reply is caught whenever it is picked.
 //
 // A burst is replayed from a CUDA graph captured once (the plugin's host
 // code runs only while it is captured), so its time is the GPU's, not the
-// host's pace in making launch calls. Between two launches there is one
-// kernel of the runner's (the x derivation); the digests are one kernel
-// after the last launch. The same burst without the plugin's launches
-// (calibration, timed in the reference runner) gives the runner's own
-// cost, which the parent subtracts.
+// host's pace in making launch calls. Between two launches the runner has
+// the x derivation, one kernel, preceded for a matrix with more rows than
+// columns by one that sums the terms of each column; the digests are one
+// kernel after the last launch. The same burst without the plugin's
+// launches (calibration, timed in the reference runner) gives the
+// runner's own cost, which the parent subtracts.
 #pragma once
 
 #include <cstddef>
@@ -87,16 +91,30 @@ SPMV_HOST_DEVICE inline std::uint32_t fmix32(std::uint32_t h) {
   return h ^ (h >> 16);
 }
 
+// y[j]'s term in the fold of x[j mod cols], for j >= cols: a bijection of
+// the word for a given j (the word plus a constant of j, through fmix32),
+// so any change to y[j] changes the sum it is in, whatever the other
+// terms. j is in it so that words swapped between two rows of a column
+// change the sum too (but for a chance of 2^-32), where a sum of the
+// words' hashes alone could not tell.
+SPMV_HOST_DEVICE inline std::uint32_t fold_term(std::uint32_t word, std::size_t j) {
+  return fmix32(word + static_cast<std::uint32_t>(j) * 0x9e3779b1U);
+}
+
 // What x[i] of a link takes from the previous link's y (`rows` words; null
-// for the first link): y[i mod rows], folded with every y[j] for j = i +
-// cols, i + 2 cols, ... below rows. Each fold is a bijection of the word
-// so far for a given y[j], and of y[j] for a given word so far, so every
-// bit of every y[j] it takes in changes the result.
+// for the first link): y[i mod rows], plus (mod 2^32) fold_term(y[j], j)
+// for every j = i + cols, i + 2 cols, ... below rows. Every y[j] is in the
+// fold of x[j mod cols] (and, with fewer rows than columns, of every x[i]
+// with i mod rows = j), as itself or through a term that is a bijection
+// of it: every bit of every y[j] changes that fold, and link_x_bits is a
+// bijection of the fold, whatever the rest of y. A sum is the same in any
+// order and any grouping: the runner's kernels sum each column's terms in
+// chunks, in parallel (burst.cu), and make these bits.
 SPMV_HOST_DEVICE inline std::uint32_t fold_previous(const std::uint32_t* previous_y, std::size_t rows, std::size_t cols,
                                                     std::size_t i) {
   if (previous_y == nullptr || rows == 0) return 0;
   std::uint32_t folded = previous_y[i < rows ? i : i % rows];  // a GPU's 64-bit division is slow: only if needed
-  for (std::size_t j = i + cols; j < rows; j += cols) folded = fmix32(folded * 0x9e3779b1U + previous_y[j]);
+  for (std::size_t j = i + cols; j < rows; j += cols) folded += fold_term(previous_y[j], j);
   return folded;
 }
 
