@@ -118,6 +118,11 @@ CsrAutoChoice row_blocks_with_long_rows(const RowLengthStats& stats) {
   return choice;
 }
 
+// Blocks a row-block choice launches for the matrix's rows.
+std::int64_t block_count(const RowLengthStats& stats, const CsrAutoChoice& blocks) {
+  return (stats.rows + blocks.rows_per_block - 1) / blocks.rows_per_block;
+}
+
 // Small matrices (tuning.hpp, kAutoSmallPath): one launch, picked by the
 // longest row and the mean.
 CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed, const CsrAutoRuleSettings& settings) {
@@ -125,15 +130,13 @@ CsrAutoChoice choose_small(const RowLengthStats& stats, double mean, bool skewed
     if (stats.max_row > tuning::kAutoSmallMergeLaunchRow) return {CsrAutoChoice::Kernel::kMerge, 1};
     if (stats.max_row <= tuning::kAutoSmallLongRowMax) {
       const CsrAutoChoice blocks = row_blocks_with_long_rows(stats);
-      const std::int64_t count = (stats.rows + blocks.rows_per_block - 1) / blocks.rows_per_block;
-      if (count <= tuning::kAutoSmallLongRowBlocksMax) return blocks;
+      if (block_count(stats, blocks) <= tuning::kAutoSmallLongRowBlocksMax) return blocks;
     }
     return merge_single(tuning::kAutoSmallTileThreads);
   }
   if (skewed) {
     const CsrAutoChoice blocks = row_blocks(stats);
-    const std::int64_t count = (stats.rows + blocks.rows_per_block - 1) / blocks.rows_per_block;
-    if (count > tuning::kAutoSmallRowBlocksMax) return merge_single(tuning::kAutoSmallTileThreads);
+    if (block_count(stats, blocks) > tuning::kAutoSmallRowBlocksMax) return merge_single(tuning::kAutoSmallTileThreads);
     return blocks;
   }
   if (mean >= tuning::kAutoSmallVectorMean || stats.max_row >= tuning::kAutoSmallBlockRow) return vector_own(mean);

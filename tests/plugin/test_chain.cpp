@@ -36,6 +36,20 @@ std::vector<std::uint32_t> random_words(std::mt19937_64& random, std::size_t cou
   return words;
 }
 
+// Each shape with a burst seed and a fresh y, drawn from the test's seed
+// (printed with any failure).
+template <typename Shapes, typename Check>
+void for_each_shape(const Shapes& shapes, Check check) {
+  const std::uint64_t test_seed = test::fresh_seed();
+  SPMV_TRACE_SEED(test_seed);
+  std::mt19937_64 random(test_seed);
+  for (const Shape& shape : shapes) {
+    SCOPED_TRACE(name_of(shape));
+    const std::uint64_t seed = random();
+    check(shape, seed, random_words(random, shape.rows), random);
+  }
+}
+
 std::vector<std::uint32_t> x_of(std::uint64_t seed, const std::vector<std::uint32_t>& y, std::size_t cols) {
   std::vector<std::uint32_t> x(cols);
   for (std::size_t i = 0; i < cols; ++i) x[i] = link_x_word(seed, kLink, y.data(), y.size(), cols, i);
@@ -48,13 +62,7 @@ std::vector<std::uint32_t> x_of(std::uint64_t seed, const std::vector<std::uint3
 // bijection of it, and the fold enters x through a bijection. So every
 // flip is tried, on a fresh y each run, and none may go unseen.
 TEST(ChainFold, EveryBitOfEveryWordOfThePreviousYChangesItsX) {
-  const std::uint64_t test_seed = test::fresh_seed();
-  SPMV_TRACE_SEED(test_seed);
-  std::mt19937_64 random(test_seed);
-  for (const Shape& shape : kShapes) {
-    SCOPED_TRACE(name_of(shape));
-    const std::uint64_t seed = random();
-    std::vector<std::uint32_t> y = random_words(random, shape.rows);
+  for_each_shape(kShapes, [](const Shape& shape, std::uint64_t seed, std::vector<std::uint32_t> y, std::mt19937_64&) {
     const std::vector<std::uint32_t> x = x_of(seed, y, shape.cols);
     int unseen = 0;
     for (std::size_t j = 0; j < shape.rows; ++j) {
@@ -71,7 +79,7 @@ TEST(ChainFold, EveryBitOfEveryWordOfThePreviousYChangesItsX) {
       }
     }
     EXPECT_EQ(unseen, 0);
-  }
+  });
 }
 
 // The fold summed as the runner's kernels do on a tall matrix: the terms of
@@ -80,13 +88,8 @@ TEST(ChainFold, EveryBitOfEveryWordOfThePreviousYChangesItsX) {
 // and x[i] made from it: the same bits as link_x_word, which the grader's
 // check and the host path use.
 TEST(ChainFold, SumsOfChunksInAnyOrderMakeTheSameX) {
-  const std::uint64_t test_seed = test::fresh_seed();
-  SPMV_TRACE_SEED(test_seed);
-  std::mt19937_64 random(test_seed);
-  for (const Shape& shape : kShapes) {
-    SCOPED_TRACE(name_of(shape));
-    const std::uint64_t seed = random();
-    const std::vector<std::uint32_t> y = random_words(random, shape.rows);
+  for_each_shape(kShapes, [](const Shape& shape, std::uint64_t seed, const std::vector<std::uint32_t>& y,
+                             std::mt19937_64& random) {
     const std::vector<std::uint32_t> expected = x_of(seed, y, shape.cols);
     for (int order = 0; order < 3; ++order) {
       std::vector<std::size_t> rows_beyond;
@@ -105,28 +108,24 @@ TEST(ChainFold, SumsOfChunksInAnyOrderMakeTheSameX) {
       }
       EXPECT_EQ(x, expected) << "order " << order;
     }
-  }
+  });
 }
 
 // With no more rows than columns x[i] takes y[i mod rows] alone (the fold
 // as it was before tall matrices' folds became sums); the first link takes
 // nothing.
 TEST(ChainFold, AMatrixNoTallerThanWideGivesEachXOneWordOfY) {
-  const std::uint64_t test_seed = test::fresh_seed();
-  SPMV_TRACE_SEED(test_seed);
-  std::mt19937_64 random(test_seed);
-  for (const Shape& shape : {Shape{50, 300}, Shape{64, 64}, Shape{1, 50}}) {
-    SCOPED_TRACE(name_of(shape));
-    const std::uint64_t seed = random();
-    const std::vector<std::uint32_t> y = random_words(random, shape.rows);
-    for (std::size_t i = 0; i < shape.cols; ++i) {
-      EXPECT_EQ(fold_previous(y.data(), shape.rows, shape.cols, i), y[i % shape.rows]) << i;
-      EXPECT_EQ(link_x_word(seed, kLink, y.data(), shape.rows, shape.cols, i),
-                link_x_bits(link_seed(seed, kLink), y[i % shape.rows], i))
-          << i;
-      EXPECT_EQ(fold_previous(nullptr, 0, shape.cols, i), 0U);
-    }
-  }
+  constexpr Shape kWide[] = {{50, 300}, {64, 64}, {1, 50}};
+  for_each_shape(kWide,
+                 [](const Shape& shape, std::uint64_t seed, const std::vector<std::uint32_t>& y, std::mt19937_64&) {
+                   for (std::size_t i = 0; i < shape.cols; ++i) {
+                     EXPECT_EQ(fold_previous(y.data(), shape.rows, shape.cols, i), y[i % shape.rows]) << i;
+                     EXPECT_EQ(link_x_word(seed, kLink, y.data(), shape.rows, shape.cols, i),
+                               link_x_bits(link_seed(seed, kLink), y[i % shape.rows], i))
+                         << i;
+                     EXPECT_EQ(fold_previous(nullptr, 0, shape.cols, i), 0U);
+                   }
+                 });
 }
 
 }  // namespace
